@@ -1,0 +1,18 @@
+#pragma once
+/// Network files (YAML). The forms are documented in conf/examples/README.md.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "hetcast/model/network.hpp"
+
+namespace hetcast {
+
+/// Parses a network from YAML text. `origin` names the source in error messages.
+/// Throws InputError("origin:line:column: what is wrong") on any bad input.
+[[nodiscard]] Network parse_network(std::string_view yaml_text, std::string_view origin = "<string>");
+
+/// Reads and parses a network file. Throws InputError when it cannot be read or is bad.
+[[nodiscard]] Network load_network(const std::filesystem::path& file);
+
+}  // namespace hetcast

@@ -1,0 +1,48 @@
+#pragma once
+/// A Schedule: per-node ordered task lists (Wu §3, TaskList_i). The planner builds it,
+/// the simulator predicts its timeline, and the runtime executes the very same object.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hetcast/model/network.hpp"
+
+namespace hetcast {
+
+using MessageId = std::uint32_t;
+
+/// One message to disseminate: its source, size in bytes and destinations.
+struct Message {
+    NodeId source = 0;
+    double size = 0.0;
+    std::vector<NodeId> dests;
+};
+
+enum class Op : std::uint8_t { send, recv };
+
+/// One task of a node's list: send message `message` to `peer`, or receive it from `peer`.
+struct Task {
+    Op op = Op::send;
+    MessageId message = 0;
+    NodeId peer = 0;
+    friend bool operator==(const Task&, const Task&) = default;
+};
+
+struct Schedule {
+    std::string algorithm;
+    std::vector<Message> messages;
+    std::vector<std::vector<Task>> tasks;  ///< indexed by node id; executed in order
+
+    /// An empty schedule over `node_count` nodes for the given messages.
+    Schedule(std::string algo, std::size_t node_count, std::vector<Message> msgs)
+        : algorithm(std::move(algo)), messages(std::move(msgs)), tasks(node_count) {}
+
+    /// Appends `send` to from's list and `recv` to to's list.
+    void add_transfer(MessageId m, NodeId from, NodeId to) {
+        tasks.at(from).push_back({Op::send, m, to});
+        tasks.at(to).push_back({Op::recv, m, from});
+    }
+    [[nodiscard]] std::size_t transfer_count() const;
+};
+
+}  // namespace hetcast

@@ -1,0 +1,31 @@
+#pragma once
+/// Turns a Schedule into a predicted timeline under an execution model.
+#include <vector>
+
+#include "hetcast/model/network.hpp"
+#include "hetcast/sched/schedule.hpp"
+#include "hetcast/sim/exec_model.hpp"
+
+namespace hetcast {
+
+struct Transfer {
+    MessageId message = 0;
+    NodeId from = 0;
+    NodeId to = 0;
+    double start = 0;
+    double sender_free = 0;
+    double arrival = 0;
+    double complete = 0;
+};
+
+struct Timeline {
+    std::vector<Transfer> transfers;  ///< in order of start time, then from, then to
+    double completion = 0;            ///< latest `complete` over all (message, destination)
+};
+
+/// Simulates every node running its task list in order. Throws InfeasibleSchedule when
+/// a node relays a message it does not hold yet, a destination is never reached or is
+/// reached twice, a send has no matching receive (or the reverse), or the lists deadlock.
+[[nodiscard]] Timeline simulate(const Network& net, const Schedule& s, ExecModel model);
+
+}  // namespace hetcast

@@ -1,0 +1,62 @@
+#include <algorithm>
+#include <unordered_set>
+
+#include "hetcast/error.hpp"
+#include "hetcast/sched/bhat.hpp"
+#include "hetcast/sched/optimal.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/trees.hpp"
+
+namespace hetcast {
+
+std::vector<NodeId> PlanRequest::ranked() const {
+    std::vector<NodeId> r = dests;
+    // Rank = distance from the root going up the node order and wrapping around.
+    const auto key = [this](NodeId n) { return n >= root ? n - root : n + (1u << 31) - root; };
+    std::sort(r.begin(), r.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
+    r.insert(r.begin(), root);
+    return r;
+}
+
+PlanRequest make_request(const Network& net, NodeId root, std::vector<NodeId> dests, double size,
+                         ExecModel model) {
+    if (root >= net.size()) throw InputError("root out of range");
+    if (!(size >= 0) || size > 1e18) throw InputError("size must be a non-negative number of bytes");
+    if (dests.empty()) {
+        for (NodeId i = 0; i < net.size(); ++i) {
+            if (i != root) dests.push_back(i);
+        }
+    }
+    std::unordered_set<NodeId> seen;
+    for (NodeId d : dests) {
+        if (d >= net.size()) throw InputError("destination out of range");
+        if (d == root) throw InputError("the root '" + net.name(root) + "' is in the destination list");
+        if (!seen.insert(d).second) throw InputError("destination '" + net.name(d) + "' is listed twice");
+    }
+    return PlanRequest{root, std::move(dests), size, model};
+}
+
+const std::vector<Algorithm>& algorithms() {
+    static const std::vector<Algorithm> all = {
+        {"flat", "the root sends to every destination in rank order", plan_flat},
+        {"binomial", "binomial tree over the ranks (MPI default)", plan_binomial},
+        {"fnf", "Fastest Node First, Bhat's modified baseline", plan_fnf},
+        {"fef", "Fastest Edge First (Bhat 4.3)", plan_fef},
+        {"ecef", "Earliest Completing Edge First (Bhat 4.3)", plan_ecef},
+        {"ecef-la", "ECEF with look-ahead, eq. 9 (Bhat 4.3)", plan_ecef_la},
+        {"ecef-relay", "ECEF that may relay through non-destinations (Bhat 4.3, set I)", plan_ecef_relay},
+        {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal},
+    };
+    return all;
+}
+
+const Algorithm& find_algorithm(std::string_view name) {
+    for (const auto& a : algorithms()) {
+        if (a.name == name) return a;
+    }
+    std::string known;
+    for (const auto& a : algorithms()) known += (known.empty() ? "" : ", ") + a.name;
+    throw InputError("unknown algorithm '" + std::string(name) + "' (known: " + known + ")");
+}
+
+}  // namespace hetcast

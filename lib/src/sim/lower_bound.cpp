@@ -1,0 +1,39 @@
+#include "hetcast/sim/lower_bound.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace hetcast {
+
+std::vector<double> earliest_reach_times(const Network& net, NodeId root, double m) {
+    // Dense Dijkstra, O(N^2): the graph is complete.
+    const std::size_t n = net.size();
+    std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+    std::vector<char> done(n, 0);
+    dist[root] = 0;
+    for (std::size_t round = 0; round < n; ++round) {
+        NodeId u = 0;
+        double best = std::numeric_limits<double>::infinity();
+        for (NodeId i = 0; i < n; ++i) {
+            if (!done[i] && dist[i] < best) {
+                best = dist[i];
+                u = i;
+            }
+        }
+        if (best == std::numeric_limits<double>::infinity()) break;
+        done[u] = 1;
+        for (NodeId v = 0; v < n; ++v) {
+            if (!done[v] && v != u) dist[v] = std::min(dist[v], dist[u] + net.time(u, v, m));
+        }
+    }
+    return dist;
+}
+
+double bhat_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+    const auto ert = earliest_reach_times(net, root, m);
+    double lb = 0;
+    for (NodeId d : dests) lb = std::max(lb, ert[d]);
+    return lb;
+}
+
+}  // namespace hetcast

@@ -1,0 +1,56 @@
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/map/eco.hpp"
+#include "hetcast/model/loader.hpp"
+#include "hetcast/model/units.hpp"
+
+namespace po = boost::program_options;
+
+namespace hetcast::cli {
+
+int cmd_map(const std::vector<std::string>& args) {
+    std::string network, size = "1MiB";
+    double tolerance = eco_default_tolerance;
+    po::options_description opts("hetcast map: partition a network into subnets with ECO's algorithm\n\noptions");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("network,n", po::value(&network)->required(), "network file (YAML)")
+        ("tolerance,t", po::value(&tolerance), "how far above a host's cheapest edge a neighbour may be (default 0.2)")
+        ("size,s", po::value(&size), "message size for cost-matrix-free networks without latency (default 1MiB)")
+        ("json", "print one JSON object instead of text");
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return 0;
+    }
+    po::notify(vm);
+    if (!(tolerance >= 0) || tolerance > 100) throw InputError("--tolerance must be between 0 and 100");
+
+    const Network net = load_network(network);
+    const Subnets subnets = eco_partition(eco_edge_costs(net, parse_bytes(size)), tolerance);
+    if (vm.count("json")) {
+        nlohmann::json out = {{"tolerance", tolerance}, {"subnets", nlohmann::json::array()}};
+        for (const auto& sub : subnets) {
+            nlohmann::json names = nlohmann::json::array();
+            for (NodeId n : sub) names.push_back(net.name(n));
+            out["subnets"].push_back(std::move(names));
+        }
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << subnets.size() << " subnets at tolerance " << tolerance << ":\n";
+    for (std::size_t i = 0; i < subnets.size(); ++i) {
+        std::cout << "  " << i << ":";
+        for (NodeId n : subnets[i]) std::cout << ' ' << net.name(n);
+        std::cout << '\n';
+    }
+    return 0;
+}
+
+}  // namespace hetcast::cli

@@ -1,0 +1,46 @@
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/errors.hpp>
+
+#include "commands.hpp"
+#include "hetcast/error.hpp"
+
+namespace {
+
+constexpr const char* usage =
+    "usage: hetcast <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  plan   plan a broadcast or multicast on a network file and print the schedule\n"
+    "  map    partition a network file into subnets (ECO)\n"
+    "\n"
+    "'hetcast <command> --help' shows the options of a command.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        std::cout << usage;
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        if (cmd == "plan") return hetcast::cli::cmd_plan(args);
+        if (cmd == "map") return hetcast::cli::cmd_map(args);
+        std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
+        return 2;
+    } catch (const hetcast::InputError& e) {
+        std::cerr << "hetcast " << cmd << ": " << e.what() << '\n';
+        return 2;
+    } catch (const boost::program_options::error& e) {
+        std::cerr << "hetcast " << cmd << ": " << e.what() << " (see 'hetcast " << cmd << " --help')\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "hetcast " << cmd << ": internal error: " << e.what() << '\n';
+        return 1;
+    }
+}
