@@ -19,7 +19,19 @@ class Greedy {
 public:
     Greedy(const char* algo, const Network& net, const PlanRequest& req)
         : net_(net), req_(req), sched_(algo, net.size(), {Message{req.root, req.size, req.dests}}),
-          ready_(net.size(), 0.0), holder_(net.size(), 0), in_b_(net.size(), 0) {
+          ready_(net.size(), 0.0), holder_(net.size(), 0), in_b_(net.size(), 0),
+          local_(net.size(), 0) {
+        // Costs among the participants, computed once: the heuristics read them O(N^2) times.
+        participants_ = req.dests;
+        participants_.push_back(req.root);
+        const std::size_t p = participants_.size();
+        for (std::size_t k = 0; k < p; ++k) local_[participants_[k]] = static_cast<NodeId>(k);
+        cost_.resize(p * p);
+        for (std::size_t a = 0; a < p; ++a) {
+            for (std::size_t b = 0; b < p; ++b) {
+                cost_[a * p + b] = a == b ? 0.0 : net.time(participants_[a], participants_[b], req.size);
+            }
+        }
         holder_[req.root] = 1;
         holders_.push_back(req.root);
         for (NodeId d : req.dests) in_b_[d] = 1;
@@ -31,7 +43,12 @@ public:
     [[nodiscard]] bool holds(NodeId i) const { return holder_[i] != 0; }
     [[nodiscard]] double ready(NodeId i) const { return ready_[i]; }
     [[nodiscard]] const std::vector<NodeId>& holders() const { return holders_; }
-    [[nodiscard]] double cost(NodeId i, NodeId j) const { return net_.time(i, j, req_.size); }
+    /// time(i→j) between two participants.
+    [[nodiscard]] double cost(NodeId i, NodeId j) const {
+        return cost_[local_[i] * participants_.size() + local_[j]];
+    }
+    /// time(i→j) between any two nodes.
+    [[nodiscard]] double any_cost(NodeId i, NodeId j) const { return net_.time(i, j, req_.size); }
 
     /// Completion time of i→j if scheduled now (the receiver has done nothing yet).
     [[nodiscard]] double complete_if(NodeId i, NodeId j) const {
@@ -62,33 +79,62 @@ private:
     std::vector<char> holder_;
     std::vector<char> in_b_;
     std::vector<NodeId> holders_;
+    std::vector<NodeId> local_;
+    std::vector<NodeId> participants_;
+    std::vector<double> cost_;
     std::size_t remaining_ = 0;
 };
 
-// A node's outgoing edges to a candidate set, popped lazily: entries whose receiver has
-// left the set are discarded only when they reach the top. Ties go to the lower receiver.
-class LazyEdges {
+// The cheapest edge from one node into a shrinking set. It keeps the K cheapest edges
+// that were alive at its last scan; since the set only shrinks, the first of them still
+// alive is the cheapest alive edge, and the row is scanned again only when all K are gone.
+// Ties go to the lower receiver.
+class RowCursor {
 public:
-    LazyEdges() = default;
-    LazyEdges(NodeId from, const std::vector<NodeId>& to, const Greedy& g) {
-        edges_.reserve(to.size());
-        for (NodeId j : to) {
-            if (j != from) edges_.emplace_back(g.cost(from, j), j);
-        }
-        std::make_heap(edges_.begin(), edges_.end(), std::greater<>{});
-    }
+    RowCursor() = default;
+    RowCursor(NodeId from, const std::vector<NodeId>& to) : from_(from), to_(&to) {}
+
     /// The cheapest edge whose receiver satisfies `alive`, or {inf, 0}.
-    template <class Alive>
-    std::pair<double, NodeId> top(Alive alive) {
-        while (!edges_.empty() && !alive(edges_.front().second)) {
-            std::pop_heap(edges_.begin(), edges_.end(), std::greater<>{});
-            edges_.pop_back();
+    template <class Cost, class Alive>
+    std::pair<double, NodeId> top(Cost cost, Alive alive) {
+        while (true) {
+            while (next_ < cand_.size() && !alive(cand_[next_].second)) ++next_;
+            if (next_ < cand_.size()) return cand_[next_];
+            if (exhausted_) return {inf, 0};
+            refill(cost, alive);
         }
-        return edges_.empty() ? std::pair{inf, NodeId{0}} : edges_.front();
     }
 
 private:
-    std::vector<std::pair<double, NodeId>> edges_;
+    static constexpr std::size_t k = 16;
+
+    template <class Cost, class Alive>
+    void refill(Cost cost, Alive alive) {
+        cand_.clear();
+        next_ = 0;
+        std::size_t alive_count = 0;
+        for (NodeId j : *to_) {
+            if (j == from_ || !alive(j)) continue;
+            ++alive_count;
+            const std::pair<double, NodeId> e{cost(from_, j), j};
+            if (cand_.size() < k) {
+                cand_.push_back(e);
+                std::push_heap(cand_.begin(), cand_.end());
+            } else if (e < cand_.front()) {
+                std::pop_heap(cand_.begin(), cand_.end());
+                cand_.back() = e;
+                std::push_heap(cand_.begin(), cand_.end());
+            }
+        }
+        std::sort_heap(cand_.begin(), cand_.end());
+        exhausted_ = alive_count <= k;
+    }
+
+    NodeId from_ = 0;
+    const std::vector<NodeId>* to_ = nullptr;
+    std::vector<std::pair<double, NodeId>> cand_;
+    std::size_t next_ = 0;
+    bool exhausted_ = false;
 };
 
 struct Choice {
@@ -108,19 +154,20 @@ struct Choice {
 template <class Key>
 Schedule cheapest_edge_first(const char* algo, const Network& net, const PlanRequest& req, Key key) {
     Greedy g(algo, net, req);
-    std::vector<LazyEdges> out(net.size());
-    out[req.root] = LazyEdges(req.root, req.dests, g);
+    std::vector<RowCursor> out(net.size());
+    out[req.root] = RowCursor(req.root, req.dests);
     const auto alive = [&g](NodeId j) { return g.in_b(j); };
+    const auto cost = [&g](NodeId i, NodeId j) { return g.cost(i, j); };
     while (!g.done()) {
         Choice best;
         for (NodeId i : g.holders()) {
-            const auto [c, j] = out[i].top(alive);
+            const auto [c, j] = out[i].top(cost, alive);
             if (c == inf) continue;
             const Choice here{key(g, i, c), i, j};
             if (here.better_than(best)) best = here;
         }
         g.send(best.from, best.to);
-        if (!g.done()) out[best.to] = LazyEdges(best.to, req.dests, g);
+        if (!g.done()) out[best.to] = RowCursor(best.to, req.dests);
     }
     return g.take();
 }
@@ -135,7 +182,7 @@ Schedule plan_fnf(const Network& net, const PlanRequest& req) {
         for (NodeId i = 0; i < n; ++i) {
             double sum = 0;
             for (NodeId k = 0; k < n; ++k) {
-                if (k != i) sum += g.cost(i, k);
+                if (k != i) sum += g.any_cost(i, k);
             }
             t[i] = sum / static_cast<double>(n - 1);
         }
@@ -171,13 +218,15 @@ Schedule plan_ecef(const Network& net, const PlanRequest& req) {
 Schedule plan_ecef_la(const Network& net, const PlanRequest& req) {
     Greedy g("ecef-la", net, req);
     // Look-ahead of eq. (9): L_j = min over the other destinations k still in B of C_jk.
-    std::vector<LazyEdges> ahead(net.size());
-    for (NodeId j : req.dests) ahead[j] = LazyEdges(j, req.dests, g);
+    std::vector<RowCursor> ahead(net.size());
+    for (NodeId j : req.dests) ahead[j] = RowCursor(j, req.dests);
     std::vector<double> look(net.size(), 0.0);
+    const auto cost = [&g](NodeId i, NodeId j) { return g.cost(i, j); };
+    const auto alive = [&g](NodeId j) { return g.in_b(j); };
     while (!g.done()) {
         for (NodeId j : req.dests) {
             if (!g.in_b(j)) continue;
-            const double l = ahead[j].top([&](NodeId k) { return g.in_b(k); }).first;
+            const double l = ahead[j].top(cost, alive).first;
             look[j] = l == inf ? 0.0 : l;
         }
         Choice best;

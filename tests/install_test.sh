@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and builds tests/consumer against it with
+# find_package(hetcast): proves the exported package is consumable.
+set -euo pipefail
+build_dir=$1
+src_dir=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build_dir" --prefix "$tmp/prefix" >/dev/null
+test -f "$tmp/prefix/include/hetcast/model/network.hpp" || { echo "FAIL: headers not installed"; exit 1; }
+cmake -S "$src_dir/tests/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+out=$("$tmp/consumer/consumer")
+[ "$out" = "20" ] || { echo "FAIL: consumer printed '$out', expected 20"; exit 1; }
+echo "install test: consumer built against the installed package and printed $out"
