@@ -45,7 +45,8 @@ const std::vector<Algorithm>& algorithms() {
         {"ecef", "Earliest Completing Edge First (Bhat 4.3)", plan_ecef},
         {"ecef-la", "ECEF with look-ahead, eq. 9 (Bhat 4.3)", plan_ecef_la},
         {"ecef-relay", "ECEF that may relay through non-destinations (Bhat 4.3, set I)", plan_ecef_relay},
-        {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal},
+        {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal,
+         [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
     };
     return all;
 }

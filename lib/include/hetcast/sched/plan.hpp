@@ -11,12 +11,20 @@
 
 namespace hetcast {
 
+/// Knobs of particular algorithm families; each ignores the ones it does not use.
+struct PlanOptions {
+    std::size_t degree = 2;     ///< k of ECO's k-ary subnet trees; d_i of lcf-degree
+    std::size_t matching = 1;   ///< B of lcf-matching: simultaneous inter-cluster transfers
+    double tolerance = 0.20;    ///< ECO partition tolerance when the network has no subnets
+};
+
 /// A single-source request: broadcast when `dests` holds every other node.
 struct PlanRequest {
     NodeId root = 0;
     std::vector<NodeId> dests;
     double size = 1 << 20;
     ExecModel model = ExecModel::nonblocking;
+    PlanOptions options;
     /// Participants ranked from the root in node order, wrapping around (ECO Fig. 1d):
     /// root first, then the destinations.
     [[nodiscard]] std::vector<NodeId> ranked() const;
@@ -33,6 +41,9 @@ struct Algorithm {
     std::string name;
     std::string summary;
     Planner plan;
+    /// Whether the algorithm can plan this request (null: always). `all` and `auto` skip
+    /// the ones that cannot; asking for one by name gives its own error.
+    std::function<bool(const Network&, const PlanRequest&)> applies;
 };
 
 /// Every single-source algorithm, in a fixed order.
