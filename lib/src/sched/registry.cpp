@@ -19,7 +19,7 @@ std::vector<NodeId> PlanRequest::ranked() const {
 }
 
 PlanRequest make_request(const Network& net, NodeId root, std::vector<NodeId> dests, double size,
-                         ExecModel model) {
+                         ExecModel model, PlanOptions options) {
     if (root >= net.size()) throw InputError("root out of range");
     if (!(size >= 0) || size > 1e18) throw InputError("size must be a non-negative number of bytes");
     if (dests.empty()) {
@@ -33,18 +33,18 @@ PlanRequest make_request(const Network& net, NodeId root, std::vector<NodeId> de
         if (d == root) throw InputError("the root '" + net.name(root) + "' is in the destination list");
         if (!seen.insert(d).second) throw InputError("destination '" + net.name(d) + "' is listed twice");
     }
-    return PlanRequest{root, std::move(dests), size, model};
+    return PlanRequest{root, std::move(dests), size, model, options};
 }
 
 const std::vector<Algorithm>& algorithms() {
     static const std::vector<Algorithm> all = {
-        {"flat", "the root sends to every destination in rank order", plan_flat},
-        {"binomial", "binomial tree over the ranks (MPI default)", plan_binomial},
-        {"fnf", "Fastest Node First, Bhat's modified baseline", plan_fnf},
-        {"fef", "Fastest Edge First (Bhat 4.3)", plan_fef},
-        {"ecef", "Earliest Completing Edge First (Bhat 4.3)", plan_ecef},
-        {"ecef-la", "ECEF with look-ahead, eq. 9 (Bhat 4.3)", plan_ecef_la},
-        {"ecef-relay", "ECEF that may relay through non-destinations (Bhat 4.3, set I)", plan_ecef_relay},
+        {"flat", "the root sends to every destination in rank order", plan_flat, {}},
+        {"binomial", "binomial tree over the ranks (MPI default)", plan_binomial, {}},
+        {"fnf", "Fastest Node First, Bhat's modified baseline", plan_fnf, {}},
+        {"fef", "Fastest Edge First (Bhat 4.3)", plan_fef, {}},
+        {"ecef", "Earliest Completing Edge First (Bhat 4.3)", plan_ecef, {}},
+        {"ecef-la", "ECEF with look-ahead, eq. 9 (Bhat 4.3)", plan_ecef_la, {}},
+        {"ecef-relay", "ECEF that may relay through non-destinations (Bhat 4.3, set I)", plan_ecef_relay, {}},
         {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal,
          [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
     };

@@ -33,7 +33,7 @@ struct PlanRequest {
 /// Builds a request, validating names: throws InputError for an unknown node, the root
 /// among the destinations, or a repeated destination. Empty `dests` means every other node.
 [[nodiscard]] PlanRequest make_request(const Network& net, NodeId root, std::vector<NodeId> dests,
-                                       double size, ExecModel model);
+                                       double size, ExecModel model, PlanOptions options = {});
 
 using Planner = std::function<Schedule(const Network&, const PlanRequest&)>;
 
