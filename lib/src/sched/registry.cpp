@@ -47,6 +47,8 @@ const std::vector<Algorithm>& algorithms() {
         {"ecef-relay", "ECEF that may relay through non-destinations (Bhat 4.3, set I)", plan_ecef_relay, {}},
         {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal,
          [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
+        // lcf family (paper 002)
+        // two-level and grid-aware family (papers 003, 004)
     };
     return all;
 }
