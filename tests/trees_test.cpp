@@ -86,3 +86,16 @@ TEST_CASE("plan: requests are validated") {
     CHECK_THROWS_WITH_AS((void)find_algorithm("nope"), doctest::Contains("unknown algorithm 'nope'"), InputError);
     CHECK(find_algorithm("ecef-la").name == "ecef-la");
 }
+
+TEST_CASE("auto: picks the least predicted completion among the applicable algorithms") {
+    // Eq. 10: look-ahead (2.4) beats ECEF (8.1); flat (8.1) and binomial lose too.
+    const Network net = test::costs(test::bhat_eq10());
+    const auto req = test::request(net);
+    const Schedule s = find_algorithm("auto").plan(net, req);
+    CHECK(s.algorithm.rfind("auto:", 0) == 0);
+    CHECK(simulate(net, s, req.model).completion == doctest::Approx(2.4));
+    for (const auto& a : algorithms()) {
+        if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
+        CHECK(simulate(net, s, req.model).completion <= simulate(net, a.plan(net, req), req.model).completion);
+    }
+}

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -28,7 +29,7 @@ int cmd_plan(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(opts).run(), vm);
     if (vm.count("help")) {
         std::cout << opts << "\nalgorithms:\n";
-        for (const auto& a : algorithms()) std::cout << "  " << a.name << "  " << a.summary << '\n';
+        for (const auto& a : algorithms()) std::printf("  %-16s %s\n", a.name.c_str(), a.summary.c_str());
         return 0;
     }
     po::notify(vm);

@@ -19,7 +19,7 @@ PlanResult plan_and_simulate(const Network& net, const PlanRequest& req, const A
 std::vector<PlanResult> plan_all(const Network& net, const PlanRequest& req) {
     std::vector<PlanResult> out;
     for (const auto& a : algorithms()) {
-        if (a.applies && !a.applies(net, req)) continue;
+        if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
         out.push_back(plan_and_simulate(net, req, a));
     }
     std::stable_sort(out.begin(), out.end(), [](const PlanResult& a, const PlanResult& b) {

@@ -2,6 +2,7 @@
 #include <unordered_set>
 
 #include "hetcast/error.hpp"
+#include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/bhat.hpp"
 #include "hetcast/sched/optimal.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -49,6 +50,7 @@ const std::vector<Algorithm>& algorithms() {
          [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
         // lcf family (paper 002)
         // two-level and grid-aware family (papers 003, 004)
+        {"auto", "every applicable algorithm, simulated; the least predicted completion wins", plan_auto, {}},
     };
     return all;
 }
