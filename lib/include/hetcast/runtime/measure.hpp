@@ -1,0 +1,39 @@
+#pragma once
+/// Turning ping-pong samples into the cost model (ECO §3: keep the minimum round trip).
+#include <cstdint>
+#include <vector>
+
+namespace hetcast {
+
+/// One ping-pong exchange of `size` bytes each way, timed on the prober's clock
+/// (`sent`, `received`) and stamped by the peer on its own clock (`peer_time`) when it
+/// echoed. Seconds.
+struct PingSample {
+    double size = 0;
+    double sent = 0;
+    double peer_time = 0;
+    double received = 0;
+    [[nodiscard]] double round_trip() const { return received - sent; }
+};
+
+/// Latency (s) and bandwidth (bytes/s) of one direction, from the least-squares line
+/// half_rtt(size) = latency + size / bandwidth over the minimum round trip per size.
+struct LinkFit {
+    double latency = 0;
+    double bandwidth = 0;
+    std::size_t sizes = 0;  ///< distinct sizes the fit used
+};
+
+/// Needs at least two distinct sizes; a slope that is not positive (noise on a very fast
+/// link) gives `max_bandwidth`. Latency is clamped at zero.
+[[nodiscard]] LinkFit fit_link(const std::vector<PingSample>& samples, double max_bandwidth = 1e11);
+
+/// The peer's clock minus the prober's, from the exchange with the smallest round trip:
+/// the peer stamped its reply half a round trip after `sent` (Cristian's algorithm).
+[[nodiscard]] double estimate_offset(const std::vector<PingSample>& samples);
+
+/// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
+/// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).
+[[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n);
+
+}  // namespace hetcast

@@ -1,0 +1,141 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/measure.hpp"
+
+using namespace hetcast;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::random_device rd;
+        path = fs::temp_directory_path() / ("hetcast-test-" + std::to_string(rd()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::size_t entries(const fs::path& dir) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::recursive_directory_iterator(dir)) ++n;
+    return n;
+}
+
+net::Digest sha_of(std::span<const std::byte> data) {
+    net::Sha256 s;
+    s.update(data);
+    return s.finish();
+}
+
+}  // namespace
+
+TEST_CASE("files: destination paths stay under the destination root") {
+    const fs::path root = "/srv/spool";
+    CHECK(confine(root, "a.bin") == "/srv/spool/a.bin");
+    CHECK(confine(root, "sub/dir/a.bin") == "/srv/spool/sub/dir/a.bin");
+    CHECK(confine(root, "./x//y") == "/srv/spool/x/y");
+    for (const char* bad : {"", "/etc/passwd", "..", "../x", "a/../../x", "a/..", ".", "a/b/../..", "sub/"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS((void)confine(root, bad), doctest::Contains("leaves the destination root"), InputError);
+    }
+}
+
+TEST_CASE("files: a sink lands under its final name only after the checksum matches") {
+    TempDir dir;
+    std::vector<std::byte> data(300000);
+    std::mt19937 rng(3);
+    for (auto& b : data) b = static_cast<std::byte>(rng());
+    const fs::path final_path = dir.path / "sub" / "file.bin";
+    {
+        FileSink sink(final_path);
+        sink.write(std::span(data).first(1000));
+        sink.write(std::span(data).subspan(1000));
+        CHECK_FALSE(fs::exists(final_path));
+        CHECK(fs::exists(sink.temp_path()));
+        sink.commit(sha_of(data));
+    }
+    REQUIRE(fs::exists(final_path));
+    CHECK(fs::file_size(final_path) == data.size());
+    CHECK(file_sha256(final_path) == sha_of(data));
+    CHECK(entries(dir.path) == 2);  // sub/ and file.bin: no temporary left
+
+    SUBCASE("a wrong checksum leaves nothing behind") {
+        const fs::path other = dir.path / "other.bin";
+        {
+            FileSink sink(other);
+            sink.write(data);
+            auto wrong = sha_of(data);
+            wrong[0] ^= std::byte{1};
+            CHECK_THROWS_WITH_AS(sink.commit(wrong), doctest::Contains("checksum mismatch"), Error);
+        }
+        CHECK_FALSE(fs::exists(other));
+        CHECK(entries(dir.path) == 2);
+    }
+    SUBCASE("an abandoned sink leaves nothing behind") {
+        { FileSink sink(dir.path / "abandoned.bin"); sink.write(data); }
+        CHECK(entries(dir.path) == 2);
+    }
+}
+
+TEST_CASE("measure: least squares recovers latency and bandwidth from minimum round trips") {
+    std::mt19937_64 rng(9);
+    for (int trial = 0; trial < 50; ++trial) {
+        const double lat = 1e-5 + 1e-3 * static_cast<double>(rng() % 1000) / 1000;
+        const double bw = 1e6 * static_cast<double>(1 + rng() % 1000);
+        std::vector<PingSample> samples;
+        for (double size : {64.0, 65536.0, 1048576.0}) {
+            for (int rep = 0; rep < 10; ++rep) {
+                // Every sample is the true time plus non-negative noise; the minimum survives.
+                const double noise = rep == 3 ? 0 : 1e-4 * static_cast<double>(rng() % 100);
+                const double rtt = 2 * (lat + size / bw) + noise;
+                samples.push_back({size, 10.0 + rep, 0, 10.0 + rep + rtt});
+            }
+        }
+        const LinkFit f = fit_link(samples);
+        CHECK(f.sizes == 3);
+        CHECK(f.latency == doctest::Approx(lat).epsilon(1e-6));
+        CHECK(f.bandwidth == doctest::Approx(bw).epsilon(1e-6));
+    }
+    CHECK_THROWS_AS((void)fit_link({{64, 0, 0, 1}, {64, 0, 0, 2}}), InputError);
+}
+
+TEST_CASE("measure: clock offset from the exchange with the smallest round trip") {
+    const double offset = 123.456;  // peer clock − prober clock
+    std::vector<PingSample> samples;
+    // Symmetric 1 ms one-way delay on the best sample; others are delayed asymmetrically.
+    samples.push_back({64, 100.0, 100.001 + offset, 100.002});
+    samples.push_back({64, 101.0, 101.009 + offset, 101.010});
+    samples.push_back({64, 102.0, 102.001 + offset, 102.020});
+    CHECK(estimate_offset(samples) == doctest::Approx(offset).epsilon(1e-12));
+}
+
+TEST_CASE("measure: a round-robin tournament covers every pair once, in disjoint rounds") {
+    for (std::uint32_t n = 1; n <= 12; ++n) {
+        const auto rounds = round_robin(n);
+        CHECK(rounds.size() == (n < 2 ? 0 : (n % 2 ? n : n - 1)));
+        std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+        for (const auto& round : rounds) {
+            std::set<std::uint32_t> busy;
+            for (auto [a, b] : round) {
+                CHECK(a < b);
+                CHECK(b < n);
+                CHECK(busy.insert(a).second);
+                CHECK(busy.insert(b).second);
+                CHECK(seen.insert({a, b}).second);
+            }
+        }
+        CHECK(seen.size() == n * (n - 1) / 2);
+    }
+}
