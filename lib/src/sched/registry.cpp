@@ -4,6 +4,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/bhat.hpp"
+#include "hetcast/sched/grid.hpp"
 #include "hetcast/sched/optimal.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/trees.hpp"
@@ -50,6 +51,13 @@ const std::vector<Algorithm>& algorithms() {
          [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
         // lcf family (paper 002)
         // two-level and grid-aware family (papers 003, 004)
+        {"flat-tree", "two-level: the root sends to each subnet coordinator in turn (004 4.1)", plan_flat_tree, {}},
+        {"two-level-ecef", "two-level: ECEF among coordinators and inside subnets (004 4.3)", plan_two_level_ecef, {}},
+        {"two-level-ecef-la", "two-level: ECEF-LA among subnet coordinators (004 4.4)", plan_two_level_ecef_la, {}},
+        {"ecef-lat-min", "grid-aware ECEF-LAt: look-ahead min over B of g + L + T (004 5.1)", plan_ecef_lat_min, {}},
+        {"ecef-lat-max", "grid-aware ECEF-LAT: look-ahead max over B of g + L + T (004 5.2)", plan_ecef_lat_max, {}},
+        {"bottom-up", "grid-aware BottomUp: max-min, slowest subnet first (004 5.3)", plan_bottom_up, {}},
+        {"eco", "ECO: the root reaches each subnet's coordinator, k-ary trees inside (003 4)", plan_eco, {}},
         {"auto", "every applicable algorithm, simulated; the least predicted completion wins", plan_auto, {}},
     };
     return all;
