@@ -5,6 +5,7 @@
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/bhat.hpp"
 #include "hetcast/sched/grid.hpp"
+#include "hetcast/sched/lcf.hpp"
 #include "hetcast/sched/optimal.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/trees.hpp"
@@ -50,6 +51,13 @@ const std::vector<Algorithm>& algorithms() {
         {"optimal", "exact minimum by branch and bound, up to 10 participants", plan_optimal,
          [](const Network&, const PlanRequest& r) { return r.dests.size() + 1 <= optimal_max_participants; }},
         // lcf family (paper 002)
+        {"lcf", "Largest Cluster First over the subnet map; LCF Multicast (Khuller 3, 4)", plan_lcf, {}},
+        {"lcf-degree", "LCF with at most `degree` inter-cluster transfers per cluster (Khuller 5.1, 5.2)",
+         plan_lcf_degree, [](const Network&, const PlanRequest& r) { return r.options.degree > 0; }},
+        {"lcf-matching", "LCF with at most `matching` inter-cluster transfers at a time (Khuller 5.3, 5.4)",
+         plan_lcf_matching, [](const Network&, const PlanRequest& r) { return r.options.matching > 0; }},
+        {"lcf-interleaved", "Interleaved LCF: holders alternate local and global sends (Khuller 6.2)",
+         plan_lcf_interleaved, {}},
         // two-level and grid-aware family (papers 003, 004)
         {"flat-tree", "two-level: the root sends to each subnet coordinator in turn (004 4.1)", plan_flat_tree, {}},
         {"two-level-ecef", "two-level: ECEF among coordinators and inside subnets (004 4.3)", plan_two_level_ecef, {}},

@@ -108,7 +108,7 @@ Timeline simulate(const Network& net, const Schedule& s, ExecModel model) {
         blocked[node] = 0;
         while (const Task* t = at(node)) {
             const double size = s.messages[t->message].size;
-            if (model == ExecModel::nonblocking) {
+            if (model != ExecModel::blocking) {
                 if (t->op == Op::send) {
                     const StepTimes st = step(net, model, node, t->peer, size, clock[node], 0.0);
                     issued[t->message * n + t->peer] = tl.transfers.size();

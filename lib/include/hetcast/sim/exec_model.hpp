@@ -16,6 +16,10 @@ enum class ExecModel {
     /// Wu §2: the sender is busy S_i(m); the message arrives after the wire time; the
     /// receiver takes R_j(m) once it has arrived and the receiver is free.
     nonblocking,
+    /// Khuller §6: the sender is busy for the local time of its subnet for any send; the
+    /// message is complete time(i→j, m) after the send starts (`local` inside a cluster,
+    /// `global` across in the cluster model). See docs/model.md for the local time.
+    postal,
 };
 
 [[nodiscard]] std::string_view to_string(ExecModel m);
