@@ -1,10 +1,396 @@
 #include "hetcast/model/loader.hpp"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <unordered_set>
+
 #include "hetcast/error.hpp"
 
 namespace hetcast {
+namespace {
 
-Network parse_network(std::string_view, std::string_view) { throw Error("parse_network: not implemented yet"); }
-Network load_network(const std::filesystem::path&) { throw Error("load_network: not implemented yet"); }
+constexpr std::size_t max_text_bytes = std::size_t{64} << 20;
+/// Keeps the N×N matrices of a parsed network within a few hundred MB.
+constexpr std::size_t max_nodes = 4096;
+
+enum class Bound { non_negative, positive };
+
+struct Entry {
+    YAML::Node key;
+    YAML::Node value;
+};
+using Entries = std::map<std::string, Entry, std::less<>>;
+
+std::optional<double> to_double(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == ".inf" || s == "+.inf") return std::numeric_limits<double>::infinity();
+    if (s == "-.inf") return -std::numeric_limits<double>::infinity();
+    if (s == ".nan") return std::numeric_limits<double>::quiet_NaN();
+    std::string_view v = s;
+    if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+    double out = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (ec != std::errc{} || end != v.data() + v.size() || v.empty()) return std::nullopt;
+    return out;
+}
+
+/// User text inside a one-line message: short, no control characters.
+std::string quoted(const std::string& s) {
+    constexpr std::size_t limit = 40;
+    std::string out = "'";
+    for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
+        out += std::iscntrl(static_cast<unsigned char>(s[i])) ? '?' : s[i];
+    }
+    return out + (s.size() > limit ? "...'" : "'");
+}
+
+bool has_control(const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::iscntrl(c); });
+}
+
+std::string bound_text(Bound b) {
+    return b == Bound::positive ? "positive and finite" : "non-negative and finite";
+}
+
+std::string index_text(std::size_t i) { return "[" + std::to_string(i) + "]"; }
+
+std::string too_many_nodes() { return "more than " + std::to_string(max_nodes) + " nodes"; }
+
+class Reader {
+public:
+    explicit Reader(std::string_view origin) : origin_(origin) {}
+
+    [[noreturn]] void fail(const YAML::Mark& at, const std::string& what) const {
+        const int line = at.is_null() ? 1 : at.line + 1;
+        const int column = at.is_null() ? 1 : at.column + 1;
+        throw InputError(origin_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                         what);
+    }
+
+    template <typename F>
+    auto located(const YAML::Mark& at, F&& build) const {
+        try {
+            return build();
+        } catch (const InputError& e) {
+            fail(at, e.what());
+        }
+    }
+
+    Entries entries(const YAML::Node& map, const std::string& what,
+                    std::initializer_list<std::string_view> allowed) const {
+        const std::string prefix = what.empty() ? "" : what + ": ";
+        if (!map.IsMap()) fail(map.Mark(), prefix + "expected a mapping");
+        Entries out;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            if (!it->first.IsScalar()) fail(it->first.Mark(), prefix + "expected a key name");
+            const std::string& key = it->first.Scalar();
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+                std::string known;
+                for (auto a : allowed) known += (known.empty() ? "" : ", ") + std::string(a);
+                fail(it->first.Mark(), prefix + "unknown key " + quoted(key) + " (known: " + known + ")");
+            }
+            if (!out.emplace(key, Entry{it->first, it->second}).second) {
+                fail(it->first.Mark(), prefix + "duplicate key " + quoted(key));
+            }
+        }
+        return out;
+    }
+
+    double number(const YAML::Node& n, const std::string& what, Bound bound) const {
+        if (!n.IsScalar()) fail(n.Mark(), what + ": expected a number");
+        const auto v = to_double(n.Scalar());
+        if (!v) fail(n.Mark(), what + ": expected a number, got " + quoted(n.Scalar()));
+        if (!std::isfinite(*v) || *v < 0 || (bound == Bound::positive && *v == 0)) {
+            fail(n.Mark(), what + " must be " + bound_text(bound) + ", got " + quoted(n.Scalar()));
+        }
+        return *v;
+    }
+
+    std::size_t positive_count(const YAML::Node& n, const std::string& what) const {
+        std::size_t v = 0;
+        const std::string s = n.IsScalar() ? n.Scalar() : "";
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v == 0) {
+            fail(n.Mark(), what + ": expected a positive whole number");
+        }
+        return v;
+    }
+
+    const YAML::Node& sequence(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsSequence()) fail(n.Mark(), what + ": expected a list");
+        return n;
+    }
+
+    void expect_count(const YAML::Node& seq, std::size_t want, const std::string& what,
+                      const std::string& unit) const {
+        if (seq.size() == want) return;
+        const YAML::Mark at = seq.size() > want ? seq[want].Mark() : seq.Mark();
+        fail(at, what + ": expected " + std::to_string(want) + " " + unit + ", got " +
+                     std::to_string(seq.size()));
+    }
+
+    std::vector<std::string> names(const YAML::Node& n) const {
+        sequence(n, "nodes");
+        if (n.size() == 0) fail(n.Mark(), "nodes: a network needs at least one node");
+        if (n.size() > max_nodes) fail(n.Mark(), "nodes: " + too_many_nodes());
+        std::vector<std::string> out;
+        std::unordered_set<std::string> seen;
+        for (const auto& e : n) {
+            if (!e.IsScalar() || e.Scalar().empty()) fail(e.Mark(), "nodes: expected a non-empty node name");
+            if (has_control(e.Scalar())) fail(e.Mark(), "nodes: control characters in a node name");
+            if (!seen.insert(e.Scalar()).second) {
+                fail(e.Mark(), "nodes: duplicate node name " + quoted(e.Scalar()));
+            }
+            out.push_back(e.Scalar());
+        }
+        return out;
+    }
+
+    Matrix matrix(const YAML::Node& n, std::size_t size, const std::string& what, Bound bound) const {
+        Matrix m(size, std::vector<double>(size, 0.0));
+        if (n.IsScalar()) {
+            const double v = number(n, what, bound);
+            for (std::size_t i = 0; i < size; ++i) {
+                for (std::size_t j = 0; j < size; ++j) m[i][j] = i == j ? 0.0 : v;
+            }
+            return m;
+        }
+        if (!n.IsSequence()) fail(n.Mark(), what + ": expected a number or a list of rows");
+        expect_count(n, size, what, "rows (one per node)");
+        std::size_t i = 0;
+        for (const auto& row : n) {
+            const std::string row_what = what + " row " + std::to_string(i);
+            sequence(row, row_what);
+            expect_count(row, size, row_what, "entries (one per node)");
+            std::size_t j = 0;
+            for (const auto& entry : row) {
+                if (i != j) m[i][j] = number(entry, what + index_text(i) + index_text(j), bound);
+                ++j;
+            }
+            ++i;
+        }
+        return m;
+    }
+
+    Overhead overhead(const YAML::Node& n, const std::string& what) const {
+        if (n.IsScalar()) return {number(n, what, Bound::non_negative), 0.0};
+        if (!n.IsMap()) fail(n.Mark(), what + ": expected a number or {fixed: s, per_byte: s}");
+        const Entries e = entries(n, what, {"fixed", "per_byte"});
+        Overhead o;
+        for (const auto& [key, entry] : e) {
+            double& field = key == "fixed" ? o.fixed : o.per_byte;
+            field = number(entry.value, what + "." + key, Bound::non_negative);
+        }
+        return o;
+    }
+
+    std::vector<Overhead> overheads(const Entries& top, const std::string& key, std::size_t size) const {
+        const auto it = top.find(key);
+        if (it == top.end()) return std::vector<Overhead>(size);
+        const YAML::Node& n = it->second.value;
+        if (!n.IsSequence()) return std::vector<Overhead>(size, overhead(n, key));
+        expect_count(n, size, key, "entries (one per node)");
+        std::vector<Overhead> out;
+        for (std::size_t i = 0; i < size; ++i) out.push_back(overhead(n[i], key + index_text(i)));
+        return out;
+    }
+
+    NodeId node_named(const Network& net, const YAML::Node& n, const std::string& what) const {
+        if (!n.IsScalar()) fail(n.Mark(), what + ": expected a node name");
+        if (auto id = net.find(n.Scalar())) return *id;
+        fail(n.Mark(), what + ": unknown node " + quoted(n.Scalar()));
+    }
+
+    void subnets(Network& net, const YAML::Node& n) const {
+        sequence(n, "subnets");
+        Subnets out;
+        std::vector<bool> placed(net.size(), false);
+        for (const auto& group : n) {
+            sequence(group, "subnets");
+            if (group.size() == 0) fail(group.Mark(), "subnets: a subnet is empty");
+            out.emplace_back();
+            for (const auto& member : group) {
+                const NodeId id = node_named(net, member, "subnets");
+                if (placed[id]) {
+                    fail(member.Mark(), "subnets: node " + quoted(net.name(id)) + " is in two subnets");
+                }
+                placed[id] = true;
+                out.back().push_back(id);
+            }
+        }
+        for (NodeId id = 0; id < net.size(); ++id) {
+            if (!placed[id]) fail(n.Mark(), "subnets: node " + quoted(net.name(id)) + " is in no subnet");
+        }
+        located(n.Mark(), [&] { net.set_subnets(std::move(out)); });
+    }
+
+    void local_broadcast(Network& net, const YAML::Node& n) const {
+        std::vector<double> t(net.size(), 0.0);
+        if (n.IsSequence()) {
+            expect_count(n, net.size(), "local_broadcast", "entries (one per node)");
+            for (std::size_t i = 0; i < net.size(); ++i) {
+                t[i] = number(n[i], "local_broadcast" + index_text(i), Bound::non_negative);
+            }
+        } else if (n.IsMap()) {
+            std::vector<bool> given(net.size(), false);
+            for (auto it = n.begin(); it != n.end(); ++it) {
+                const NodeId id = node_named(net, it->first, "local_broadcast");
+                if (given[id]) {
+                    fail(it->first.Mark(), "local_broadcast: node " + quoted(net.name(id)) + " given twice");
+                }
+                given[id] = true;
+                t[id] = number(it->second, "local_broadcast." + net.name(id), Bound::non_negative);
+            }
+            for (NodeId id = 0; id < net.size(); ++id) {
+                if (!given[id]) fail(n.Mark(), "local_broadcast: no entry for node " + quoted(net.name(id)));
+            }
+        } else {
+            fail(n.Mark(), "local_broadcast: expected one number per node or a map {name: seconds}");
+        }
+        located(n.Mark(), [&] { net.set_local_broadcast(std::move(t)); });
+    }
+
+    Network clusters(const Entry& c) const {
+        const Entries e = entries(c.value, "clusters", {"sizes", "local", "global"});
+        const auto sizes_it = e.find("sizes");
+        const auto global_it = e.find("global");
+        if (sizes_it == e.end()) fail(c.value.Mark(), "clusters: missing 'sizes'");
+        if (global_it == e.end()) fail(c.value.Mark(), "clusters: missing 'global'");
+        const YAML::Node& s = sequence(sizes_it->second.value, "clusters.sizes");
+        if (s.size() == 0) fail(s.Mark(), "clusters.sizes: expected at least one cluster");
+        std::vector<std::size_t> sizes;
+        std::size_t total = 0;
+        for (const auto& n : s) {
+            sizes.push_back(positive_count(n, "clusters.sizes"));
+            total += std::min(sizes.back(), max_nodes + 1);
+            if (total > max_nodes) fail(n.Mark(), "clusters.sizes: " + too_many_nodes());
+        }
+        const auto local_it = e.find("local");
+        const double local = local_it == e.end()
+                                 ? 1.0
+                                 : number(local_it->second.value, "clusters.local", Bound::non_negative);
+        const double global = number(global_it->second.value, "clusters.global", Bound::non_negative);
+        return located(c.value.Mark(), [&] { return Network::clusters(sizes, local, global); });
+    }
+
+    void forbid(const Entries& top, const std::string& form,
+                std::initializer_list<std::string_view> keys) const {
+        for (auto k : keys) {
+            if (auto it = top.find(k); it != top.end()) {
+                fail(it->second.key.Mark(),
+                     "'" + form + "' cannot be combined with '" + std::string(k) + "'");
+            }
+        }
+    }
+
+    const Entry& required(const Entries& top, const YAML::Node& root, const std::string& key,
+                          const std::string& hint = "") const {
+        const auto it = top.find(key);
+        if (it == top.end()) fail(root.Mark(), "missing '" + key + "'" + hint);
+        return it->second;
+    }
+
+    Network form(const Entries& top, const YAML::Node& root) const {
+        if (auto it = top.find("clusters"); it != top.end()) {
+            forbid(top, "clusters",
+                   {"nodes", "cost", "latency", "bandwidth", "send_overhead", "recv_overhead"});
+            return clusters(it->second);
+        }
+        const auto nodes = names(required(top, root, "nodes").value);
+        const auto n = nodes.size();
+        if (auto it = top.find("cost"); it != top.end()) {
+            forbid(top, "cost", {"latency", "bandwidth", "send_overhead", "recv_overhead"});
+            const Matrix cost = matrix(it->second.value, n, "cost", Bound::non_negative);
+            return located(it->second.value.Mark(), [&] { return Network::from_costs(nodes, cost); });
+        }
+        const bool parametric = top.contains("latency") || top.contains("bandwidth");
+        const Entry& lat = required(top, root, parametric ? "latency" : "cost",
+                                    parametric ? "" : " (or 'latency' and 'bandwidth', or 'clusters')");
+        const Entry& bw = required(top, root, "bandwidth");
+        Matrix latency = matrix(lat.value, n, "latency", Bound::non_negative);
+        Matrix bandwidth = matrix(bw.value, n, "bandwidth", Bound::positive);
+        auto send = overheads(top, "send_overhead", n);
+        auto recv = overheads(top, "recv_overhead", n);
+        return located(root.Mark(), [&] {
+            return Network::parametric(nodes, std::move(latency), std::move(bandwidth), std::move(send),
+                                       std::move(recv));
+        });
+    }
+
+    void free_text(const Entries& top, const std::string& key) const {
+        const auto it = top.find(key);
+        if (it == top.end() || it->second.value.IsScalar() || it->second.value.IsNull()) return;
+        fail(it->second.value.Mark(), key + ": expected text");
+    }
+
+    Network network(const YAML::Node& root) const {
+        if (!root.IsMap()) fail(root.Mark(), "expected a mapping (nodes: ..., cost: ...)");
+        const Entries top = entries(root, "",
+                                    {"name", "description", "measured_at", "nodes", "cost", "latency",
+                                     "bandwidth", "send_overhead", "recv_overhead", "clusters", "subnets",
+                                     "local_broadcast"});
+        for (const char* key : {"name", "description", "measured_at"}) free_text(top, key);
+        Network net = form(top, root);
+        if (auto it = top.find("subnets"); it != top.end()) subnets(net, it->second.value);
+        if (auto it = top.find("local_broadcast"); it != top.end()) local_broadcast(net, it->second.value);
+        return net;
+    }
+
+private:
+    std::string origin_;
+};
+
+std::string read_text(const std::filesystem::path& file, const std::string& origin) {
+    const auto cannot_read = [&](int err) {
+        return InputError(origin + ": cannot read: " + std::generic_category().message(err));
+    };
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
+    if (!f) throw cannot_read(errno);
+    std::string text;
+    std::vector<char> buf(1 << 16);
+    while (true) {
+        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
+        text.append(buf.data(), got);
+        if (text.size() > max_text_bytes) throw InputError(origin + ": cannot read: larger than 64 MiB");
+        if (got < buf.size()) break;
+    }
+    if (std::ferror(f.get())) throw cannot_read(errno ? errno : EIO);
+    return text;
+}
+
+}  // namespace
+
+Network parse_network(std::string_view yaml_text, std::string_view origin) {
+    const Reader reader(origin);
+    try {
+        if (yaml_text.size() > max_text_bytes) reader.fail(YAML::Mark(), "larger than 64 MiB");
+        const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
+        if (docs.empty()) reader.fail(YAML::Mark(), "empty network file");
+        if (docs.size() > 1) reader.fail(docs[1].Mark(), "expected a single YAML document");
+        return reader.network(docs.front());
+    } catch (const InputError&) {
+        throw;
+    } catch (const YAML::Exception& e) {
+        reader.fail(e.mark, e.msg);
+    } catch (const std::exception& e) {
+        reader.fail(YAML::Mark(), std::string("cannot parse: ") + e.what());
+    }
+}
+
+Network load_network(const std::filesystem::path& file) {
+    const std::string origin = file.string();
+    return parse_network(read_text(file, origin), origin);
+}
 
 }  // namespace hetcast
