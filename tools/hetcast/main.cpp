@@ -16,6 +16,7 @@ constexpr const char* usage =
     "commands:\n"
     "  plan   plan a broadcast or multicast on a network file and print the schedule\n"
     "  map    partition a network file into subnets (ECO)\n"
+    "  sweep  simulate random networks like the papers' figures: means, bounds, hit rates, plots\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     try {
         if (cmd == "plan") return hetcast::cli::cmd_plan(args);
         if (cmd == "map") return hetcast::cli::cmd_map(args);
+        if (cmd == "sweep") return hetcast::cli::cmd_sweep(args);
         std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
         return 2;
     } catch (const hetcast::InputError& e) {
