@@ -1,0 +1,101 @@
+#pragma once
+/// The transport interface: authenticated, framed connections between named peers.
+/// The TCP backend (net/tcp/, Asio) implements it; nothing outside net/tcp includes Asio.
+///
+/// Threading: the transport runs one I/O thread. Callbacks run on it and must not block.
+/// send()/send_stream()/close() are thread-safe. connect() blocks and must not be called
+/// from a callback.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "hetcast/net/auth.hpp"
+#include "hetcast/net/frame.hpp"
+
+namespace hetcast::net {
+
+struct Frame {
+    FrameHeader header;
+    std::vector<std::byte> payload;
+};
+
+/// A message body that can be read from the start any number of times (one reader per
+/// send), so a relay streams the same file to several peers without holding it in memory.
+class MessageBody {
+public:
+    class Reader {
+    public:
+        virtual ~Reader() = default;
+        /// Fills `out` from the current position; 0 at the end. Throws hetcast::Error.
+        virtual std::size_t read(std::span<std::byte> out) = 0;
+    };
+    virtual ~MessageBody() = default;
+    [[nodiscard]] virtual std::uint64_t size() const = 0;
+    [[nodiscard]] virtual Digest sha256() const = 0;
+    [[nodiscard]] virtual std::unique_ptr<Reader> open() const = 0;
+};
+
+/// Emulated link shape of one direction: sends are paced at `bandwidth` bytes/s and
+/// delivered `latency` seconds after they leave. bandwidth 0 means unpaced.
+struct LinkShape {
+    double latency = 0;
+    double bandwidth = 0;
+};
+
+class Connection {
+public:
+    virtual ~Connection() = default;
+    /// The authenticated name of the peer.
+    [[nodiscard]] virtual const std::string& peer() const = 0;
+    /// Queues a frame. `done` runs on the I/O thread once it is written or has failed.
+    virtual void send(Frame f, std::function<void(std::error_code)> done = {}) = 0;
+    /// Queues a message: `data` frames of at most `chunk` bytes read from the body as the
+    /// socket takes them (never the whole body in memory), then `data_end` with its SHA-256.
+    virtual void send_stream(std::uint64_t job, std::uint32_t message, std::shared_ptr<const MessageBody> body,
+                             std::size_t chunk, std::function<void(std::error_code)> done = {}) = 0;
+    /// Sends an `error` frame with the reason (when non-empty) and closes.
+    virtual void close(const std::string& reason = {}) = 0;
+    /// Pacing of what this side sends on this connection.
+    virtual void set_shape(LinkShape shape) = 0;
+};
+using ConnectionPtr = std::shared_ptr<Connection>;
+
+struct TransportConfig {
+    std::string name;     ///< this peer's name, proven to others
+    std::string secret;   ///< the cluster secret
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 0;  ///< 0: an ephemeral port (see Transport::port())
+    std::size_t max_frame = 16u << 20;
+    std::chrono::milliseconds timeout{5000};  ///< connect and handshake
+};
+
+struct TransportCallbacks {
+    std::function<void(const ConnectionPtr&, Frame&&)> on_frame;
+    /// A connection closed (or failed its handshake): why, in one line.
+    std::function<void(const ConnectionPtr&, const std::string&)> on_close;
+    /// An authenticated connection is ready (inbound or outbound).
+    std::function<void(const ConnectionPtr&)> on_open;
+    std::function<void(const std::string&)> log;
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    /// Binds and starts the I/O thread. Throws hetcast::Error when it cannot bind.
+    virtual void start() = 0;
+    /// Closes every connection and joins the I/O thread; idempotent.
+    virtual void stop() = 0;
+    [[nodiscard]] virtual std::uint16_t port() const = 0;
+    /// Connects and authenticates both ways. Throws hetcast::Error naming the address and
+    /// the reason (refused, timed out, wrong secret).
+    [[nodiscard]] virtual ConnectionPtr connect(const std::string& host, std::uint16_t port) = 0;
+};
+
+[[nodiscard]] std::unique_ptr<Transport> make_tcp_transport(TransportConfig config, TransportCallbacks callbacks);
+
+}  // namespace hetcast::net

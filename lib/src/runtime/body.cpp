@@ -1,0 +1,76 @@
+#include "hetcast/runtime/body.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/files.hpp"
+
+namespace hetcast {
+namespace {
+
+class SpanReader final : public net::MessageBody::Reader {
+public:
+    explicit SpanReader(std::shared_ptr<const std::vector<std::byte>> b) : bytes_(std::move(b)) {}
+    std::size_t read(std::span<std::byte> out) override {
+        const std::size_t n = std::min(out.size(), bytes_->size() - pos_);
+        std::memcpy(out.data(), bytes_->data() + pos_, n);
+        pos_ += n;
+        return n;
+    }
+
+private:
+    std::shared_ptr<const std::vector<std::byte>> bytes_;
+    std::size_t pos_ = 0;
+};
+
+class FileReader final : public net::MessageBody::Reader {
+public:
+    explicit FileReader(const std::filesystem::path& p) : path_(p), f_(std::fopen(p.c_str(), "rb")) {
+        if (!f_) throw Error("cannot read " + p.string() + ": " + std::strerror(errno));
+    }
+    ~FileReader() override { std::fclose(f_); }
+    FileReader(const FileReader&) = delete;
+    FileReader& operator=(const FileReader&) = delete;
+    std::size_t read(std::span<std::byte> out) override {
+        const std::size_t n = std::fread(out.data(), 1, out.size(), f_);
+        if (n == 0 && std::ferror(f_)) throw Error("cannot read " + path_.string());
+        return n;
+    }
+
+private:
+    std::filesystem::path path_;
+    std::FILE* f_;
+};
+
+}  // namespace
+
+BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes) : bytes_(std::move(bytes)) {
+    net::Sha256 h;
+    h.update(*bytes_);
+    sha_ = h.finish();
+}
+
+std::unique_ptr<net::MessageBody::Reader> BufferBody::open() const { return std::make_unique<SpanReader>(bytes_); }
+
+FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path_, ec);
+    if (ec || !std::filesystem::exists(status)) throw InputError(path_.string() + ": no such file");
+    if (!std::filesystem::is_regular_file(status)) throw InputError(path_.string() + ": not a regular file");
+    size_ = std::filesystem::file_size(path_, ec);
+    if (ec) throw InputError(path_.string() + ": " + ec.message());
+    try {
+        sha_ = file_sha256(path_);
+    } catch (const Error& e) {
+        throw InputError(e.what());
+    }
+}
+
+FileBody::FileBody(std::filesystem::path path, std::uint64_t size, net::Digest sha)
+    : path_(std::move(path)), size_(size), sha_(sha) {}
+
+std::unique_ptr<net::MessageBody::Reader> FileBody::open() const { return std::make_unique<FileReader>(path_); }
+
+}  // namespace hetcast

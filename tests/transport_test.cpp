@@ -1,0 +1,148 @@
+// Two transports over loopback with ephemeral ports.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <random>
+
+#include "hetcast/error.hpp"
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "wait.hpp"
+
+using namespace hetcast;
+using namespace hetcast::net;
+
+namespace {
+
+struct Endpoint {
+    std::mutex mu;
+    std::vector<Frame> frames;
+    std::vector<std::string> closes;
+    std::vector<std::string> logs;
+    std::atomic<int> opened{0};
+    std::unique_ptr<Transport> t;
+
+    Endpoint(const std::string& name, const std::string& secret, std::size_t max_frame = 1 << 20) {
+        TransportConfig cfg;
+        cfg.name = name;
+        cfg.secret = secret;
+        cfg.max_frame = max_frame;
+        cfg.timeout = std::chrono::milliseconds(2000);
+        TransportCallbacks cb;
+        cb.on_frame = [this](const ConnectionPtr&, Frame&& f) {
+            std::lock_guard lock(mu);
+            frames.push_back(std::move(f));
+        };
+        cb.on_close = [this](const ConnectionPtr& c, const std::string& why) {
+            std::lock_guard lock(mu);
+            closes.push_back(c->peer() + ": " + why);
+        };
+        cb.on_open = [this](const ConnectionPtr&) { ++opened; };
+        cb.log = [this](const std::string& line) {
+            std::lock_guard lock(mu);
+            logs.push_back(line);
+        };
+        t = make_tcp_transport(cfg, cb);
+        t->start();
+    }
+    std::size_t frame_count() {
+        std::lock_guard lock(mu);
+        return frames.size();
+    }
+    bool logged(const std::string& what) {
+        std::lock_guard lock(mu);
+        for (const auto& l : logs) {
+            if (l.find(what) != std::string::npos) return true;
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("transport: authenticated peers exchange frames both ways") {
+    Endpoint a("alpha", "secret"), b("beta", "secret");
+    ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+    CHECK(c->peer() == "beta");
+    REQUIRE(test::wait_for([&] { return b.opened == 1; }));
+    c->send(Frame{FrameHeader{FrameType::request, 0, 7, 1, 0}, {std::byte{1}, std::byte{2}}});
+    REQUIRE(test::wait_for([&] { return b.frame_count() == 1; }));
+    {
+        std::lock_guard lock(b.mu);
+        CHECK(b.frames[0].header.type == FrameType::request);
+        CHECK(b.frames[0].header.job == 7);
+        CHECK(b.frames[0].payload.size() == 2);
+    }
+}
+
+TEST_CASE("transport: a wrong secret is refused on both sides and the server keeps serving") {
+    Endpoint server("server", "right"), intruder("intruder", "wrong"), friendly("friend", "right");
+    CHECK_THROWS_WITH_AS((void)intruder.t->connect("127.0.0.1", server.t->port()),
+                         doctest::Contains("wrong cluster secret"), Error);
+    CHECK(test::wait_for([&] { return server.logged("wrong cluster secret"); }));
+    CHECK(server.opened == 0);
+    ConnectionPtr ok = friendly.t->connect("127.0.0.1", server.t->port());
+    CHECK(ok->peer() == "server");
+}
+
+TEST_CASE("transport: unreachable peers fail with the address and the reason") {
+    Endpoint a("a", "s");
+    std::uint16_t closed_port;
+    {
+        Endpoint tmp("tmp", "s");
+        closed_port = tmp.t->port();
+    }
+    const std::string expected = "cannot reach 127.0.0.1:" + std::to_string(closed_port);
+    CHECK_THROWS_WITH_AS((void)a.t->connect("127.0.0.1", closed_port), doctest::Contains(expected.c_str()), Error);
+}
+
+TEST_CASE("transport: an oversized frame closes that connection only") {
+    Endpoint server("server", "s", 1024), client("client", "s");
+    ConnectionPtr c = client.t->connect("127.0.0.1", server.t->port());
+    c->send(Frame{FrameHeader{FrameType::request, 0, 0, 0, 0}, std::vector<std::byte>(4096)});
+    CHECK(test::wait_for([&] {
+        std::lock_guard lock(server.mu);
+        return !server.closes.empty() && server.closes[0].find("exceeds the limit") != std::string::npos;
+    }));
+    CHECK(server.frame_count() == 0);
+    ConnectionPtr again = client.t->connect("127.0.0.1", server.t->port());
+    again->send(Frame{FrameHeader{FrameType::request, 0, 0, 0, 0}, std::vector<std::byte>(10)});
+    CHECK(test::wait_for([&] { return server.frame_count() == 1; }));
+}
+
+TEST_CASE("transport: a streamed body arrives as data frames and a checksum, paced when shaped") {
+    Endpoint a("a", "s"), b("b", "s", 1 << 20);
+    auto bytes = std::make_shared<std::vector<std::byte>>(300000);
+    std::mt19937 rng(1);
+    for (auto& x : *bytes) x = static_cast<std::byte>(rng());
+    auto body = std::make_shared<BufferBody>(bytes);
+    ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+    // 300 kB at 3 MB/s takes 0.1 s on the emulated wire, plus 50 ms latency.
+    c->set_shape(LinkShape{0.05, 3e6});
+    std::atomic<bool> done{false};
+    const auto t0 = std::chrono::steady_clock::now();
+    c->send_stream(9, 3, body, 65536, [&](std::error_code ec) {
+        CHECK(!ec);
+        done = true;
+    });
+    REQUIRE(test::wait_for([&] {
+        std::lock_guard lock(b.mu);
+        return !b.frames.empty() && b.frames.back().header.type == FrameType::data_end;
+    }));
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(elapsed >= 0.15 * 0.99);  // pacing can only delay: never faster than the profile
+    CHECK(test::wait_for([&] { return done.load(); }));
+    std::lock_guard lock(b.mu);
+    std::vector<std::byte> got;
+    for (const auto& f : b.frames) {
+        CHECK(f.header.job == 9);
+        CHECK(f.header.message == 3);
+        if (f.header.type == FrameType::data) {
+            CHECK(f.payload.size() <= 65536);
+            got.insert(got.end(), f.payload.begin(), f.payload.end());
+        }
+    }
+    CHECK(got == *bytes);
+    CHECK(same_digest(b.frames.back().payload, body->sha256()));
+}
