@@ -339,3 +339,154 @@ TEST_CASE("wu: property: feasible, above the lower bound, WRP no later than WR (
 }
 
 TEST_SUITE_END();
+
+// ---- The pattern report: plan_pattern_* as `hetcast plan --pattern` prints them. ----
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "hetcast/model/loader.hpp"
+#include "hetcast/report/plan_report.hpp"
+
+namespace {
+
+// A pattern plan's JSON agrees with its timeline and its pattern: every (message, dest) is
+// reached exactly once, completion_time is the latest `complete`, the bound is Wu's.
+void check_pattern_json(const Network& net, const PatternRequest& req, const PatternResult& r) {
+    const nlohmann::json j = to_json(net, req, r);
+    CHECK(j.at("algorithm") == r.schedule.algorithm);
+    CHECK(j.at("model") == std::string(to_string(req.model)));
+    CHECK(j.at("lower_bound").get<double>() == r.lower_bound);
+    REQUIRE(j.at("messages").size() == req.messages.size());
+    std::set<std::pair<std::size_t, std::string>> expected;
+    for (std::size_t k = 0; k < req.messages.size(); ++k) {
+        const auto& jm = j.at("messages")[k];
+        CHECK(jm.at("id") == k);
+        CHECK(jm.at("source") == net.name(req.messages[k].source));
+        CHECK(jm.at("size").get<double>() == req.messages[k].size);
+        REQUIRE(jm.at("dests").size() == req.messages[k].dests.size());
+        for (std::size_t i = 0; i < req.messages[k].dests.size(); ++i) {
+            CHECK(jm.at("dests")[i] == net.name(req.messages[k].dests[i]));
+            expected.insert({k, net.name(req.messages[k].dests[i])});
+        }
+    }
+    std::set<std::pair<std::size_t, std::string>> reached;
+    double latest = 0;
+    for (const auto& t : j.at("transfers")) {
+        const auto k = t.at("message").get<std::size_t>();
+        REQUIRE(k < req.messages.size());
+        CHECK(net.find(t.at("from").get<std::string>()).has_value());
+        CHECK(reached.insert({k, t.at("to").get<std::string>()}).second);
+        CHECK(t.at("start").get<double>() <= t.at("sender_free").get<double>());
+        CHECK(t.at("arrival").get<double>() <= t.at("complete").get<double>());
+        latest = std::max(latest, t.at("complete").get<double>());
+    }
+    CHECK(reached == expected);
+    CHECK(j.at("completion_time").get<double>() == latest);
+    CHECK(j.at("completion_time").get<double>() == r.timeline.completion);
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("pattern report");
+
+TEST_CASE("pattern report: all ranks the four algorithms, auto is the first, JSON matches the simulation") {
+    std::mt19937_64 rng(31);
+    for (int round = 0; round < 60; ++round) {
+        CAPTURE(round);
+        const Network net = round % 4 == 3 ? random_costs(2 + rng() % 9, rng(), {1, 100})
+                                           : random_network(rng, 2 + rng() % 9);
+        PatternRequest req = random_pattern(rng, net);
+        req.model = round % 3 == 2 ? ExecModel::blocking : ExecModel::nonblocking;
+        const double lb = wu_lower_bound(net, req);
+        const auto all = plan_pattern_all(net, req);
+        REQUIRE(all.size() == pattern_algorithms().size());
+        std::map<std::string, double> completion;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const auto& r = all[i];
+            CAPTURE(r.schedule.algorithm);
+            if (i > 0) CHECK(all[i - 1].timeline.completion <= r.timeline.completion);
+            CHECK(r.lower_bound == lb);
+            CHECK(r.lower_bound <= r.timeline.completion * (1 + 1e-12));
+            // The report's timeline is the simulator's on the algorithm's own plan.
+            const Schedule again = find_pattern_algorithm(r.schedule.algorithm).plan(net, req);
+            CHECK(simulate(net, again, req.model).completion == r.timeline.completion);
+            completion[r.schedule.algorithm] = r.timeline.completion;
+            check_pattern_json(net, req, r);
+        }
+        REQUIRE(completion.size() == 4);
+        CHECK(completion.at("wrp") <= completion.at("wr"));
+        const PatternResult best = plan_pattern_auto(net, req);
+        CHECK(best.schedule.algorithm == "auto:" + all.front().schedule.algorithm);
+        CHECK(best.timeline.completion == all.front().timeline.completion);
+        const PatternResult one = plan_pattern_and_simulate(net, req, find_pattern_algorithm("ecf"));
+        CHECK(one.schedule.algorithm == "ecf");
+        CHECK(one.timeline.completion == completion.at("ecf"));
+        check_pattern_json(net, req, best);
+    }
+}
+
+TEST_CASE("pattern report: a one-message pattern reports the same transfers as the single-source plan") {
+    std::mt19937_64 rng(8);
+    for (int round = 0; round < 20; ++round) {
+        const Network net = random_network(rng, 2 + rng() % 8);
+        const auto root = static_cast<NodeId>(rng() % net.size());
+        const PlanRequest single = make_request(net, root, {}, random_size(rng), ExecModel::nonblocking);
+        const PatternRequest req{{Message{root, single.size, single.dests}}};
+        const auto a = to_json(net, req, plan_pattern_and_simulate(net, req, find_pattern_algorithm("fef")));
+        const auto b = to_json(net, single, plan_and_simulate(net, single, find_algorithm("fef")));
+        CHECK(a.at("completion_time") == b.at("completion_time"));
+        REQUIRE(a.at("transfers").size() == b.at("transfers").size());
+        for (std::size_t i = 0; i < a.at("transfers").size(); ++i) {
+            auto x = a.at("transfers")[i], y = b.at("transfers")[i];
+            CHECK(x.at("message") == 0);
+            x.erase("message");
+            y.erase("message");
+            CHECK(x == y);
+        }
+    }
+}
+
+TEST_CASE("pattern report: printed plan lists the messages, every transfer and the summary") {
+    std::mt19937_64 rng(3);
+    const Network net = random_network(rng, 6);
+    const PatternRequest req{{Message{0, 1000, {1, 2, 3}}, Message{4, 2e5, {0, 5}}}};
+    const PatternResult r = plan_pattern_and_simulate(net, req, find_pattern_algorithm("wrp"));
+    std::ostringstream out;
+    print_pattern(out, net, req, r);
+    std::vector<std::string> lines;
+    std::istringstream in(out.str());
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    // Title, two message lines, table header, five transfers, summary.
+    REQUIRE(lines.size() == 1 + 2 + 1 + 5 + 1);
+    CHECK(lines[0] == "wrp: 2 messages, nonblocking model");
+    CHECK(lines[1] == "  message 0: multicast of 1000 bytes from " + net.name(0) + " to 3 nodes");
+    CHECK(lines[2] == "  message 1: multicast of 200000 bytes from " + net.name(4) + " to 2 nodes");
+    CHECK(lines[3].find("msg") != std::string::npos);
+    CHECK(lines.back().rfind("completion " + format_seconds(r.timeline.completion) + ", lower bound " +
+                                 format_seconds(r.lower_bound), 0) == 0);
+    // The single-source table has no message column.
+    const PlanRequest single = make_request(net, 0, {}, 1000, ExecModel::nonblocking);
+    std::ostringstream plain_out;
+    print_plan(plain_out, net, single, plan_and_simulate(net, single, find_algorithm("fef")));
+    const std::string plain = plain_out.str();
+    CHECK(plain.find("msg") == std::string::npos);
+    CHECK(std::count(plain.begin(), plain.end(), '\n') == 1 + 1 + 5 + 1);
+}
+
+TEST_CASE("pattern report: the example pattern plans on three-subnets.yaml") {
+    const std::filesystem::path dir = std::filesystem::path(HETCAST_SOURCE_DIR) / "conf" / "examples";
+    const Network net = load_network(dir / "three-subnets.yaml");
+    const PatternRequest req = load_pattern(dir / "three-subnets-pattern.yaml", net);
+    REQUIRE(req.messages.size() == 3);
+    CHECK(req.messages[0].dests.size() == net.size() - 1);
+    const auto all = plan_pattern_all(net, req);
+    REQUIRE(all.size() == 4);
+    CHECK(all.front().lower_bound > 0);
+    for (const auto& r : all) {
+        CHECK(r.lower_bound <= r.timeline.completion);
+        check_pattern_json(net, req, r);
+    }
+}
+
+TEST_SUITE_END();

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -5,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "commands.hpp"
+#include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/report/plan_report.hpp"
@@ -12,27 +14,86 @@
 namespace po = boost::program_options;
 
 namespace hetcast::cli {
+namespace {
+
+// `--pattern FILE`: several sources, each with its own message and destinations (Wu).
+int plan_pattern(const Network& net, const std::string& file, ExecModel model, const std::string& algo, bool json) {
+    if (algo != "all" && algo != "auto") {
+        const auto& known = pattern_algorithms();
+        if (std::none_of(known.begin(), known.end(), [&](const auto& a) { return a.name == algo; })) {
+            std::string names;
+            for (const auto& a : known) names += a.name + ", ";
+            throw InputError("unknown pattern algorithm '" + algo + "' (known: " + names + "all, auto)");
+        }
+    }
+    PatternRequest req = load_pattern(file, net);
+    if (req.messages.empty()) throw InputError(file + ": the pattern has no messages");
+    req.model = model;
+
+    if (algo == "all") {
+        const auto results = plan_pattern_all(net, req);
+        if (json) {
+            nlohmann::json plans = nlohmann::json::array();
+            for (const auto& p : results) plans.push_back(to_json(net, req, p));
+            std::cout << nlohmann::json{{"plans", std::move(plans)}}.dump(2) << '\n';
+        } else {
+            print_comparison(std::cout, results);
+        }
+        return 0;
+    }
+    const PatternResult result =
+        algo == "auto" ? plan_pattern_auto(net, req) : plan_pattern_and_simulate(net, req, find_pattern_algorithm(algo));
+    if (json) {
+        std::cout << to_json(net, req, result).dump(2) << '\n';
+    } else {
+        print_pattern(std::cout, net, req, result);
+    }
+    return 0;
+}
+
+}  // namespace
 
 int cmd_plan(const std::vector<std::string>& args) {
-    std::string network, root, dests, size = "1MiB", model = "nonblocking", algo;
-    po::options_description opts("hetcast plan: plan a broadcast or multicast and print its schedule\n\noptions");
+    std::string network, pattern, root, dests, size = "1MiB", model = "nonblocking", algo;
+    po::options_description opts(
+        "hetcast plan: plan a broadcast or multicast, or a multi-source pattern, and print its schedule\n\n"
+        "  hetcast plan --network FILE [--root N] [--dests A,B] [--size S] --algo NAME [--json]\n"
+        "  hetcast plan --network FILE --pattern FILE --algo NAME [--json]\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
         ("network,n", po::value(&network)->required(), "network file (YAML, see conf/examples)")
+        ("pattern,p", po::value(&pattern),
+         "pattern file (YAML list of {source, size, dests}, see conf/examples): several sources at once; "
+         "not with --root, --dests or --size")
         ("root,r", po::value(&root), "source node (default: the network's first node, c0n0 for clusters)")
         ("dests,d", po::value(&dests), "comma-separated destinations (default: every other node)")
         ("size,s", po::value(&size), "message size: 1048576, 64KiB, 1MiB, 10MB (default 1MiB)")
-        ("model,m", po::value(&model), "execution model: blocking | nonblocking (default)")
-        ("algo,a", po::value(&algo)->required(), "algorithm, or 'all' to compare every one")
+        ("model,m", po::value(&model), "execution model: blocking | nonblocking (default) | postal")
+        ("algo,a", po::value(&algo)->required(),
+         "algorithm, 'all' to compare every one ranked by completion, or 'auto' for the best one")
         ("json", "print one JSON object instead of text");
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(opts).run(), vm);
     if (vm.count("help")) {
         std::cout << opts << "\nalgorithms:\n";
         for (const auto& a : algorithms()) std::printf("  %-16s %s\n", a.name.c_str(), a.summary.c_str());
+        std::cout << "\npattern algorithms (with --pattern; 'all' and 'auto' as well):\n";
+        for (const auto& a : pattern_algorithms()) std::printf("  %-16s %s\n", a.name.c_str(), a.summary.c_str());
         return 0;
     }
     po::notify(vm);
+    const bool json = vm.count("json") != 0;
+
+    if (vm.count("pattern")) {
+        for (const char* single : {"root", "dests", "size"}) {
+            if (vm.count(single)) {
+                throw InputError(std::string("--pattern cannot be combined with --") + single +
+                                 ": the pattern file gives each message's source, size and dests");
+            }
+        }
+        const ExecModel m = parse_exec_model(model);
+        return plan_pattern(load_network(network), pattern, m, algo, json);
+    }
 
     const Network net = load_network(network);
     const NodeId r = root.empty() ? net.default_root() : net.id(root);
@@ -42,7 +103,6 @@ int cmd_plan(const std::vector<std::string>& args) {
         if (!name.empty()) d.push_back(net.id(name));
     }
     const PlanRequest req = make_request(net, r, std::move(d), parse_bytes(size), parse_exec_model(model));
-    const bool json = vm.count("json") != 0;
 
     if (algo == "all") {
         const auto results = plan_all(net, req);

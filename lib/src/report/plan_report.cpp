@@ -6,8 +6,65 @@
 #include <ostream>
 
 #include "hetcast/sim/lower_bound.hpp"
+#include "hetcast/sim/wu_bound.hpp"
 
 namespace hetcast {
+namespace {
+
+// The transfer table shared by print_plan and print_pattern: one line per transfer, in
+// timeline order; `with_message` adds a column with the transfer's message index.
+void print_transfers(std::ostream& out, const Network& net, const Timeline& tl, bool with_message) {
+    char line[256];
+    char msg[32] = "";
+    if (with_message) std::snprintf(msg, sizeof msg, "%4s  ", "msg");
+    std::snprintf(line, sizeof line, "  %4s  %s%-12s %-12s %12s %12s %12s\n", "#", msg, "from", "to", "start",
+                  "sender free", "complete");
+    out << line;
+    std::size_t k = 0;
+    for (const auto& t : tl.transfers) {
+        if (with_message) std::snprintf(msg, sizeof msg, "%4u  ", static_cast<unsigned>(t.message));
+        std::snprintf(line, sizeof line, "  %4zu  %s%-12s %-12s %12s %12s %12s\n", ++k, msg,
+                      net.name(t.from).c_str(), net.name(t.to).c_str(), format_seconds(t.start).c_str(),
+                      format_seconds(t.sender_free).c_str(), format_seconds(t.complete).c_str());
+        out << line;
+    }
+}
+
+// A byte count as an integer when it is one (1048576, not 1.04858e+06).
+std::string format_bytes(double bytes) {
+    char buf[64];
+    if (bytes == std::floor(bytes) && std::fabs(bytes) < 1e18) std::snprintf(buf, sizeof buf, "%.0f", bytes);
+    else std::snprintf(buf, sizeof buf, "%g", bytes);
+    return buf;
+}
+
+// "completion X, lower bound Y (Z x the bound)".
+void print_summary(std::ostream& out, const PlanResult& r) {
+    out << "completion " << format_seconds(r.timeline.completion) << ", lower bound "
+        << format_seconds(r.lower_bound);
+    if (r.lower_bound > 0) {
+        char line[64];
+        std::snprintf(line, sizeof line, " (%.2fx the bound)", r.timeline.completion / r.lower_bound);
+        out << line;
+    }
+    out << '\n';
+}
+
+// Sorted by completion time; stable, so ties keep the registry's order.
+void sort_by_completion(std::vector<PlanResult>& out) {
+    std::stable_sort(out.begin(), out.end(), [](const PlanResult& a, const PlanResult& b) {
+        return a.timeline.completion < b.timeline.completion;
+    });
+}
+
+PatternResult plan_pattern_with_bound(const Network& net, const PatternRequest& req, const PatternAlgorithm& algo,
+                                      double lower_bound) {
+    Schedule s = algo.plan(net, req);
+    Timeline tl = simulate(net, s, req.model);
+    return PatternResult{std::move(s), std::move(tl), lower_bound};
+}
+
+}  // namespace
 
 PlanResult plan_and_simulate(const Network& net, const PlanRequest& req, const Algorithm& algo) {
     Schedule s = algo.plan(net, req);
@@ -22,10 +79,28 @@ std::vector<PlanResult> plan_all(const Network& net, const PlanRequest& req) {
         if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
         out.push_back(plan_and_simulate(net, req, a));
     }
-    std::stable_sort(out.begin(), out.end(), [](const PlanResult& a, const PlanResult& b) {
-        return a.timeline.completion < b.timeline.completion;
-    });
+    sort_by_completion(out);
     return out;
+}
+
+PatternResult plan_pattern_and_simulate(const Network& net, const PatternRequest& req,
+                                        const PatternAlgorithm& algo) {
+    return plan_pattern_with_bound(net, req, algo, wu_lower_bound(net, req));
+}
+
+std::vector<PatternResult> plan_pattern_all(const Network& net, const PatternRequest& req) {
+    const double lb = wu_lower_bound(net, req);  // also validates the pattern against net
+    std::vector<PatternResult> out;
+    for (const auto& a : pattern_algorithms()) out.push_back(plan_pattern_with_bound(net, req, a, lb));
+    sort_by_completion(out);
+    return out;
+}
+
+PatternResult plan_pattern_auto(const Network& net, const PatternRequest& req) {
+    auto all = plan_pattern_all(net, req);
+    PatternResult best = std::move(all.front());
+    best.schedule.algorithm = "auto:" + best.schedule.algorithm;
+    return best;
 }
 
 nlohmann::json to_json(const Network& net, const PlanRequest& req, const PlanResult& r) {
@@ -48,6 +123,32 @@ nlohmann::json to_json(const Network& net, const PlanRequest& req, const PlanRes
             {"transfers", std::move(transfers)}};
 }
 
+nlohmann::json to_json(const Network& net, const PatternRequest& req, const PatternResult& r) {
+    nlohmann::json messages = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.schedule.messages.size(); ++k) {
+        const Message& m = r.schedule.messages[k];
+        nlohmann::json dests = nlohmann::json::array();
+        for (NodeId d : m.dests) dests.push_back(net.name(d));
+        messages.push_back({{"id", k}, {"source", net.name(m.source)}, {"size", m.size}, {"dests", std::move(dests)}});
+    }
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const auto& t : r.timeline.transfers) {
+        transfers.push_back({{"message", t.message},
+                             {"from", net.name(t.from)},
+                             {"to", net.name(t.to)},
+                             {"start", t.start},
+                             {"sender_free", t.sender_free},
+                             {"arrival", t.arrival},
+                             {"complete", t.complete}});
+    }
+    return {{"algorithm", r.schedule.algorithm},
+            {"model", std::string(to_string(req.model))},
+            {"completion_time", r.timeline.completion},
+            {"lower_bound", r.lower_bound},
+            {"messages", std::move(messages)},
+            {"transfers", std::move(transfers)}};
+}
+
 std::string format_seconds(double s) {
     char buf[64];
     const double a = std::fabs(s);
@@ -60,26 +161,23 @@ std::string format_seconds(double s) {
 
 void print_plan(std::ostream& out, const Network& net, const PlanRequest& req, const PlanResult& r) {
     out << r.schedule.algorithm << ": " << (req.dests.size() + 1 == net.size() ? "broadcast" : "multicast")
-        << " of " << req.size << " bytes from " << net.name(req.root) << " to " << req.dests.size()
+        << " of " << format_bytes(req.size) << " bytes from " << net.name(req.root) << " to " << req.dests.size()
         << " nodes, " << to_string(req.model) << " model\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %4s  %-12s %-12s %12s %12s %12s\n", "#", "from", "to", "start",
-                  "sender free", "complete");
-    out << line;
-    std::size_t k = 0;
-    for (const auto& t : r.timeline.transfers) {
-        std::snprintf(line, sizeof line, "  %4zu  %-12s %-12s %12s %12s %12s\n", ++k, net.name(t.from).c_str(),
-                      net.name(t.to).c_str(), format_seconds(t.start).c_str(),
-                      format_seconds(t.sender_free).c_str(), format_seconds(t.complete).c_str());
-        out << line;
+    print_transfers(out, net, r.timeline, false);
+    print_summary(out, r);
+}
+
+void print_pattern(std::ostream& out, const Network& net, const PatternRequest& req, const PatternResult& r) {
+    const auto& messages = r.schedule.messages;
+    out << r.schedule.algorithm << ": " << messages.size() << (messages.size() == 1 ? " message" : " messages")
+        << ", " << to_string(req.model) << " model\n";
+    for (std::size_t k = 0; k < messages.size(); ++k) {
+        const Message& m = messages[k];
+        out << "  message " << k << ": " << (m.dests.size() + 1 == net.size() ? "broadcast" : "multicast")
+            << " of " << format_bytes(m.size) << " bytes from " << net.name(m.source) << " to " << m.dests.size() << " nodes\n";
     }
-    out << "completion " << format_seconds(r.timeline.completion) << ", lower bound "
-        << format_seconds(r.lower_bound);
-    if (r.lower_bound > 0) {
-        std::snprintf(line, sizeof line, " (%.2fx the bound)", r.timeline.completion / r.lower_bound);
-        out << line;
-    }
-    out << '\n';
+    print_transfers(out, net, r.timeline, true);
+    print_summary(out, r);
 }
 
 void print_comparison(std::ostream& out, const std::vector<PlanResult>& results) {
