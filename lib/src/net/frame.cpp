@@ -21,7 +21,7 @@ T get(const std::byte*& p) {
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(FrameType::hello) &&
-           type <= static_cast<std::uint8_t>(FrameType::response);
+           type <= static_cast<std::uint8_t>(FrameType::job_cancel);
 }
 
 const char* to_string(FrameType t) {
@@ -38,6 +38,8 @@ const char* to_string(FrameType t) {
         case FrameType::job_report: return "job_report";
         case FrameType::request: return "request";
         case FrameType::response: return "response";
+        case FrameType::job_start: return "job_start";
+        case FrameType::job_cancel: return "job_cancel";
     }
     return "unknown";
 }

@@ -27,7 +27,11 @@ enum class FrameType : std::uint8_t {
     job_report = 10, ///< a node's completion times for a job (JSON)
     request = 11,    ///< a command from the CLI or a peer (JSON)
     response = 12,   ///< its answer (JSON)
+    job_start = 13,  ///< coordinator → participant: run your task list now
+    job_cancel = 14, ///< message `message` of job `job` will not come (all messages: 0xffffffff); payload: why
 };
+
+inline constexpr std::uint32_t all_messages = 0xffffffffu;
 
 [[nodiscard]] bool is_known(std::uint8_t type);
 [[nodiscard]] const char* to_string(FrameType t);

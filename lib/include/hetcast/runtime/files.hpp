@@ -32,6 +32,7 @@ public:
     void commit(const net::Digest& expected);
     [[nodiscard]] std::uint64_t written() const { return written_; }
     [[nodiscard]] const std::filesystem::path& temp_path() const { return temp_; }
+    [[nodiscard]] const std::filesystem::path& final_path() const { return final_; }
 
 private:
     std::filesystem::path final_;

@@ -1,0 +1,66 @@
+#pragma once
+/// A job as its participants see it: what the coordinator sends each node in a `job_plan`
+/// frame (the messages, who takes part and where they listen, the node's own task list),
+/// and the events nodes send back in `job_report` frames. Pure data and its JSON codec;
+/// decoding never trusts the peer (every field is type- and range-checked).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hetcast/net/auth.hpp"
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast {
+
+struct JobMessage {
+    std::string source;
+    std::uint64_t size = 0;
+    net::Digest sha{};
+    std::string name;  ///< destination path under dest_root; empty: a buffer
+    std::vector<std::string> dests;
+};
+
+struct JobTask {
+    Op op = Op::send;
+    MessageId message = 0;
+    std::string peer;
+    friend bool operator==(const JobTask&, const JobTask&) = default;
+};
+
+struct JobPlan {
+    std::uint64_t job = 0;
+    std::string algorithm;
+    std::string coordinator;
+    std::vector<Member> participants;
+    std::vector<JobMessage> messages;  ///< indexed by MessageId
+    std::vector<JobTask> tasks;        ///< this node's list, in order
+    std::size_t chunk = std::size_t{1} << 20;
+};
+
+/// The plan of node `node` for `schedule` (whose node ids index `names`).
+[[nodiscard]] std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names,
+                                            NodeId node);
+
+[[nodiscard]] nlohmann::json to_json(const JobPlan& p);
+/// Throws InputError on anything malformed: a missing field, a wrong type, a task naming a
+/// message or peer the plan does not have, a message over `max_message` bytes, a chunk of
+/// 0 or over 64 MiB.
+[[nodiscard]] JobPlan job_plan_from_json(const nlohmann::json& j, std::uint64_t max_message);
+
+/// A node's news about a job, sent to the coordinator.
+struct JobEvent {
+    enum class Kind { ready, delivered, progress, done, failed } kind = Kind::ready;
+    double clock = 0;           ///< the node's clock when it sent the event (seconds)
+    MessageId message = 0;      ///< delivered
+    std::uint64_t bytes = 0;    ///< progress: bytes received since the last progress event
+    std::string error;          ///< failed
+};
+
+[[nodiscard]] nlohmann::json to_json(const JobEvent& e);
+/// Throws InputError on a malformed event.
+[[nodiscard]] JobEvent job_event_from_json(const nlohmann::json& j);
+
+}  // namespace hetcast

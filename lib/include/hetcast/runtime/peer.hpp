@@ -1,0 +1,139 @@
+#pragma once
+/// A peer: one member of a hetcast cluster, in a daemon or embedded in an application.
+///
+/// It listens for authenticated connections, executes its part of every job it is given
+/// (its task list of the job's Schedule, in order: sends are non-blocking, receives block
+/// on the job's receive queue until the whole message is in and verified), and can itself
+/// coordinate a job: send every participant its task list, start them together, and
+/// collect when each destination completed into a JobReport.
+///
+/// Threading: the transport has one I/O thread; each job a peer takes part in runs its
+/// task list on a thread of its own. Every public member is thread-safe.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hetcast/model/network.hpp"
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/report.hpp"
+#include "hetcast/sched/schedule.hpp"
+#include "hetcast/sim/exec_model.hpp"
+
+namespace hetcast {
+
+/// Where a member listens.
+struct Member {
+    std::string name;
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 0;
+};
+
+struct PeerConfig {
+    std::string name;
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 0;  ///< 0: ephemeral (see Peer::port())
+    std::string secret;
+    /// Received files land under this root (`name` of the message, confined to it).
+    std::filesystem::path dest_root;
+    /// Relay copies of messages this peer forwards but does not keep; temporary files.
+    std::filesystem::path spool;
+    std::size_t chunk = std::size_t{1} << 20;        ///< bytes per data frame
+    std::uint64_t max_message = std::uint64_t{1} << 40;  ///< largest message accepted
+    std::chrono::milliseconds connect_timeout{5000};
+    /// A receive that sees no progress for this long fails (the job then fails at this node).
+    std::chrono::milliseconds stall_timeout{30000};
+    /// Link emulation (off when empty): sends to a member are paced at the profile's
+    /// bandwidth, delayed by its latency, and the send/receive overheads are spent as
+    /// busy time, so one machine behaves like the heterogeneous network the profile
+    /// describes. Node names in the profile are member names.
+    std::optional<Network> link_profile;
+    std::function<void(const std::string&)> log;
+};
+
+/// A buffer message delivered to this peer (a destination of it).
+struct Delivery {
+    std::string source;
+    std::uint64_t job = 0;
+    MessageId message = 0;
+    std::shared_ptr<const std::vector<std::byte>> bytes;
+};
+
+/// What a message of a job is made of, at its source.
+struct JobInput {
+    /// The body at the source. The peer keeps a reference until the job ends; the caller
+    /// must not change the bytes (or the file) meanwhile.
+    std::shared_ptr<const net::MessageBody> body;
+    /// Destination path relative to each destination's dest_root; empty for a buffer,
+    /// which is delivered to the destinations' receive queues instead.
+    std::string name;
+};
+
+/// A job to coordinate: a schedule planned on `network` (node names = member names), the
+/// model and lower bound it was predicted with, and one input per message of the schedule.
+struct JobSpec {
+    const Network* network = nullptr;
+    Schedule schedule{"", 0, {}};
+    ExecModel model = ExecModel::nonblocking;
+    double lower_bound = 0;
+    std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
+    /// The whole job must end within this, or it is aborted and reported as failed.
+    std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+    /// Called from the coordinator's job thread with (bytes delivered, bytes owed).
+    std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+class Peer {
+public:
+    explicit Peer(PeerConfig config);
+    ~Peer();
+    Peer(const Peer&) = delete;
+    Peer& operator=(const Peer&) = delete;
+
+    /// Binds and starts serving. Throws hetcast::Error when it cannot bind.
+    void start();
+    /// Aborts running jobs, closes every connection, joins every thread; idempotent.
+    void stop();
+    [[nodiscard]] std::uint16_t port() const;
+    [[nodiscard]] const std::string& name() const;
+
+    /// The address book used to reach other members (replaces the previous one).
+    void set_members(std::vector<Member> members);
+    [[nodiscard]] std::vector<Member> members() const;
+
+    /// Coordinates a job from this peer, which must be the source of every message it
+    /// gives an input for, and blocks until it ends. Every participant must be a member.
+    /// Never throws for a failure of another node: the report names it. Throws InputError
+    /// for a malformed spec (a participant that is not a member, a missing input).
+    [[nodiscard]] JobReport run(JobSpec spec);
+
+    /// Pops the next buffer delivered to this peer, waiting up to `timeout`.
+    [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);
+    /// Instead of the queue, every delivery goes to `callback` (on a job thread; it must
+    /// not block for long). Pass an empty function to go back to the queue.
+    void on_delivery(std::function<void(Delivery)> callback);
+
+    /// Sends one `response` frame back to whoever made a request.
+    using Responder = std::function<void(const nlohmann::json&)>;
+    /// `request` frames (JSON) go to `handler` on a thread of their own, with the name of
+    /// the connection's peer; it answers through the Responder (any number of times).
+    void on_request(std::function<void(const std::string& from, const nlohmann::json& request, Responder)> handler);
+
+    /// Ping-pong with a member: `reps` round trips per size; the minimum is what counts
+    /// (ECO §3). Throws hetcast::Error when the member cannot be reached.
+    [[nodiscard]] std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes,
+                                               int reps);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hetcast

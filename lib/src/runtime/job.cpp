@@ -1,0 +1,174 @@
+#include "hetcast/runtime/job.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "hetcast/error.hpp"
+
+namespace hetcast {
+namespace {
+
+using json = nlohmann::json;
+
+const json& field(const json& j, const char* key) {
+    if (!j.is_object()) throw InputError("job: expected an object");
+    const auto it = j.find(key);
+    if (it == j.end()) throw InputError(std::string("job: missing field '") + key + "'");
+    return *it;
+}
+
+std::string text(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_string()) throw InputError(std::string("job: '") + key + "' must be a string");
+    return v.get<std::string>();
+}
+
+std::uint64_t count(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_number_unsigned()) throw InputError(std::string("job: '") + key + "' must be a non-negative integer");
+    return v.get<std::uint64_t>();
+}
+
+double number(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_number()) throw InputError(std::string("job: '") + key + "' must be a number");
+    return v.get<double>();
+}
+
+const json& array(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_array()) throw InputError(std::string("job: '") + key + "' must be a list");
+    return v;
+}
+
+net::Digest digest_from_hex(const std::string& hex) {
+    net::Digest d{};
+    if (hex.size() != 2 * d.size()) throw InputError("job: a sha256 must be 64 hex digits");
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; ++k) {
+            const char c = hex[2 * i + k];
+            unsigned x = 0;
+            if (c >= '0' && c <= '9') x = c - '0';
+            else if (c >= 'a' && c <= 'f') x = c - 'a' + 10;
+            else throw InputError("job: a sha256 must be 64 hex digits");
+            v = v * 16 + x;
+        }
+        d[i] = static_cast<std::byte>(v);
+    }
+    return d;
+}
+
+constexpr std::size_t max_chunk = std::size_t{64} << 20;
+
+}  // namespace
+
+std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names, NodeId node) {
+    std::vector<JobTask> out;
+    for (const Task& t : schedule.tasks.at(node)) out.push_back({t.op, t.message, names.at(t.peer)});
+    return out;
+}
+
+json to_json(const JobPlan& p) {
+    json members = json::array();
+    for (const auto& m : p.participants) members.push_back({{"name", m.name}, {"host", m.host}, {"port", m.port}});
+    json messages = json::array();
+    for (const auto& m : p.messages) {
+        messages.push_back({{"source", m.source},
+                            {"size", m.size},
+                            {"sha256", net::to_hex(m.sha)},
+                            {"name", m.name},
+                            {"dests", m.dests}});
+    }
+    json tasks = json::array();
+    for (const auto& t : p.tasks) {
+        tasks.push_back({{"op", t.op == Op::send ? "send" : "recv"}, {"message", t.message}, {"peer", t.peer}});
+    }
+    return {{"job", p.job},           {"algorithm", p.algorithm}, {"coordinator", p.coordinator},
+            {"participants", members}, {"messages", messages},   {"tasks", tasks},
+            {"chunk", p.chunk}};
+}
+
+JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
+    JobPlan p;
+    p.job = count(j, "job");
+    p.algorithm = text(j, "algorithm");
+    p.coordinator = text(j, "coordinator");
+    p.chunk = count(j, "chunk");
+    if (p.chunk == 0 || p.chunk > max_chunk) throw InputError("job: chunk must be 1 byte to 64 MiB");
+    std::set<std::string> names;
+    for (const json& m : array(j, "participants")) {
+        Member mem{text(m, "name"), text(m, "host"), 0};
+        const std::uint64_t port = count(m, "port");
+        if (port == 0 || port > 65535) throw InputError("job: bad port for '" + mem.name + "'");
+        mem.port = static_cast<std::uint16_t>(port);
+        if (!names.insert(mem.name).second) throw InputError("job: participant '" + mem.name + "' listed twice");
+        p.participants.push_back(std::move(mem));
+    }
+    if (!names.count(p.coordinator)) throw InputError("job: the coordinator is not a participant");
+    const auto known = [&](const std::string& n) {
+        if (!names.count(n)) throw InputError("job: '" + n + "' is not a participant");
+        return n;
+    };
+    for (const json& m : array(j, "messages")) {
+        JobMessage msg;
+        msg.source = known(text(m, "source"));
+        msg.size = count(m, "size");
+        if (msg.size > max_message) {
+            throw InputError("job: a message of " + std::to_string(msg.size) + " bytes is over the limit of " +
+                             std::to_string(max_message));
+        }
+        msg.sha = digest_from_hex(text(m, "sha256"));
+        msg.name = text(m, "name");
+        for (const json& d : array(m, "dests")) {
+            if (!d.is_string()) throw InputError("job: dests must be names");
+            msg.dests.push_back(known(d.get<std::string>()));
+        }
+        p.messages.push_back(std::move(msg));
+    }
+    for (const json& t : array(j, "tasks")) {
+        const std::string op = text(t, "op");
+        if (op != "send" && op != "recv") throw InputError("job: a task's op must be send or recv");
+        const std::uint64_t m = count(t, "message");
+        if (m >= p.messages.size()) throw InputError("job: a task names an unknown message");
+        p.tasks.push_back({op == "send" ? Op::send : Op::recv, static_cast<MessageId>(m), known(text(t, "peer"))});
+    }
+    return p;
+}
+
+json to_json(const JobEvent& e) {
+    static const char* names[] = {"ready", "delivered", "progress", "done", "failed"};
+    json j{{"event", names[static_cast<int>(e.kind)]}, {"clock", e.clock}};
+    if (e.kind == JobEvent::Kind::delivered) j["message"] = e.message;
+    if (e.kind == JobEvent::Kind::progress) j["bytes"] = e.bytes;
+    if (e.kind == JobEvent::Kind::failed) j["error"] = e.error;
+    return j;
+}
+
+JobEvent job_event_from_json(const json& j) {
+    JobEvent e;
+    const std::string kind = text(j, "event");
+    e.clock = number(j, "clock");
+    if (kind == "ready") {
+        e.kind = JobEvent::Kind::ready;
+    } else if (kind == "delivered") {
+        e.kind = JobEvent::Kind::delivered;
+        const std::uint64_t m = count(j, "message");
+        if (m > 0xffffffffu) throw InputError("job: message id out of range");
+        e.message = static_cast<MessageId>(m);
+    } else if (kind == "progress") {
+        e.kind = JobEvent::Kind::progress;
+        e.bytes = count(j, "bytes");
+    } else if (kind == "done") {
+        e.kind = JobEvent::Kind::done;
+    } else if (kind == "failed") {
+        e.kind = JobEvent::Kind::failed;
+        e.error = text(j, "error");
+    } else {
+        throw InputError("job: unknown event '" + kind.substr(0, 20) + "'");
+    }
+    return e;
+}
+
+}  // namespace hetcast

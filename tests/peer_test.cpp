@@ -1,0 +1,210 @@
+// Peers as threads of one process over loopback: jobs run along planned schedules.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/peer.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/lower_bound.hpp"
+#include "wait.hpp"
+
+using namespace hetcast;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() / ("hetcast-peer-test-" + std::to_string(std::random_device{}()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+/// Three subnets: fast inside, slow across (the names are the peers').
+Network three_subnets(std::size_t n) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("p" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n)), bw(n, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const bool same = i % 3 == j % 3;
+            lat[i][j] = same ? 1e-4 : 5e-3;
+            bw[i][j] = same ? 125e6 : 6.25e6;
+        }
+    }
+    return Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+}
+
+struct Cluster {
+    TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    explicit Cluster(std::size_t n, const std::optional<Network>& profile = std::nullopt, std::string secret = "s3cret") {
+        std::vector<Member> members;
+        for (std::size_t i = 0; i < n; ++i) {
+            PeerConfig c;
+            c.name = "p" + std::to_string(i);
+            c.secret = secret;
+            c.dest_root = dir.path / c.name;
+            c.chunk = 256 << 10;
+            c.connect_timeout = std::chrono::milliseconds(3000);
+            c.stall_timeout = std::chrono::milliseconds(5000);
+            c.link_profile = profile;
+            peers.push_back(std::make_unique<Peer>(c));
+            peers.back()->start();
+            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+        }
+        for (auto& p : peers) p->set_members(members);
+    }
+    ~Cluster() {
+        for (auto& p : peers) p->stop();
+    }
+};
+
+std::shared_ptr<const std::vector<std::byte>> random_bytes(std::size_t n, std::uint64_t seed) {
+    auto v = std::make_shared<std::vector<std::byte>>(n);
+    std::mt19937_64 rng(seed);
+    for (auto& b : *v) b = static_cast<std::byte>(rng());
+    return v;
+}
+
+JobSpec spec_for(const Network& net, const std::string& algo, NodeId root, std::vector<NodeId> dests, JobInput in) {
+    const double size = static_cast<double>(in.body->size());
+    const PlanRequest req = make_request(net, root, std::move(dests), size, ExecModel::nonblocking);
+    JobSpec spec;
+    spec.network = &net;
+    spec.schedule = find_algorithm(algo).plan(net, req);
+    spec.lower_bound = bhat_lower_bound(net, req.root, req.dests, size);
+    spec.inputs.push_back(std::move(in));
+    spec.timeout = std::chrono::seconds(60);
+    return spec;
+}
+
+std::vector<std::byte> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> out(c.size());
+    std::memcpy(out.data(), c.data(), c.size());
+    return out;
+}
+
+void check_report_sane(const JobReport& r, std::size_t outcomes) {
+    CHECK(r.ok());
+    CHECK(r.outcomes.size() == outcomes);
+    CHECK(r.predicted > 0);
+    CHECK(r.lower_bound <= r.predicted + 1e-12);
+    double latest = 0;
+    for (const auto& o : r.outcomes) {
+        CHECK(o.ok);
+        CHECK(o.achieved > 0);
+        CHECK(o.achieved < 60);
+        CHECK(o.predicted > 0);
+        CHECK(o.predicted <= r.predicted + 1e-12);
+        latest = std::max(latest, o.achieved);
+    }
+    CHECK(r.achieved == doctest::Approx(latest));
+}
+
+}  // namespace
+
+TEST_CASE("peer: a buffer broadcast reaches every receive queue, byte for byte, with every algorithm") {
+    Cluster c(6);
+    const Network net = three_subnets(6);
+    for (const std::string algo : {"flat", "binomial", "ecef", "ecef-la", "lcf", "auto"}) {
+        CAPTURE(algo);
+        const auto bytes = random_bytes(300'000 + algo.size(), algo.size());
+        const JobReport r = c.peers[0]->run(spec_for(net, algo, 0, {}, {std::make_shared<BufferBody>(bytes), ""}));
+        check_report_sane(r, 5);
+        for (std::size_t i = 1; i < 6; ++i) {
+            auto d = c.peers[i]->receive(std::chrono::seconds(5));
+            REQUIRE(d);
+            CHECK(d->source == "p0");
+            CHECK(d->job == r.job);
+            CHECK(*d->bytes == *bytes);
+        }
+        CHECK_FALSE(c.peers[0]->receive(std::chrono::milliseconds(0)));
+    }
+}
+
+TEST_CASE("peer: a file lands under its final name on every destination, relays keep nothing") {
+    Cluster c(6);
+    const Network net = three_subnets(6);
+    const fs::path src = c.dir.path / "source.bin";
+    const auto bytes = random_bytes((3 << 20) + 17, 9);
+    std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    // A multicast to three of five: ecef-relay may route through the others.
+    const JobReport r =
+        c.peers[0]->run(spec_for(net, "ecef-relay", 0, {1, 2, 5}, {std::make_shared<FileBody>(src), "in/dir/copy.bin"}));
+    check_report_sane(r, 3);
+    for (std::size_t i : {1, 2, 5}) CHECK(read_file(c.dir.path / ("p" + std::to_string(i)) / "in/dir/copy.bin") == *bytes);
+    for (std::size_t i : {3, 4}) CHECK_FALSE(fs::exists(c.dir.path / ("p" + std::to_string(i)) / "in/dir/copy.bin"));
+    // No temporary or spool file is left anywhere.
+    for (const auto& e : fs::recursive_directory_iterator(c.dir.path)) {
+        if (e.is_regular_file()) CHECK(e.path().filename().string().find(".part") == std::string::npos);
+        if (e.is_regular_file()) CHECK(e.path().parent_path().filename() != ".hetcast-spool");
+    }
+}
+
+TEST_CASE("peer: a path leaving the destination root fails the job before anything is written") {
+    Cluster c(3);
+    const Network net = three_subnets(3);
+    const auto bytes = random_bytes(1000, 1);
+    const JobReport r = c.peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(bytes), "../escape.bin"}));
+    CHECK_FALSE(r.ok());
+    CHECK(r.failures() == 2);
+    for (const auto& o : r.outcomes) CHECK(o.error.find("leaves the destination root") != std::string::npos);
+    CHECK_FALSE(fs::exists(c.dir.path / "escape.bin"));
+}
+
+TEST_CASE("peer: an unreachable member fails the job at setup, naming it") {
+    Cluster c(3);
+    const Network net = three_subnets(3);
+    c.peers[2]->stop();
+    const auto bytes = random_bytes(1000, 2);
+    const JobReport r = c.peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(bytes), "x.bin"}));
+    CHECK_FALSE(r.ok());
+    bool named = false;
+    for (const auto& o : r.outcomes) named |= o.error.find("p2") != std::string::npos;
+    CHECK(named);
+    CHECK_FALSE(fs::exists(c.dir.path / "p1" / "x.bin"));
+}
+
+TEST_CASE("peer: a wrong secret cannot join a job") {
+    Cluster good(2);
+    PeerConfig bad;
+    bad.name = "p2";
+    bad.secret = "wrong";
+    bad.dest_root = good.dir.path / "p2";
+    Peer intruder(bad);
+    intruder.start();
+    auto members = good.peers[0]->members();
+    members.push_back({"p2", "127.0.0.1", intruder.port()});
+    good.peers[0]->set_members(members);
+    const Network net = three_subnets(3);
+    const JobReport r =
+        good.peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(random_bytes(10, 3)), ""}));
+    CHECK_FALSE(r.ok());
+    intruder.stop();
+}
+
+TEST_CASE("peer: ping-pong samples give a positive round trip and an offset near zero on one host") {
+    Cluster c(2);
+    const auto samples = c.peers[0]->ping("p1", {64, 65536}, 5);
+    REQUIRE(samples.size() == 10);
+    for (const auto& s : samples) {
+        CHECK(s.round_trip() > 0);
+        CHECK(s.peer_time >= s.sent);
+        CHECK(s.peer_time <= s.received);
+    }
+    CHECK_THROWS_AS((void)c.peers[0]->ping("nobody", {64}, 1), Error);
+}
