@@ -1,32 +1,58 @@
-// hetcast-bench: how long the planners take on random networks with Bhat's parameter
-// ranges (latency 10 us - 1 ms, bandwidth 10 kB/s - 200 MB/s, 1 MB messages).
-// Prints Markdown tables: per algorithm and N the median, min and max planning time,
-// then the growth from the smallest to the largest N next to the paper's complexity.
+// hetcast-bench: how long the planners take, on the workloads of the performance targets of
+// issues 2 and 3. Only the planner call is timed (network and request are built before).
+//
+//   - Bhat's single-source heuristics (fef, ecef, ecef-la, fnf, binomial, optimal) on random
+//     parametric networks with Bhat's ranges (latency 10 us - 1 ms, bandwidth 10 kB/s -
+//     200 MB/s, 1 MB message), broadcast from node 0, Bhat's blocking model;
+//   - Wu's multi-source planners (fef, ecf, wr, wrp) on an all-to-all broadcast (every node
+//     a source, every other node a destination) over random Wu networks (overhead classes
+//     80-400 us + 0.0001-0.01 us/byte, 1 Gb/s links, 1 MB or 1.5 MB messages), non-blocking;
+//   - Khuller's lcf on the cluster model (equal clusters, local 1, global 10), broadcast from
+//     c0n0, blocking.
+//
+// Prints Markdown tables: per algorithm and size the median, min and max planning time, the
+// target and whether the median meets it; then the growth from the smallest to the largest
+// size next to the paper's stated complexity. Exit status 1 with --check when a target is missed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <boost/program_options.hpp>
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
+#include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/wu.hpp"
 
 namespace po = boost::program_options;
 using namespace hetcast;
 
 namespace {
 
+enum class Workload { bhat, all_to_all, clusters };
+
+struct Target {
+    std::size_t n;  // the size the target is stated for
+    double ms;      // the median must be below this
+};
+
 struct Case {
     std::string algo;
-    std::vector<std::size_t> sizes;
-    std::string complexity;  // as stated by the paper
-    double exponent;         // of N in that complexity, for the growth column
-    bool log_factor;
+    Workload workload;
+    std::vector<std::size_t> sizes;  // nodes
+    std::optional<Target> target;
+    std::string complexity;  // as stated by the paper, "" when it states none
+    double exponent = 0;     // of N in that complexity, for the growth column
+    bool log_factor = false;
 };
+
+constexpr double lcf_global = 10;       // C of Khuller's model in the lcf workload
+constexpr std::size_t lcf_cluster = 100;  // nodes per cluster: N = 10,000 is 100 clusters
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -34,16 +60,84 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+const char* workload_name(Workload w) {
+    switch (w) {
+        case Workload::bhat: return "Bhat random, broadcast";
+        case Workload::all_to_all: return "Wu random, all-to-all";
+        case Workload::clusters: return "clusters of 100, broadcast";
+    }
+    return "";
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// One timed planner run on a fresh instance of the case's workload for size n and seed.
+double run_once(const Case& c, std::size_t n, std::uint64_t seed, ExecModel bhat_model) {
+    switch (c.workload) {
+        case Workload::bhat: {
+            const Algorithm& algo = find_algorithm(c.algo);
+            const Network net = random_bhat(n, seed);
+            const PlanRequest req = make_request(net, 0, {}, 1e6, bhat_model);
+            const auto t0 = Clock::now();
+            const Schedule s = algo.plan(net, req);
+            const double ms = ms_since(t0);
+            if (s.transfer_count() < req.dests.size()) throw Error("bench: incomplete schedule");
+            return ms;
+        }
+        case Workload::all_to_all: {
+            const PatternAlgorithm& algo = find_pattern_algorithm(c.algo);
+            const Network net = random_wu(n, seed);
+            Rng rng(seed ^ 0x5eedULL);
+            PatternRequest req;
+            req.model = ExecModel::nonblocking;
+            std::size_t pairs = 0;
+            for (NodeId src = 0; src < n; ++src) {
+                Message m;
+                m.source = src;
+                m.size = random_message_size(rng, MessageParams{});
+                for (NodeId d = 0; d < n; ++d) {
+                    if (d != src) m.dests.push_back(d);
+                }
+                pairs += m.dests.size();
+                req.messages.push_back(std::move(m));
+            }
+            const auto t0 = Clock::now();
+            const Schedule s = algo.plan(net, req);
+            const double ms = ms_since(t0);
+            if (s.transfer_count() < pairs) throw Error("bench: incomplete schedule");
+            return ms;
+        }
+        case Workload::clusters: {
+            const Algorithm& algo = find_algorithm(c.algo);
+            const Network net = Network::clusters(std::vector<std::size_t>(n / lcf_cluster, lcf_cluster), 1, lcf_global);
+            const PlanRequest req = make_request(net, net.default_root(), {}, 1e6, ExecModel::blocking);
+            const auto t0 = Clock::now();
+            const Schedule s = algo.plan(net, req);
+            const double ms = ms_since(t0);
+            if (s.transfer_count() < req.dests.size()) throw Error("bench: incomplete schedule");
+            return ms;
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
     int reps = 5;
-    std::string model_name = "nonblocking";
+    std::string model_name = "blocking";
     std::string only;
-    po::options_description opts("hetcast-bench: planning time on random networks\n\noptions");
-    opts.add_options()("help,h", "show this help")("reps", po::value(&reps), "networks per (algorithm, N), default 5")(
-        "model", po::value(&model_name), "blocking | nonblocking (default)")(
-        "only", po::value(&only), "comma-separated algorithms to run (default: all benchmarked)");
+    bool check = false;
+    po::options_description opts("hetcast-bench: planning time of the schedulers against their targets\n\noptions");
+    opts.add_options()("help,h", "show this help")("reps", po::value(&reps),
+                                                     "instances per (algorithm, size), default 5 (the median of them is compared)")(
+        "model", po::value(&model_name), "model of the Bhat cases: blocking (default, Bhat's) | nonblocking")(
+        "only", po::value(&only), "comma-separated algorithms to run (default: every case)")(
+        "check", po::bool_switch(&check), "exit with status 1 when a median misses its target");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
     po::notify(vm);
@@ -52,37 +146,46 @@ int main(int argc, char** argv) try {
         return 0;
     }
     if (reps < 1) throw InputError("--reps must be at least 1");
-    const ExecModel model = parse_exec_model(model_name);
+    const ExecModel bhat_model = parse_exec_model(model_name);
 
+    // Targets: issue 2 (Bhat family), issue 3 (wr, wrp, lcf).
     const std::vector<Case> cases = {
-        {"fef", {250, 500, 1000}, "O(N^2 log N)", 2, true},
-        {"ecef", {250, 500, 1000}, "O(N^2 log N)", 2, true},
-        {"ecef-la", {250, 500, 1000}, "O(N^3)", 3, false},
-        {"fnf", {250, 500, 1000}, "O(N^2)", 2, false},
-        {"binomial", {250, 500, 1000}, "O(N)", 1, false},
-        {"optimal", {6, 8, 10}, "exponential", 0, false},
+        {"fef", Workload::bhat, {250, 500, 1000}, Target{1000, 50}, "O(N^2 log N)", 2, true},
+        {"ecef", Workload::bhat, {250, 500, 1000}, Target{1000, 50}, "O(N^2 log N)", 2, true},
+        {"ecef-la", Workload::bhat, {250, 500, 1000}, Target{500, 500}, "O(N^3)", 3, false},
+        {"fnf", Workload::bhat, {250, 500, 1000}, std::nullopt, "O(N^2)", 2, false},
+        {"binomial", Workload::bhat, {250, 500, 1000}, std::nullopt, "O(N)", 1, false},
+        {"optimal", Workload::bhat, {6, 8, 10}, Target{10, 2000}, "exponential", 0, false},
+        {"wr", Workload::all_to_all, {16, 32, 64}, Target{64, 100}, "O(N^3)", 3, false},
+        {"wrp", Workload::all_to_all, {16, 32, 64}, Target{64, 100}, "O(N^3)", 3, false},
+        {"lcf", Workload::clusters, {2500, 10000}, Target{10000, 50}, "", 0, false},
     };
-    std::printf("| algorithm | N | median ms | min ms | max ms | networks |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|\n");
+
+    std::printf("| algorithm | workload | N | median ms | min ms | max ms | runs | target | result |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     std::map<std::string, std::vector<std::pair<std::size_t, double>>> medians;
+    bool missed = false;
     for (const auto& c : cases) {
         if (!only.empty() && ("," + only + ",").find("," + c.algo + ",") == std::string::npos) continue;
-        const Algorithm& algo = find_algorithm(c.algo);
         for (std::size_t n : c.sizes) {
             std::vector<double> ms;
             for (int r = 0; r < reps; ++r) {
-                const Network net = random_bhat(n, 1000 * n + static_cast<std::uint64_t>(r));
-                const PlanRequest req = make_request(net, 0, {}, 1e6, model);
-                const auto t0 = std::chrono::steady_clock::now();
-                const Schedule s = algo.plan(net, req);
-                const auto t1 = std::chrono::steady_clock::now();
-                if (s.transfer_count() < req.dests.size()) throw Error("bench: incomplete schedule");
-                ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                ms.push_back(run_once(c, n, 1000 * n + static_cast<std::uint64_t>(r), bhat_model));
             }
             const double med = median(ms);
             medians[c.algo].emplace_back(n, med);
-            std::printf("| %s | %zu | %.2f | %.2f | %.2f | %d |\n", c.algo.c_str(), n, med,
-                        *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()), reps);
+            std::string target = "", result = "";
+            if (c.target && c.target->n == n) {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "< %g", c.target->ms);
+                target = buf;
+                const bool pass = med < c.target->ms;
+                result = pass ? "pass" : "**miss**";
+                missed = missed || !pass;
+            }
+            std::printf("| %s | %s | %zu | %.2f | %.2f | %.2f | %d | %s | %s |\n", c.algo.c_str(),
+                        workload_name(c.workload), n, med, *std::min_element(ms.begin(), ms.end()),
+                        *std::max_element(ms.begin(), ms.end()), reps, target.c_str(), result.c_str());
             std::fflush(stdout);
         }
     }
@@ -96,10 +199,10 @@ int main(int argc, char** argv) try {
         const double k = static_cast<double>(n1) / static_cast<double>(n0);
         double predicted = std::pow(k, c.exponent);
         if (c.log_factor) predicted *= std::log(static_cast<double>(n1)) / std::log(static_cast<double>(n0));
-        std::printf("| %s | %zu | %zu | %.1fx | %s | %.1fx |\n", c.algo.c_str(), n0, n1, t1 / t0,
-                    c.complexity.c_str(), predicted);
+        std::printf("| %s | %zu | %zu | %.1fx | %s | %.1fx |\n", c.algo.c_str(), n0, n1, t1 / t0, c.complexity.c_str(),
+                    predicted);
     }
-    return 0;
+    return check && missed ? 1 : 0;
 } catch (const po::error& e) {
     std::cerr << "hetcast-bench: " << e.what() << '\n';
     return 2;
