@@ -1,0 +1,55 @@
+#pragma once
+/// What a job achieved next to what the model predicted for the same Schedule.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hetcast/sched/schedule.hpp"
+
+namespace hetcast {
+
+/// One (message, destination) of a job. Times are seconds from the job's start on the
+/// coordinator's clock (destinations' clocks are mapped onto it with the offset measured
+/// when the job was set up).
+struct Outcome {
+    MessageId message = 0;
+    std::string source;
+    std::string dest;
+    double predicted = 0;
+    double achieved = 0;  ///< valid when ok
+    bool ok = false;
+    std::string error;    ///< why it failed, when !ok
+};
+
+struct JobReport {
+    std::uint64_t job = 0;
+    std::string algorithm;
+    std::string model;
+    std::uint64_t bytes = 0;       ///< sum of the messages' sizes
+    double predicted = 0;          ///< the simulator's completion time for the schedule
+    double achieved = 0;           ///< latest achieved completion over the successful outcomes
+    double lower_bound = 0;
+    std::vector<Outcome> outcomes; ///< one per (message, destination), in schedule order
+    std::vector<std::string> skipped;  ///< members left out of the plan (down)
+
+    [[nodiscard]] bool ok() const;
+    [[nodiscard]] std::size_t failures() const;
+    /// achieved / predicted (0 when nothing was predicted).
+    [[nodiscard]] double ratio() const;
+};
+
+/// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
+///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
+[[nodiscard]] nlohmann::json to_json(const JobReport& r);
+/// Throws InputError when `j` is not a report as to_json writes it.
+[[nodiscard]] JobReport report_from_json(const nlohmann::json& j);
+
+/// A table: per outcome predicted vs achieved; then the summary lines.
+void print_report(std::ostream& out, const JobReport& r);
+/// Several reports as columns side by side, one row per destination, then the totals.
+void print_reports_side_by_side(std::ostream& out, const std::vector<JobReport>& reports);
+
+}  // namespace hetcast
