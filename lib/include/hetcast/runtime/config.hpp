@@ -1,0 +1,51 @@
+#pragma once
+/// Daemon configuration and cluster files (YAML; examples in conf/).
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast {
+
+struct DaemonConfig {
+    std::string name;                       ///< this member's name (required)
+    std::string host = "127.0.0.1";         ///< listen address
+    std::uint16_t port = 7700;              ///< listen port (0: ephemeral, for tests)
+    std::filesystem::path state_dir;        ///< map.yaml and logs (required)
+    std::filesystem::path dest_root;        ///< received files land under it (required)
+    std::filesystem::path secret_file;      ///< the cluster secret (required; not world-readable)
+    std::optional<std::filesystem::path> cluster_file;  ///< members and addresses (conf/cluster.yaml)
+    std::vector<std::string> seeds;         ///< HOST:PORT of members to join through
+    std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
+    std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
+    std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
+    double tolerance = 0.20;                ///< ECO partition tolerance for probes
+    std::chrono::milliseconds stall_timeout{30000};
+    std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
+};
+
+/// Parses a daemon config. Relative paths are taken relative to `base_dir` (the config
+/// file's folder). Throws InputError("origin:line:column: what") for a bad document, an
+/// unknown key, a missing required key or a bad value.
+[[nodiscard]] DaemonConfig parse_daemon_config(std::string_view yaml, std::string_view origin,
+                                               const std::filesystem::path& base_dir);
+[[nodiscard]] DaemonConfig load_daemon_config(const std::filesystem::path& file);
+
+/// Reads the cluster secret (surrounding white space trimmed). Throws InputError when the
+/// file is missing, empty, or readable by others than its owner and group ("... is
+/// world-readable: chmod o-r ...").
+[[nodiscard]] std::string read_secret(const std::filesystem::path& file);
+
+/// A cluster file: `members: [{name: a, host: 127.0.0.1, port: 7701}, ...]`. Throws
+/// InputError with line and column for duplicates, a bad port or a missing key.
+[[nodiscard]] std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin);
+[[nodiscard]] std::vector<Member> load_cluster(const std::filesystem::path& file);
+/// Writes `members` in the same form, atomically (temporary file, then rename).
+void save_cluster(const std::filesystem::path& file, const std::vector<Member>& members);
+
+}  // namespace hetcast

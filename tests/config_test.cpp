@@ -1,0 +1,283 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/config.hpp"
+
+using namespace hetcast;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::random_device rd;
+        path = fs::temp_directory_path() / ("hetcast-config-test-" + std::to_string(rd()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+void write(const fs::path& p, const std::string& text, fs::perms mode = fs::perms(0600)) {
+    std::ofstream(p, std::ios::binary) << text;
+    fs::permissions(p, mode);
+}
+
+/// The message of the InputError `f` throws ("" when it throws nothing).
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string daemon_error(const std::string& yaml) {
+    return error_of([&] { (void)parse_daemon_config(yaml, "d.yaml", "/etc/hetcast"); });
+}
+
+std::string cluster_error(const std::string& yaml) {
+    return error_of([&] { (void)parse_cluster(yaml, "c.yaml"); });
+}
+
+const std::string minimal = "name: ws01\nstate_dir: /var/lib/hetcast\ndest_root: /srv/hetcast\n"
+                            "secret_file: /etc/hetcast/secret\n";
+
+}  // namespace
+
+TEST_CASE("config: a minimal daemon config takes the defaults") {
+    const DaemonConfig c = parse_daemon_config(minimal, "d.yaml", "/etc/hetcast");
+    CHECK(c.name == "ws01");
+    CHECK(c.host == "127.0.0.1");
+    CHECK(c.port == 7700);
+    CHECK(c.state_dir == fs::path("/var/lib/hetcast"));
+    CHECK(c.dest_root == fs::path("/srv/hetcast"));
+    CHECK(c.secret_file == fs::path("/etc/hetcast/secret"));
+    CHECK_FALSE(c.cluster_file.has_value());
+    CHECK_FALSE(c.link_profile.has_value());
+    CHECK(c.seeds.empty());
+    CHECK(c.max_message == (std::uint64_t{64} << 30));
+    CHECK(c.max_jobs == 4);
+    CHECK(c.chunk == (std::size_t{1} << 20));
+    CHECK(c.tolerance == doctest::Approx(0.2));
+    CHECK(c.stall_timeout == std::chrono::milliseconds(30000));
+}
+
+TEST_CASE("config: every key is read") {
+    const DaemonConfig c = parse_daemon_config(minimal +
+                                                   "listen: 0.0.0.0:7801\n"
+                                                   "cluster: cluster.yaml\n"
+                                                   "seeds: [a.example:7700, '[::1]:7702']\n"
+                                                   "limits: {max_message: 2GiB, max_jobs: 9}\n"
+                                                   "chunk: 256KiB\n"
+                                                   "tolerance: 0.35\n"
+                                                   "stall_timeout: 2.5\n"
+                                                   "link_profile: ../profiles/p.yaml\n",
+                                               "d.yaml", "/etc/hetcast");
+    CHECK(c.host == "0.0.0.0");
+    CHECK(c.port == 7801);
+    CHECK(c.cluster_file == fs::path("/etc/hetcast/cluster.yaml"));
+    CHECK(c.link_profile == fs::path("/etc/profiles/p.yaml"));
+    REQUIRE(c.seeds.size() == 2);
+    CHECK(c.seeds[0] == "a.example:7700");
+    CHECK(c.seeds[1] == "[::1]:7702");
+    CHECK(c.max_message == (std::uint64_t{2} << 30));
+    CHECK(c.max_jobs == 9);
+    CHECK(c.chunk == 256 * 1024);
+    CHECK(c.tolerance == doctest::Approx(0.35));
+    CHECK(c.stall_timeout == std::chrono::milliseconds(2500));
+
+    const DaemonConfig v6 = parse_daemon_config(minimal + "listen: '[::]:0'\nlimits: {max_message: 1000}\n",
+                                                "d.yaml", "/");
+    CHECK(v6.host == "::");
+    CHECK(v6.port == 0);
+    CHECK(v6.max_message == 1000);
+}
+
+TEST_CASE("config: relative paths are resolved against the base folder, absolute ones kept") {
+    const DaemonConfig c = parse_daemon_config(
+        "name: n\nstate_dir: state\ndest_root: ./dest/../files\nsecret_file: /abs/secret\n"
+        "cluster: sub/cluster.yaml\n",
+        "d.yaml", "/opt/hc");
+    CHECK(c.state_dir == fs::path("/opt/hc/state"));
+    CHECK(c.dest_root == fs::path("/opt/hc/files"));
+    CHECK(c.secret_file == fs::path("/abs/secret"));
+    CHECK(c.cluster_file == fs::path("/opt/hc/sub/cluster.yaml"));
+
+    // load_daemon_config uses the file's folder, made absolute.
+    TempDir t;
+    write(t.path / "d.yaml", "name: n\nstate_dir: state\ndest_root: d\nsecret_file: s\n");
+    const DaemonConfig l = load_daemon_config(t.path / "d.yaml");
+    CHECK(l.state_dir == (t.path / "state").lexically_normal());
+    CHECK(l.secret_file == (t.path / "s").lexically_normal());
+    CHECK(l.state_dir.is_absolute());
+}
+
+TEST_CASE("config: an unknown key is refused with its line and column, and the known keys") {
+    const std::string e = daemon_error(minimal + "limits:\n  max_jobs: 2\n  max_mesage: 1GiB\n");
+    CHECK(e.find("d.yaml:7:3: ") == 0);
+    CHECK(e.find("unknown key 'max_mesage'") != std::string::npos);
+    CHECK(e.find("max_message") != std::string::npos);
+
+    const std::string top = daemon_error("name: a\nstatedir: /x\n");
+    CHECK(top.find("d.yaml:2:1: unknown key 'statedir'") == 0);
+    CHECK(top.find('\n') == std::string::npos);
+}
+
+TEST_CASE("config: bad values carry the line and column of the value") {
+    // Lines:                      1..4 are `minimal`.
+    CHECK(daemon_error(minimal + "listen: 0.0.0.0\n").find("d.yaml:5:9: listen: expected HOST:PORT") == 0);
+    CHECK(daemon_error(minimal + "listen: a:70000\n").find("d.yaml:5:9:") == 0);
+    CHECK(daemon_error(minimal + "listen: ::1:80\n").find("d.yaml:5:9:") == 0);
+    CHECK(daemon_error(minimal + "seeds:\n  - a:1\n  - b:0\n").find("d.yaml:7:5: seeds[1]") == 0);
+    CHECK(daemon_error(minimal + "seeds: [a:1, a:1]\n").find("duplicate seed") != std::string::npos);
+    CHECK(daemon_error(minimal + "seeds: a:1\n").find("d.yaml:5:8: seeds: expected a list") == 0);
+    CHECK(daemon_error(minimal + "limits: {max_message: lots}\n").find("d.yaml:5:23: limits.max_message") == 0);
+    CHECK(daemon_error(minimal + "limits: {max_jobs: 0}\n").find("d.yaml:5:20: limits.max_jobs") == 0);
+    CHECK(daemon_error(minimal + "limits: {max_jobs: -3}\n").find("d.yaml:5:20:") == 0);
+    CHECK(daemon_error(minimal + "limits: 5\n").find("d.yaml:5:9: limits: expected a mapping") == 0);
+    CHECK(daemon_error(minimal + "chunk: 10\n").find("d.yaml:5:8: chunk: must be between") == 0);
+    CHECK(daemon_error(minimal + "chunk: 1GiB\n").find("d.yaml:5:8:") == 0);
+    CHECK(daemon_error(minimal + "tolerance: -0.1\n").find("d.yaml:5:12: tolerance") == 0);
+    CHECK(daemon_error(minimal + "tolerance: .nan\n").find("d.yaml:5:12:") == 0);
+    CHECK(daemon_error(minimal + "stall_timeout: 0\n").find("d.yaml:5:16: stall_timeout") == 0);
+    CHECK(daemon_error(minimal + "stall_timeout: 1e300\n").find("d.yaml:5:16:") == 0);
+    CHECK(daemon_error(minimal + "cluster: [a]\n").find("d.yaml:5:10: cluster: expected a non-empty string") == 0);
+    CHECK(daemon_error(minimal + "cluster:\n").find("d.yaml:5:1: 'cluster' has no value") == 0);
+    CHECK(daemon_error(minimal + "limits:\n  max_jobs: ~\n").find("d.yaml:6:3: limits: 'max_jobs' has no value") == 0);
+    CHECK(daemon_error("name: 'a b'\n").find("d.yaml:1:7: name: white space") == 0);
+    CHECK(daemon_error(minimal + "name: again\n").find("d.yaml:5:1: duplicate key 'name'") == 0);
+}
+
+TEST_CASE("config: missing required keys, empty and malformed documents") {
+    CHECK(daemon_error("name: a\nstate_dir: s\ndest_root: d\n").find("missing key 'secret_file'") !=
+          std::string::npos);
+    CHECK(daemon_error("state_dir: s\n").find("d.yaml:1:1: missing key 'name'") == 0);
+    CHECK(daemon_error("").find("d.yaml:1:1: empty config file") == 0);
+    CHECK(daemon_error("- a\n- b\n").find("d.yaml:1:1: expected a mapping") == 0);
+    CHECK(daemon_error("name: a\n  bad: [\n").find("d.yaml:") == 0);
+    CHECK(daemon_error("a: 1\n---\nb: 2\n").find("d.yaml:3:1: expected a single YAML document") == 0);
+    const std::string unreadable =
+        error_of([] { (void)load_daemon_config("/nonexistent/hetcast/d.yaml"); });
+    CHECK(unreadable.find("/nonexistent/hetcast/d.yaml: cannot read:") == 0);
+}
+
+TEST_CASE("config: the secret is trimmed; world-readable, empty or missing secrets are refused") {
+    TempDir t;
+    const fs::path s = t.path / "secret";
+    write(s, "  s3cret value \n", fs::perms(0600));
+    CHECK(read_secret(s) == "s3cret value");
+    fs::permissions(s, fs::perms(0640));
+    CHECK(read_secret(s) == "s3cret value");
+
+    fs::permissions(s, fs::perms(0644));
+    const std::string world = error_of([&] { (void)read_secret(s); });
+    CHECK(world.find("world-readable") != std::string::npos);
+    CHECK(world.find("chmod o-rwx " + s.string()) != std::string::npos);
+    fs::permissions(s, fs::perms(0604));
+    CHECK_THROWS_AS((void)read_secret(s), InputError);
+
+    write(t.path / "empty", " \n\t\n", fs::perms(0600));
+    CHECK(error_of([&] { (void)read_secret(t.path / "empty"); }).find("empty") != std::string::npos);
+    CHECK(error_of([&] { (void)read_secret(t.path / "missing"); }).find("cannot read") != std::string::npos);
+    CHECK(error_of([&] { (void)read_secret(t.path); }).find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("config: a cluster file is parsed in order") {
+    const auto m = parse_cluster("members:\n  - {name: a, host: 10.0.0.1, port: 7700}\n"
+                                 "  - name: b\n    host: h.example\n    port: 1\n",
+                                 "c.yaml");
+    REQUIRE(m.size() == 2);
+    CHECK(m[0].name == "a");
+    CHECK(m[0].host == "10.0.0.1");
+    CHECK(m[0].port == 7700);
+    CHECK(m[1].name == "b");
+    CHECK(m[1].host == "h.example");
+    CHECK(m[1].port == 1);
+    // The same host on two ports is fine.
+    CHECK(parse_cluster("members: [{name: a, host: h, port: 1}, {name: b, host: h, port: 2}]", "c").size() == 2);
+}
+
+TEST_CASE("config: cluster errors carry line and column") {
+    const std::string head = "members:\n  - {name: a, host: h, port: 7700}\n";  // lines 1-2
+    CHECK(cluster_error(head + "  - {name: a, host: g, port: 7700}\n").find("c.yaml:3:12: members[1]: duplicate member name 'a'") == 0);
+    CHECK(cluster_error(head + "  - {name: b, host: h, port: 7700}\n").find("c.yaml:3:5: members[1]: duplicate address 'h:7700'") == 0);
+    CHECK(cluster_error(head + "  - {name: b, host: h, port: 0}\n").find("c.yaml:3:30: members[1].port: expected a port in 1..65535") == 0);
+    CHECK(cluster_error(head + "  - {name: b, host: h, port: 65536}\n").find("c.yaml:3:30:") == 0);
+    CHECK(cluster_error(head + "  - {name: b, host: h, port: x}\n").find("c.yaml:3:30:") == 0);
+    CHECK(cluster_error(head + "  - {name: b, port: 1}\n").find("c.yaml:3:5: members[1]: missing key 'host'") == 0);
+    CHECK(cluster_error(head + "  - name: b\n    host: h\n    prot: 1\n").find("c.yaml:5:5: members[1]: unknown key 'prot'") == 0);
+    CHECK(cluster_error(head + "  - just-a-name\n").find("c.yaml:3:5: members[1]: expected a mapping") == 0);
+    CHECK(cluster_error("members: []\n").find("c.yaml:1:10: members: a cluster needs at least one member") == 0);
+    CHECK(cluster_error("nodes: []\n").find("c.yaml:1:1: unknown key 'nodes'") == 0);
+    CHECK(cluster_error("{}\n").find("c.yaml:1:1: missing key 'members'") == 0);
+    CHECK(cluster_error("").find("c.yaml:1:1: empty cluster file") == 0);
+}
+
+TEST_CASE("config: save_cluster then load_cluster gives the same members, atomically") {
+    TempDir t;
+    const fs::path f = t.path / "cluster.yaml";
+    std::vector<Member> members = {{"a", "127.0.0.1", 7701},
+                                   {"b-2", "::1", 65535},
+                                   {"weird:name#1\"'", "host.example", 1},
+                                   {"yes", "10.0.0.3", 22}};
+    save_cluster(f, members);
+    auto back = load_cluster(f);
+    REQUIRE(back.size() == members.size());
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        CHECK(back[i].name == members[i].name);
+        CHECK(back[i].host == members[i].host);
+        CHECK(back[i].port == members[i].port);
+    }
+    // Overwrite: the new content replaces the old, no temporary file is left behind.
+    members.pop_back();
+    save_cluster(f, members);
+    CHECK(load_cluster(f).size() == 3);
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(t.path)) ++files;
+    CHECK(files == 1);
+
+    // What could not be read back is not written, and the old file stays.
+    CHECK_THROWS_AS(save_cluster(f, {{"a", "h", 1}, {"a", "g", 2}}), InputError);
+    CHECK_THROWS_AS(save_cluster(f, {{"a", "h", 0}}), InputError);
+    CHECK(load_cluster(f).size() == 3);
+    // A folder that does not exist: an error, nothing created.
+    CHECK_THROWS_AS(save_cluster(t.path / "no" / "c.yaml", {{"a", "h", 1}}), Error);
+}
+
+TEST_CASE("config: the shipped examples in conf/ load") {
+    const fs::path conf = fs::path(HETCAST_SOURCE_DIR) / "conf";
+    const DaemonConfig c = load_daemon_config(conf / "hetcastd.yaml");
+    CHECK(c.name == "ws01");
+    CHECK(c.host == "0.0.0.0");
+    CHECK(c.port == 7700);
+    CHECK(c.state_dir == fs::path("/var/lib/hetcast"));
+    CHECK(c.dest_root == fs::path("/srv/hetcast"));
+    CHECK(c.secret_file == fs::path("/etc/hetcast/secret"));
+    CHECK(c.cluster_file == fs::path("/etc/hetcast/cluster.yaml"));
+
+    const auto members = load_cluster(conf / "cluster.yaml");
+    CHECK(members.size() == 3);
+    // The daemon example's name is one of the example cluster's members.
+    CHECK(std::any_of(members.begin(), members.end(), [&](const Member& m) { return m.name == c.name; }));
+
+    // The systemd unit runs the daemon on the example's path and may write its folders.
+    std::ifstream unit(conf / "hetcastd.service");
+    const std::string text((std::istreambuf_iterator<char>(unit)), std::istreambuf_iterator<char>());
+    CHECK(text.find("ExecStart=/usr/local/bin/hetcastd --config /etc/hetcast/hetcastd.yaml") != std::string::npos);
+    CHECK(text.find("ReadWritePaths=" + c.state_dir.string() + " " + c.dest_root.string()) != std::string::npos);
+}
