@@ -9,6 +9,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
+#include "hetcast/model/generators.hpp"
 
 using namespace hetcast;
 namespace fs = std::filesystem;
@@ -435,3 +436,24 @@ TEST_CASE("loader: every file in conf/examples loads") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("loader: format_network gives back the same network (random parametric networks)") {
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        Network net = random_bhat(2 + seed % 9, seed);
+        if (seed % 2) {
+            Subnets s(2);
+            for (NodeId i = 0; i < net.size(); ++i) s[i % 2].push_back(i);
+            net.set_subnets(s);
+        }
+        const Network back = parse_network(format_network(net, seed % 3 ? "2026-11-23T12:00:00Z" : ""), "round-trip");
+        REQUIRE(back.names() == net.names());
+        CHECK(back.subnets() == net.subnets());
+        for (NodeId i = 0; i < net.size(); ++i) {
+            for (NodeId j = 0; j < net.size(); ++j) {
+                if (i == j) continue;
+                for (double m : {0.0, 1e3, 1e6}) CHECK(back.time(i, j, m) == net.time(i, j, m));
+            }
+        }
+    }
+    CHECK_THROWS_AS((void)format_network(Network::from_costs({"a", "b"}, {{0, 1}, {1, 0}})), InputError);
+}

@@ -208,3 +208,38 @@ TEST_CASE("peer: ping-pong samples give a positive round trip and an offset near
     }
     CHECK_THROWS_AS((void)c.peers[0]->ping("nobody", {64}, 1), Error);
 }
+
+TEST_CASE("peer: with link emulation the achieved completion is within 25% of the predicted one") {
+    // Rates low enough that pacing, not the CPU, sets the time: 4 peers in two subnets,
+    // 16 MB/s and 1 ms inside, 2 MB/s and 10 ms across, and a send overhead of 32 MB/s
+    // (the sender's NIC), so the order of the sends matters.
+    const std::size_t n = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("p" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n)), bw(n, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const bool same = i / 2 == j / 2;
+            lat[i][j] = same ? 1e-3 : 10e-3;
+            bw[i][j] = same ? 16e6 : 2e6;
+        }
+    }
+    const Network profile = Network::parametric(names, lat, bw, std::vector<Overhead>(n, Overhead{0, 1 / 32e6}),
+                                                std::vector<Overhead>(n));
+    Cluster c(n, profile);
+    for (const std::string algo : {"flat", "ecef"}) {
+        CAPTURE(algo);
+        const auto bytes = random_bytes(1 << 20, 77);
+        const JobReport r = c.peers[0]->run(spec_for(profile, algo, 0, {}, {std::make_shared<BufferBody>(bytes), ""}));
+        REQUIRE(r.ok());
+        MESSAGE(algo << ": predicted " << r.predicted << " s, achieved " << r.achieved << " s");
+        CHECK(r.predicted > 0.4);  // pacing dominates: about half a second or more
+        CHECK(r.ratio() > 0.75);
+        CHECK(r.ratio() < 1.25);
+        for (const auto& o : r.outcomes) {
+            CHECK(o.achieved > 0.75 * o.predicted);
+            CHECK(o.achieved < 1.25 * o.predicted + 0.05);
+        }
+        for (std::size_t i = 1; i < n; ++i) REQUIRE(c.peers[i]->receive(std::chrono::seconds(5)));
+    }
+}

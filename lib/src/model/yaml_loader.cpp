@@ -393,4 +393,42 @@ Network load_network(const std::filesystem::path& file) {
     return parse_network(read_text(file, origin), origin);
 }
 
+std::string format_network(const Network& net, std::string_view measured_at) {
+    if (net.is_cost_matrix()) throw InputError("only parametric networks are written");
+    YAML::Emitter out;
+    out.SetDoublePrecision(17);
+    out << YAML::BeginMap;
+    if (!measured_at.empty()) out << YAML::Key << "measured_at" << YAML::Value << std::string(measured_at);
+    out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << net.names();
+    const auto matrix = [&](const char* key, const Matrix& m) {
+        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+        for (const auto& row : m) out << YAML::Flow << row;
+        out << YAML::EndSeq;
+    };
+    matrix("latency", net.latency());
+    matrix("bandwidth", net.bandwidth());
+    const auto overheads = [&](const char* key, const std::vector<Overhead>& v) {
+        if (std::all_of(v.begin(), v.end(), [](const Overhead& o) { return o.fixed == 0 && o.per_byte == 0; })) return;
+        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+        for (const auto& o : v) {
+            out << YAML::Flow << YAML::BeginMap << YAML::Key << "fixed" << YAML::Value << o.fixed << YAML::Key
+                << "per_byte" << YAML::Value << o.per_byte << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    };
+    overheads("send_overhead", net.send_overheads());
+    overheads("recv_overhead", net.recv_overheads());
+    if (net.subnets()) {
+        out << YAML::Key << "subnets" << YAML::Value << YAML::BeginSeq;
+        for (const auto& group : *net.subnets()) {
+            std::vector<std::string> names;
+            for (NodeId n : group) names.push_back(net.name(n));
+            out << YAML::Flow << names;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace hetcast

@@ -111,6 +111,8 @@ struct Peer::Impl {
     std::map<std::uint64_t, std::shared_ptr<Coord>> coords;
     std::map<std::uint32_t, std::promise<std::pair<double, double>>> pings;
     std::uint32_t ping_seq = 0;
+    std::map<std::uint32_t, std::promise<json>> calls;
+    std::uint32_t call_seq = 0;
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
@@ -231,6 +233,7 @@ struct Peer::Impl {
                 case FrameType::ping: return on_ping(c, f);
                 case FrameType::pong: return on_pong(f);
                 case FrameType::request: return on_request(c, f);
+                case FrameType::response: return on_response(f);
                 default: c->close(std::string("unexpected ") + net::to_string(f.header.type) + " frame");
             }
         } catch (const std::exception& e) {
@@ -391,7 +394,9 @@ struct Peer::Impl {
 
     void on_request(const ConnectionPtr& c, const Frame& f) {
         json req = json::parse(net::as_text(f.payload), nullptr, false);
-        Responder respond = [c](const json& j) { c->send(make_frame(FrameType::response, 0, 0, j.dump())); };
+        Responder respond = [c, seq = f.header.message](const json& j) {
+            c->send(make_frame(FrameType::response, 0, seq, j.dump()));
+        };
         if (req.is_discarded() || !req.is_object()) {
             respond({{"error", "a request must be a JSON object"}});
             return;
@@ -412,6 +417,15 @@ struct Peer::Impl {
                     log(std::string("request failed: ") + e.what());
                 }
             });
+        }
+    }
+
+    void on_response(const Frame& f) {
+        json j = json::parse(net::as_text(f.payload));
+        std::lock_guard lock(mu);
+        if (auto it = calls.find(f.header.message); it != calls.end()) {
+            it->second.set_value(std::move(j));
+            calls.erase(it);
         }
     }
 
@@ -876,6 +890,7 @@ void Peer::stop() {
         std::lock_guard lock(d.mu);
         hs.swap(d.helpers);
         d.pings.clear();
+        d.calls.clear();
     }
     for (auto& t : hs) t.join();
 }
@@ -917,6 +932,29 @@ void Peer::on_delivery(std::function<void(Delivery)> callback) {
 void Peer::on_request(std::function<void(const std::string&, const nlohmann::json&, Responder)> handler) {
     std::lock_guard lock(impl_->mu);
     impl_->request_handler = std::move(handler);
+}
+
+json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {
+    Impl& d = *impl_;
+    ConnectionPtr c = d.conn_to(member);
+    std::future<json> answer;
+    std::uint32_t seq = 0;
+    {
+        std::lock_guard lock(d.mu);
+        seq = ++d.call_seq;
+        answer = d.calls[seq].get_future();
+    }
+    c->send(make_frame(FrameType::request, 0, seq, request.dump()));
+    if (answer.wait_for(timeout) != std::future_status::ready) {
+        std::lock_guard lock(d.mu);
+        d.calls.erase(seq);
+        throw Error("'" + member + "' did not answer in " + std::to_string(timeout.count()) + " ms");
+    }
+    try {
+        return answer.get();
+    } catch (const std::future_error&) {
+        throw Error("the peer stopped before '" + member + "' answered");
+    }
 }
 
 std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {

@@ -15,4 +15,9 @@ namespace hetcast {
 /// Reads and parses a network file. Throws InputError when it cannot be read or is bad.
 [[nodiscard]] Network load_network(const std::filesystem::path& file);
 
+/// The parametric form of `net` as YAML (with its subnets, and `measured_at` when not
+/// empty), such that parse_network gives the network back. Throws InputError for a
+/// cost-matrix network.
+[[nodiscard]] std::string format_network(const Network& net, std::string_view measured_at = {});
+
 }  // namespace hetcast

@@ -126,6 +126,11 @@ public:
     /// the connection's peer; it answers through the Responder (any number of times).
     void on_request(std::function<void(const std::string& from, const nlohmann::json& request, Responder)> handler);
 
+    /// Sends `request` to a member and waits for its first response. Throws hetcast::Error
+    /// when the member cannot be reached or does not answer within `timeout`.
+    [[nodiscard]] nlohmann::json call(const std::string& member, const nlohmann::json& request,
+                                      std::chrono::milliseconds timeout);
+
     /// Ping-pong with a member: `reps` round trips per size; the minimum is what counts
     /// (ECO §3). Throws hetcast::Error when the member cannot be reached.
     [[nodiscard]] std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes,

@@ -1,0 +1,34 @@
+#pragma once
+/// The `hetcast` command's side of a request to a daemon.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace hetcast {
+
+class Client {
+public:
+    /// Connects to the daemon at host:port and authenticates with the cluster secret.
+    /// Throws hetcast::Error naming the address and why (refused, timed out, wrong secret).
+    Client(const std::string& host, std::uint16_t port, const std::string& secret,
+           std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    /// Sends a request and waits for its final response (one with "ok"), passing every
+    /// {"progress": ...} response to `progress` on the way. Throws hetcast::Error when the
+    /// connection is lost or nothing arrives for `idle` (a long push keeps sending progress).
+    [[nodiscard]] nlohmann::json call(const nlohmann::json& request,
+                                      const std::function<void(const nlohmann::json&)>& progress = {},
+                                      std::chrono::milliseconds idle = std::chrono::minutes(5));
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hetcast

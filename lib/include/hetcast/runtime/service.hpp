@@ -1,0 +1,39 @@
+#pragma once
+/// The daemon's logic: a Peer plus the requests a `hetcast` command or another daemon
+/// makes of it (status, probe, push, map). `daemon/` only parses flags, starts a
+/// Service and waits for a signal.
+///
+/// Requests and responses are JSON in `request` / `response` frames (docs/protocol.md):
+/// {"cmd": "status" | "probe" | "push" | "map" | "ping" | "set_map" | "hello", ...}.
+/// A long request (push, probe) answers with any number of {"progress": {...}} responses,
+/// then one final response with "ok" (and "error" when false).
+#include <memory>
+#include <string>
+
+#include "hetcast/runtime/config.hpp"
+
+namespace hetcast {
+
+class Service {
+public:
+    /// Reads the secret, the cluster file, the link profile and the stored map. Throws
+    /// InputError for bad configuration (before anything binds).
+    explicit Service(DaemonConfig config, std::function<void(const std::string&)> log = {});
+    ~Service();
+    Service(const Service&) = delete;
+    Service& operator=(const Service&) = delete;
+
+    /// Binds and serves. Throws hetcast::Error when it cannot bind.
+    void start();
+    void stop();
+    [[nodiscard]] std::uint16_t port() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// hetcast's version, as daemons report it.
+[[nodiscard]] const char* version();
+
+}  // namespace hetcast

@@ -1,0 +1,87 @@
+#include "hetcast/runtime/client.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <unistd.h>
+
+#include "hetcast/error.hpp"
+#include "hetcast/net/transport.hpp"
+
+namespace hetcast {
+using json = nlohmann::json;
+
+struct Client::Impl {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<json> responses;
+    std::string closed;
+    std::unique_ptr<net::Transport> transport;
+    net::ConnectionPtr conn;
+    std::string where;
+};
+
+Client::Client(const std::string& host, std::uint16_t port, const std::string& secret,
+               std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& d = *impl_;
+    d.where = host + ":" + std::to_string(port);
+    net::TransportConfig tc;
+    tc.name = "hetcast-cli-" + std::to_string(::getpid());
+    tc.secret = secret;
+    tc.host = "127.0.0.1";
+    tc.port = 0;
+    tc.timeout = timeout;
+    net::TransportCallbacks cb;
+    cb.on_frame = [&d](const net::ConnectionPtr&, net::Frame&& f) {
+        if (f.header.type != net::FrameType::response) return;
+        json j = json::parse(net::as_text(f.payload), nullptr, false);
+        std::lock_guard lock(d.mu);
+        d.responses.push_back(j.is_discarded() ? json{{"ok", false}, {"error", "a malformed response"}} : std::move(j));
+        d.cv.notify_all();
+    };
+    cb.on_close = [&d](const net::ConnectionPtr&, const std::string& why) {
+        std::lock_guard lock(d.mu);
+        d.closed = why.empty() ? "closed" : why;
+        d.cv.notify_all();
+    };
+    d.transport = net::make_tcp_transport(tc, cb);
+    d.transport->start();
+    d.conn = d.transport->connect(host, port);
+}
+
+Client::~Client() {
+    if (impl_->transport) impl_->transport->stop();
+}
+
+json Client::call(const json& request, const std::function<void(const json&)>& progress,
+                  std::chrono::milliseconds idle) {
+    Impl& d = *impl_;
+    const std::string text = request.dump();
+    d.conn->send(net::Frame{net::FrameHeader{net::FrameType::request, 0, 0, 1, 0},
+                            {reinterpret_cast<const std::byte*>(text.data()),
+                             reinterpret_cast<const std::byte*>(text.data()) + text.size()}});
+    std::unique_lock lock(d.mu);
+    while (true) {
+        if (!d.cv.wait_for(lock, idle, [&] { return !d.responses.empty() || !d.closed.empty(); })) {
+            throw Error("the daemon at " + d.where + " sent nothing for " +
+                        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(idle).count()) + " s");
+        }
+        if (d.responses.empty()) throw Error("lost the daemon at " + d.where + ": " + d.closed);
+        json r = std::move(d.responses.front());
+        d.responses.pop_front();
+        if (r.contains("progress")) {
+            if (progress) {
+                lock.unlock();
+                progress(r["progress"]);
+                lock.lock();
+            }
+            continue;
+        }
+        return r;
+    }
+}
+
+}  // namespace hetcast

@@ -1,0 +1,367 @@
+#include "hetcast/runtime/service.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/eco.hpp"
+#include "hetcast/model/loader.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/lower_bound.hpp"
+
+namespace hetcast {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const char* version() { return "0.1.0"; }
+
+namespace {
+
+constexpr auto call_timeout = std::chrono::seconds(10);
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+void write_atomically(const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    const fs::path tmp = file.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) throw Error("cannot write " + tmp.string());
+    }
+    fs::rename(tmp, file);
+}
+
+json samples_to_json(const std::vector<PingSample>& samples) {
+    json a = json::array();
+    for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});
+    return a;
+}
+
+std::vector<PingSample> samples_from_json(const json& a) {
+    if (!a.is_array()) throw Error("a ping answer without samples");
+    std::vector<PingSample> out;
+    for (const auto& s : a) {
+        if (!s.is_array() || s.size() != 4) throw Error("a malformed ping sample");
+        out.push_back({s[0].get<double>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
+    }
+    return out;
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    try {
+        return it->get<T>();
+    } catch (const json::exception&) {
+        throw InputError(std::string("request: '") + key + "' has the wrong type");
+    }
+}
+
+}  // namespace
+
+struct Service::Impl {
+    DaemonConfig cfg;
+    std::function<void(const std::string&)> log;
+    std::unique_ptr<Peer> peer;
+    std::vector<Member> members;
+    mutable std::mutex mu;
+    std::optional<Network> map;
+    fs::file_time_type map_time{};
+    std::atomic<std::size_t> running{0};
+
+    fs::path map_file() const { return cfg.state_dir / "map.yaml"; }
+
+    void say(const std::string& line) const {
+        if (log) log(line);
+    }
+
+    std::optional<Network> current_map() const {
+        std::lock_guard lock(mu);
+        return map;
+    }
+
+    void handle(const std::string& from, const json& req, const Peer::Responder& respond) {
+        const std::string cmd = get_or<std::string>(req, "cmd", "");
+        try {
+            if (cmd == "hello") return respond({{"ok", true}, {"name", cfg.name}, {"version", version()}});
+            if (cmd == "status") return respond(status());
+            if (cmd == "map") return respond(map_answer());
+            if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
+            if (cmd == "ping") return respond(ping(req));
+            if (cmd == "probe") return respond(probe(req, respond));
+            if (cmd == "push") return respond(push(req, respond));
+            respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
+        } catch (const std::exception& e) {
+            say("request '" + cmd + "' from '" + from + "' failed: " + e.what());
+            respond({{"ok", false}, {"error", e.what()}});
+        }
+    }
+
+    json status() {
+        json ms = json::array();
+        for (const auto& m : members) {
+            json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
+            if (m.name == cfg.name) {
+                row["up"] = true;
+                row["version"] = version();
+            } else {
+                try {
+                    const json a = peer->call(m.name, {{"cmd", "hello"}}, std::chrono::seconds(3));
+                    row["up"] = true;
+                    row["version"] = get_or<std::string>(a, "version", "?");
+                } catch (const std::exception& e) {
+                    row["up"] = false;
+                    row["error"] = e.what();
+                }
+            }
+            ms.push_back(std::move(row));
+        }
+        json out{{"ok", true}, {"name", cfg.name}, {"version", version()}, {"members", ms}, {"map_age", nullptr}};
+        std::lock_guard lock(mu);
+        if (map) {
+            out["map_age"] = std::chrono::duration<double>(fs::file_time_type::clock::now() - map_time).count();
+        }
+        return out;
+    }
+
+    json map_answer() const {
+        const auto m = current_map();
+        if (!m) return {{"ok", false}, {"error", "no map yet: run 'hetcast probe'"}};
+        std::ifstream in(map_file());
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        return {{"ok", true}, {"map", text}};
+    }
+
+    json set_map(const std::string& text) {
+        Network net = parse_network(text, "map from a peer");
+        write_atomically(map_file(), text);
+        std::lock_guard lock(mu);
+        map = std::move(net);
+        map_time = fs::last_write_time(map_file());
+        return {{"ok", true}};
+    }
+
+    json ping(const json& req) {
+        const auto target = get_or<std::string>(req, "target", "");
+        const auto sizes = get_or<std::vector<std::size_t>>(req, "sizes", {64});
+        const int reps = get_or<int>(req, "reps", 10);
+        if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
+        for (auto s : sizes) {
+            if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
+        }
+        return {{"ok", true}, {"samples", samples_to_json(peer->ping(target, sizes, reps))}};
+    }
+
+    std::vector<PingSample> measure(const std::string& from, const std::string& to, const json& req) {
+        if (from == cfg.name) return samples_from_json(ping(req)["samples"]);
+        json r = req;
+        r["cmd"] = "ping";
+        const json a = peer->call(from, r, std::chrono::minutes(2));
+        if (!get_or<bool>(a, "ok", false)) {
+            throw Error("'" + from + "' could not measure '" + to + "': " + get_or<std::string>(a, "error", "?"));
+        }
+        return samples_from_json(a["samples"]);
+    }
+
+    /// ECO §3: every pair measured by ping-pong, the minimum round trip per size kept, a
+    /// line fitted per pair; then the partition, and the map goes to every member.
+    json probe(const json& req, const Peer::Responder& respond) {
+        const auto sizes = get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 1048576});
+        const int reps = get_or<int>(req, "reps", 10);
+        const bool parallel = get_or<bool>(req, "parallel", false);
+        const double tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
+        if (members.size() < 2) throw InputError("probe: the cluster has fewer than two members");
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t n = members.size();
+        std::vector<std::string> names;
+        for (const auto& m : members) names.push_back(m.name);
+        Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
+        json offsets = json::object();
+        offsets[cfg.name] = 0.0;
+        std::mutex result_mu;
+        std::string failure;
+        const json ping_req{{"target", ""}, {"sizes", sizes}, {"reps", reps}};
+        const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
+            // A round trip cannot tell the two directions apart; both get the same fit.
+            try {
+                json r = ping_req;
+                r["target"] = names[j];
+                const auto samples = measure(names[i], names[j], r);
+                const LinkFit fit = fit_link(samples);
+                std::lock_guard lock(result_mu);
+                lat[i][j] = lat[j][i] = fit.latency;
+                bw[i][j] = bw[j][i] = fit.bandwidth;
+                if (names[i] == cfg.name) offsets[names[j]] = estimate_offset(samples);
+            } catch (const std::exception& e) {
+                std::lock_guard lock(result_mu);
+                if (failure.empty()) failure = names[i] + " -> " + names[j] + ": " + e.what();
+            }
+        };
+        std::size_t done = 0;
+        const std::size_t pairs = n * (n - 1) / 2;
+        for (const auto& round : round_robin(static_cast<std::uint32_t>(n))) {
+            if (parallel) {
+                std::vector<std::thread> ts;
+                for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
+                for (auto& t : ts) t.join();
+            } else {
+                for (auto [i, j] : round) measure_pair(i, j);
+            }
+            done += round.size();
+            respond({{"progress", {{"pairs", done}, {"of", pairs}}}});
+            if (!failure.empty()) throw Error("probe failed: " + failure);
+        }
+        Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+        net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
+        const std::string text = format_network(net, utc_now());
+        std::vector<std::string> not_updated;
+        for (const auto& m : members) {
+            try {
+                if (m.name == cfg.name) {
+                    set_map(text);
+                } else if (!get_or<bool>(peer->call(m.name, {{"cmd", "set_map"}, {"map", text}}, call_timeout), "ok", false)) {
+                    not_updated.push_back(m.name);
+                }
+            } catch (const std::exception&) {
+                not_updated.push_back(m.name);
+            }
+        }
+        json subnets = json::array();
+        for (const auto& g : *net.subnets()) {
+            json names_of = json::array();
+            for (NodeId id : g) names_of.push_back(net.name(id));
+            subnets.push_back(names_of);
+        }
+        return {{"ok", not_updated.empty()},
+                {"map", text},
+                {"subnets", subnets},
+                {"offsets", offsets},
+                {"pairs", pairs},
+                {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+                {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
+                {"not_updated", not_updated}};
+    }
+
+    json push(const json& req, const Peer::Responder& respond) {
+        const auto files = get_or<std::vector<std::string>>(req, "files", {});
+        const auto to = get_or<std::vector<std::string>>(req, "to", {});
+        const auto algo_name = get_or<std::string>(req, "algo", "auto");
+        const auto dest_dir = get_or<std::string>(req, "dest", "");
+        const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+        if (files.empty()) throw InputError("push: no files");
+        const Algorithm& algo = find_algorithm(algo_name);
+        const auto net = current_map();
+        if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+        const NodeId root = net->id(cfg.name);
+        std::vector<NodeId> dests;
+        for (const auto& d : to) dests.push_back(net->id(d));
+
+        // Every file is checked before the first one moves.
+        std::vector<std::shared_ptr<FileBody>> bodies;
+        for (const auto& f : files) {
+            if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
+            if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
+            if (fs::file_size(f) > cfg.max_message) {
+                throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+            }
+            bodies.push_back(std::make_shared<FileBody>(f));
+        }
+        if (running.fetch_add(1) >= cfg.max_jobs) {
+            --running;
+            throw Error("busy: " + std::to_string(cfg.max_jobs) + " jobs are running");
+        }
+        struct Release {
+            std::atomic<std::size_t>& r;
+            ~Release() { --r; }
+        } release{running};
+
+        json reports = json::array();
+        bool ok = true;
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            const double size = static_cast<double>(bodies[i]->size());
+            const PlanRequest pr = make_request(*net, root, dests, size, model);
+            JobSpec spec;
+            spec.network = &*net;
+            spec.schedule = algo.plan(*net, pr);
+            spec.model = model;
+            spec.lower_bound = bhat_lower_bound(*net, pr.root, pr.dests, size);
+            const fs::path name = fs::path(dest_dir) / fs::path(files[i]).filename();
+            spec.inputs.push_back({bodies[i], name.lexically_normal().string()});
+            spec.progress = [&respond, i, n = files.size()](std::uint64_t got, std::uint64_t owed) {
+                respond({{"progress", {{"file", i}, {"files", n}, {"bytes", got}, {"of", owed}}}});
+            };
+            say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
+            const JobReport r = peer->run(std::move(spec));
+            ok = ok && r.ok();
+            json rj = to_json(r);
+            rj["file"] = files[i];
+            reports.push_back(std::move(rj));
+        }
+        json out{{"ok", ok}, {"reports", reports}};
+        if (!ok) out["error"] = "some destinations failed";
+        return out;
+    }
+};
+
+Service::Service(DaemonConfig config, std::function<void(const std::string&)> log)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& d = *impl_;
+    d.cfg = std::move(config);
+    d.log = std::move(log);
+    PeerConfig pc;
+    pc.name = d.cfg.name;
+    pc.host = d.cfg.host;
+    pc.port = d.cfg.port;
+    pc.secret = read_secret(d.cfg.secret_file);
+    pc.dest_root = d.cfg.dest_root;
+    pc.spool = d.cfg.state_dir / "spool";
+    pc.chunk = d.cfg.chunk;
+    pc.max_message = d.cfg.max_message;
+    pc.stall_timeout = d.cfg.stall_timeout;
+    pc.log = d.log;
+    if (d.cfg.link_profile) pc.link_profile = load_network(*d.cfg.link_profile);
+    if (d.cfg.cluster_file) d.members = load_cluster(*d.cfg.cluster_file);
+    if (fs::exists(d.map_file())) {
+        d.map = load_network(d.map_file());
+        d.map_time = fs::last_write_time(d.map_file());
+    }
+    fs::create_directories(d.cfg.dest_root);
+    fs::create_directories(pc.spool);
+    d.peer = std::make_unique<Peer>(std::move(pc));
+    d.peer->set_members(d.members);
+    d.peer->on_request([&d](const std::string& from, const json& req, Peer::Responder respond) {
+        d.handle(from, req, respond);
+    });
+}
+
+Service::~Service() { stop(); }
+
+void Service::start() {
+    impl_->peer->start();
+    impl_->say("listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
+               impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));
+}
+
+void Service::stop() { impl_->peer->stop(); }
+
+std::uint16_t Service::port() const { return impl_->peer->port(); }
+
+}  // namespace hetcast
