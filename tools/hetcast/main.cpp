@@ -17,6 +17,10 @@ constexpr const char* usage =
     "  plan   plan a broadcast or multicast on a network file and print the schedule\n"
     "  map    partition a network file into subnets (ECO)\n"
     "  sweep  simulate random networks like the papers' figures: means, bounds, hit rates, plots\n"
+    "  push   push files to the cluster along a planned schedule; report achieved vs predicted\n"
+    "  probe  measure every pair of daemons, compute the subnet map (ECO), store it on every daemon\n"
+    "  status list the members, whether each is up, its version, and the map's age\n"
+    "  map show  print the daemons' current map (subnets and matrices, or --dot)\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
 
@@ -33,6 +37,9 @@ int main(int argc, char** argv) {
         if (cmd == "plan") return hetcast::cli::cmd_plan(args);
         if (cmd == "map") return hetcast::cli::cmd_map(args);
         if (cmd == "sweep") return hetcast::cli::cmd_sweep(args);
+        if (cmd == "push") return hetcast::cli::cmd_push(args);
+        if (cmd == "probe") return hetcast::cli::cmd_probe(args);
+        if (cmd == "status") return hetcast::cli::cmd_status(args);
         std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
         return 2;
     } catch (const hetcast::InputError& e) {
@@ -41,6 +48,9 @@ int main(int argc, char** argv) {
     } catch (const boost::program_options::error& e) {
         std::cerr << "hetcast " << cmd << ": " << e.what() << " (see 'hetcast " << cmd << " --help')\n";
         return 2;
+    } catch (const hetcast::Error& e) {
+        std::cerr << "hetcast " << cmd << ": " << e.what() << '\n';
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "hetcast " << cmd << ": internal error: " << e.what() << '\n';
         return 1;

@@ -1,0 +1,152 @@
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "daemon_link.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/report/plan_report.hpp"
+#include "hetcast/runtime/report.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace hetcast::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string part; std::getline(ss, part, ',');) {
+        if (!part.empty()) out.push_back(part);
+    }
+    return out;
+}
+
+/// One line on a terminal, redrawn in place: bytes delivered over bytes owed, rate, ETA.
+class ProgressBar {
+public:
+    explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+    void update(const std::string& label, double got, double owed) {
+        if (!on_ || owed <= 0) return;
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double rate = secs > 0 ? got / secs : 0;
+        const double frac = std::min(1.0, got / owed);
+        constexpr int width = 30;
+        const int fill = static_cast<int>(frac * width);
+        const std::string eta = rate > 0 && got < owed ? format_seconds((owed - got) / rate) : "-";
+        std::fprintf(stderr, "\r%s [%s%s] %5.1f%%  %.1f/%.1f MiB  %.1f MiB/s  ETA %s   ", label.c_str(),
+                     std::string(fill, '#').c_str(), std::string(width - fill, ' ').c_str(), 100 * frac,
+                     got / 1048576, owed / 1048576, rate / 1048576, eta.c_str());
+        std::fflush(stderr);
+        drawn_ = true;
+    }
+    void done() {
+        if (drawn_) std::fprintf(stderr, "\r\033[K");
+        drawn_ = false;
+        start_ = std::chrono::steady_clock::now();
+    }
+
+private:
+    bool on_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+int cmd_push(const std::vector<std::string>& args) {
+    DaemonOptions daemon;
+    std::vector<std::string> files;
+    std::string to, algos = "auto", dest, model = "nonblocking";
+    po::options_description opts(
+        "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
+        "usage: hetcast push FILE [FILE...] (--to a,b,c | --all) [options]\n\noptions");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("to", po::value(&to), "comma-separated destination members")
+        ("all", "every other member of the map")
+        ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
+                                     "list pushes once per algorithm and prints the reports side by side")
+        ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
+        ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
+        ("json", "print the report as one JSON object")
+        ("quiet,q", "no progress bar");
+    add_daemon_options(opts, daemon);
+    po::options_description hidden;
+    hidden.add_options()("file", po::value(&files));
+    po::positional_options_description pos;
+    pos.add("file", -1);
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return 0;
+    }
+    if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
+    if (vm.count("all") == vm.count("to")) throw InputError("give either --to a,b,c or --all");
+    const auto algo_list = split(algos);
+    if (algo_list.empty()) throw InputError("--algo is empty");
+    for (auto& f : files) {
+        if (daemon.from.empty()) {
+            // The local daemon reads the file; a missing one is this command's error, said here.
+            std::error_code ec;
+            if (!fs::is_regular_file(f, ec)) throw InputError("'" + f + "' is missing or not a regular file");
+            if (::access(f.c_str(), R_OK) != 0) throw InputError("'" + f + "' is not readable");
+        }
+        f = fs::absolute(f).lexically_normal().string();
+    }
+
+    const bool json_out = vm.count("json") != 0;
+    ProgressBar bar(!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO));
+    std::vector<JobReport> reports;
+    json json_reports = json::array();
+    bool ok = true;
+    for (const auto& algo : algo_list) {
+        auto client = connect_daemon(daemon);
+        json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
+                 {"to", vm.count("all") ? std::vector<std::string>{} : split(to)}};
+        const json answer = client->call(req, [&](const json& p) {
+            if (p.contains("bytes") && p.contains("of")) {
+                bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
+            }
+        });
+        bar.done();
+        if (!answer.contains("reports")) {
+            // Refused before anything moved: a planning or input error.
+            throw InputError(answer.value("error", std::string("the daemon refused the push")));
+        }
+        ok = ok && answer.value("ok", false);
+        for (const auto& r : answer["reports"]) {
+            reports.push_back(report_from_json(r));
+            json_reports.push_back(r);
+        }
+    }
+    if (json_out) {
+        std::cout << (json_reports.size() == 1 ? json_reports[0] : json{{"ok", ok}, {"reports", json_reports}}).dump(2)
+                  << '\n';
+    } else if (algo_list.size() > 1) {
+        print_reports_side_by_side(std::cout, reports);
+    } else {
+        for (const auto& r : reports) print_report(std::cout, r);
+    }
+    if (!ok) {
+        for (const auto& r : reports) {
+            for (const auto& o : r.outcomes) {
+                if (!o.ok) std::cerr << "hetcast push: " << o.dest << " failed: " << o.error << '\n';
+            }
+        }
+    }
+    return ok ? 0 : 1;
+}
+
+}  // namespace hetcast::cli

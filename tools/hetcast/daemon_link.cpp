@@ -1,0 +1,50 @@
+#include "daemon_link.hpp"
+
+#include <cstdlib>
+
+#include "hetcast/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace hetcast::cli {
+
+void add_daemon_options(po::options_description& opts, DaemonOptions& d) {
+    opts.add_options()("config,c", po::value(&d.config),
+                       "the local daemon's config (default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml)")(
+        "from", po::value(&d.from), "talk to this member's daemon instead of the local one");
+}
+
+DaemonConfig load_config(const DaemonOptions& d) {
+    std::string path = d.config;
+    if (path.empty()) {
+        const char* env = std::getenv("HETCAST_CONFIG");
+        path = env && *env ? env : "/etc/hetcast/hetcastd.yaml";
+    }
+    return load_daemon_config(path);
+}
+
+std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
+    const DaemonConfig cfg = load_config(d);
+    const std::string secret = read_secret(cfg.secret_file);
+    std::string host = cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host;
+    std::uint16_t port = cfg.port;
+    if (!d.from.empty() && d.from != cfg.name) {
+        if (!cfg.cluster_file) throw InputError("--from needs a cluster file in the config");
+        bool found = false;
+        for (const auto& m : load_cluster(*cfg.cluster_file)) {
+            if (m.name == d.from) {
+                host = m.host;
+                port = m.port;
+                found = true;
+            }
+        }
+        if (!found) throw InputError("unknown node '" + d.from + "' (not in " + cfg.cluster_file->string() + ")");
+    }
+    try {
+        return std::make_unique<Client>(host, port, secret);
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + " (is hetcastd running?)");
+    }
+}
+
+}  // namespace hetcast::cli

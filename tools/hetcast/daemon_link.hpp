@@ -1,0 +1,27 @@
+#pragma once
+/// How a `hetcast` command finds and reaches a daemon: through the local daemon's config
+/// file (its address and the cluster secret), and the cluster file for `--from NODE`.
+#include <string>
+
+#include <boost/program_options/options_description.hpp>
+
+#include "hetcast/runtime/client.hpp"
+#include "hetcast/runtime/config.hpp"
+
+namespace hetcast::cli {
+
+struct DaemonOptions {
+    std::string config;  ///< default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml
+    std::string from;    ///< a member name: talk to that daemon instead of the local one
+};
+
+/// Adds --config and --from to `opts`.
+void add_daemon_options(boost::program_options::options_description& opts, DaemonOptions& d);
+
+/// The config in use (InputError with the file and line when it is bad).
+[[nodiscard]] DaemonConfig load_config(const DaemonOptions& d);
+
+/// Connects to the local daemon, or to `--from`. Throws hetcast::Error naming the address.
+[[nodiscard]] std::unique_ptr<Client> connect_daemon(const DaemonOptions& d);
+
+}  // namespace hetcast::cli
