@@ -14,9 +14,13 @@ namespace po = boost::program_options;
 namespace hetcast::cli {
 
 int cmd_map(const std::vector<std::string>& args) {
+    // `hetcast map show ...` asks the daemons for their measured map.
+    if (!args.empty() && args.front() == "show") return cmd_map_show({args.begin() + 1, args.end()});
     std::string network, size = "1MiB";
     double tolerance = eco_default_tolerance;
-    po::options_description opts("hetcast map: partition a network into subnets with ECO's algorithm\n\noptions");
+    po::options_description opts(
+        "hetcast map: partition a network into subnets with ECO's algorithm\n"
+        "(the daemons' measured map: 'hetcast map show --help')\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
         ("network,n", po::value(&network)->required(), "network file (YAML)")

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Integration test of hetcastd and the hetcast commands that talk to it: four daemons on
+# 127.0.0.1 with free ports; status, probe, map show, push (flat and ecef) with every copy
+# checked byte for byte; a world-readable secret, a wrong secret, a bad config file; a clean
+# shutdown on SIGTERM.
+#   usage: daemon_test.sh HETCASTD HETCAST SOURCE_DIR
+set -euo pipefail
+
+hetcastd=$(realpath "$1")
+hetcast=$(realpath "$2")
+src=${3:-}
+[[ -x $hetcastd && -x $hetcast ]] || { echo "usage: $0 HETCASTD HETCAST [SOURCE_DIR]" >&2; exit 2; }
+[[ -z $src || -d $src ]] || { echo "daemon test: no source dir '$src'" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-daemon-test.XXXXXX")
+pids=()
+cleanup() {
+    local rc=$?
+    set +e
+    trap "" PIPE
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    if [[ $rc -ne 0 ]]; then
+        for f in "$tmp"/n*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 15 "$f" >&2; }; done
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "daemon test: FAILED: $*" >&2; exit 1; }
+step() { echo "daemon test: $*"; }
+
+# Four free ports: bind port 0 and let the kernel choose.
+read -r -a ports < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(4)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))
+for s in ss: s.close()')
+[[ ${#ports[@]} -eq 4 ]] || fail "could not pick four free ports"
+
+head -c 32 /dev/urandom | base64 > "$tmp/secret"
+chmod 600 "$tmp/secret"
+{
+    echo "members:"
+    for i in 0 1 2 3; do echo "  - {name: n$i, host: 127.0.0.1, port: ${ports[$i]}}"; done
+} > "$tmp/cluster.yaml"
+for i in 0 1 2 3; do
+    mkdir -p "$tmp/n$i"
+    cat > "$tmp/n$i.yaml" <<EOF
+name: n$i
+listen: 127.0.0.1:${ports[$i]}
+state_dir: n$i/state
+dest_root: n$i/dest
+secret_file: secret
+cluster: cluster.yaml
+stall_timeout: 20
+EOF
+done
+
+for i in 0 1 2 3; do
+    "$hetcastd" --config "$tmp/n$i.yaml" 2> "$tmp/n$i.log" &
+    pids+=($!)
+done
+
+# Wait (bounded) until every daemon answers.
+for i in 0 1 2 3; do
+    up=no
+    for _ in $(seq 100); do
+        kill -0 "${pids[$i]}" 2>/dev/null || fail "hetcastd n$i exited: $(cat "$tmp/n$i.log")"
+        if "$hetcast" status --config "$tmp/n$i.yaml" > /dev/null 2>&1; then up=yes; break; fi
+        sleep 0.1
+    done
+    [[ $up == yes ]] || fail "hetcastd n$i did not answer within 10 s"
+done
+grep -q "INFO ready: .*port ${ports[0]}" "$tmp/n0.log" || fail "no 'ready' log line: $(cat "$tmp/n0.log")"
+grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z INFO ' "$tmp/n0.log" || fail "log lines lack a timestamp and level"
+step "4 daemons listening on ports ${ports[*]}"
+
+# status: four members up, no map yet.
+out=$("$hetcast" status --config "$tmp/n0.yaml")
+[[ $(grep -cE '^n[0-3] .* up ' <<< "$out") -eq 4 ]] || fail "status does not show 4 up: $out"
+grep -q '4 of 4 up' <<< "$out" || fail "status summary: $out"
+grep -q 'no map' <<< "$out" || fail "status should say 'no map' before a probe: $out"
+out=$("$hetcast" status --config "$tmp/n0.yaml" --from n2 --json)
+python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["name"]=="n2" and sum(m["up"] for m in a["members"])==4' <<< "$out" \
+    || fail "status --from n2 --json: $out"
+step "status: 4 up"
+
+# probe: a map of the four members, written with -o and stored on every daemon.
+out=$("$hetcast" probe --config "$tmp/n0.yaml" --sizes 64,65536,262144 --reps 3 -o "$tmp/map.yaml") \
+    || fail "probe failed"
+grep -q 'subnet' <<< "$out" || fail "probe printed no subnets: $out"
+grep -q 'clock offsets' <<< "$out" || fail "probe printed no clock offsets: $out"
+for i in 0 1 2 3; do grep -q "n$i" "$tmp/map.yaml" || fail "the map lacks n$i"; done
+nodes=$("$hetcast" map --network "$tmp/map.yaml" --json | python3 -c 'import json,sys; print(sum(len(s) for s in json.load(sys.stdin)["subnets"]))')
+[[ $nodes -eq 4 ]] || fail "the probed map has $nodes nodes, not 4"
+for i in 0 1 2 3; do [[ -s $tmp/n$i/state/map.yaml ]] || fail "n$i did not store the map"; done
+"$hetcast" status --config "$tmp/n3.yaml" | grep -q 'map: measured .* ago' || fail "status after the probe shows no map age"
+step "probe: map of 4 nodes"
+
+# map show: the subnets and both matrices, or DOT.
+out=$("$hetcast" map show --config "$tmp/n1.yaml")
+for i in 0 1 2 3; do grep -q "n$i" <<< "$out" || fail "map show lacks n$i: $out"; done
+grep -q '^4 members' <<< "$out" || fail "map show: $out"
+grep -q 'latency (ms)' <<< "$out" && grep -q 'bandwidth (MB/s)' <<< "$out" || fail "map show lacks the matrices: $out"
+out=$("$hetcast" map show --config "$tmp/n1.yaml" --dot)
+grep -q 'subgraph cluster_0' <<< "$out" && grep -q '"n0" -- "n1"' <<< "$out" || fail "map show --dot: $out"
+"$hetcast" map --network "$tmp/map.yaml" > /dev/null || fail "'hetcast map --network' no longer works"
+step "map show: 4 members, matrices, dot"
+
+# push: a 4 MiB random file to the three others, with flat and ecef; every copy identical.
+head -c $((4 << 20)) /dev/urandom > "$tmp/payload.bin"
+for algo in flat ecef; do
+    for i in 1 2 3; do rm -f "$tmp/n$i/dest/payload.bin"; done
+    "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo "$algo" --json > "$tmp/push-$algo.json" \
+        || fail "push --algo $algo failed: $(cat "$tmp/push-$algo.json")"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/push-$algo.json" \
+        || fail "push --algo $algo --json printed no JSON"
+    for i in 1 2 3; do
+        cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "push --algo $algo: n$i's copy differs or is missing"
+    done
+    step "push --algo $algo: 3 identical copies"
+done
+
+# A world-readable secret: hetcastd refuses to start, with one line.
+cp "$tmp/secret" "$tmp/open-secret"
+chmod 644 "$tmp/open-secret"
+sed -e 's/^secret_file: .*/secret_file: open-secret/' -e 's/^listen: .*/listen: 127.0.0.1:0/' "$tmp/n0.yaml" > "$tmp/open.yaml"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/open.yaml" > "$tmp/open.out" 2> "$tmp/open.err" || rc=$?
+[[ $rc -ne 0 && $rc -ne 124 ]] || fail "hetcastd with a world-readable secret: status $rc"
+[[ $(wc -l < "$tmp/open.err") -eq 1 ]] && grep -q 'world-readable' "$tmp/open.err" \
+    || fail "world-readable secret message: $(cat "$tmp/open.err")"
+[[ ! -s $tmp/open.out ]] || fail "hetcastd printed on stdout"
+step "world-readable secret refused: $(cat "$tmp/open.err")"
+
+# A client with the wrong secret: a clear error; the daemon keeps serving.
+head -c 32 /dev/urandom | base64 > "$tmp/wrong-secret"
+chmod 600 "$tmp/wrong-secret"
+sed -e 's/^secret_file: .*/secret_file: wrong-secret/' "$tmp/n0.yaml" > "$tmp/wrong.yaml"
+rc=0
+"$hetcast" status --config "$tmp/wrong.yaml" > /dev/null 2> "$tmp/wrong.err" || rc=$?
+[[ $rc -ne 0 ]] || fail "status with the wrong secret succeeded"
+grep -qi 'secret' "$tmp/wrong.err" || fail "wrong secret: unclear error: $(cat "$tmp/wrong.err")"
+[[ $(wc -l < "$tmp/wrong.err") -eq 1 ]] || fail "wrong secret: more than one line: $(cat "$tmp/wrong.err")"
+"$hetcast" status --config "$tmp/n0.yaml" | grep -q '4 of 4 up' || fail "the daemons stopped serving after a wrong secret"
+grep -q 'WARN .*secret' "$tmp/n0.log" || fail "n0 did not log the refused connection"
+step "wrong secret refused: $(cat "$tmp/wrong.err")"
+
+# A bad config file: exit 2 and file:line.
+printf 'name: bad\nlisten: 127.0.0.1:0\nstate_dir: s\ndest_root: d\nsecret_file: secret\nchunk: lots\n' > "$tmp/bad.yaml"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/bad.yaml" 2> "$tmp/bad.err" || rc=$?
+[[ $rc -eq 2 ]] || fail "a bad config: status $rc, not 2: $(cat "$tmp/bad.err")"
+grep -Eq "^hetcastd: .*bad\.yaml:6:[0-9]+: " "$tmp/bad.err" || fail "a bad config: no file:line: $(cat "$tmp/bad.err")"
+[[ $(wc -l < "$tmp/bad.err") -eq 1 ]] || fail "a bad config: more than one line"
+step "bad config refused: $(cat "$tmp/bad.err")"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/n0.yaml" --listen nonsense 2> "$tmp/bad.err" || rc=$?
+[[ $rc -eq 2 ]] || fail "--listen nonsense: status $rc, not 2"
+step "a bad --listen refused: $(cat "$tmp/bad.err")"
+
+# Listening on a port already in use: one line, status 1.
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --listen "127.0.0.1:${ports[0]}" 2> "$tmp/bind.err" || rc=$?
+[[ $rc -eq 1 && $(wc -l < "$tmp/bind.err") -eq 1 ]] || fail "a port in use: status $rc: $(cat "$tmp/bind.err")"
+step "port in use refused: $(cat "$tmp/bind.err")"
+
+# Clean shutdown: SIGTERM → status 0 within 10 s.
+for i in 0 1 2 3; do kill -TERM "${pids[$i]}"; done
+for i in 0 1 2 3; do
+    for _ in $(seq 100); do kill -0 "${pids[$i]}" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "${pids[$i]}" 2>/dev/null && fail "hetcastd n$i did not stop within 10 s of SIGTERM"
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    [[ $rc -eq 0 ]] || fail "hetcastd n$i exited with $rc on SIGTERM"
+    grep -q 'INFO stopping on SIGTERM' "$tmp/n$i.log" || fail "n$i did not log its shutdown"
+done
+pids=()
+step "SIGTERM: all 4 stopped cleanly"
+
+echo "daemon test: all checks passed"

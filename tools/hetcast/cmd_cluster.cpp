@@ -1,0 +1,322 @@
+// `hetcast status`, `hetcast probe`, `hetcast map show`: the commands that ask the
+// daemons about the cluster and its measured map.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "daemon_link.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/model/loader.hpp"
+#include "hetcast/model/units.hpp"
+
+namespace po = boost::program_options;
+using json = nlohmann::json;
+
+namespace hetcast::cli {
+namespace {
+
+/// Parses `args` into `vm`; true when --help was asked for (and printed).
+bool parse(const std::vector<std::string>& args, const po::options_description& opts, po::variables_map& vm) {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return true;
+    }
+    po::notify(vm);
+    return false;
+}
+
+/// "42s", "3m 12s", "5h 03m", "2d 4h".
+std::string human_age(double seconds) {
+    const long s = std::lround(std::max(0.0, seconds));
+    char buf[48];
+    if (s < 60) {
+        std::snprintf(buf, sizeof buf, "%lds", s);
+    } else if (s < 3600) {
+        std::snprintf(buf, sizeof buf, "%ldm %02lds", s / 60, s % 60);
+    } else if (s < 86400) {
+        std::snprintf(buf, sizeof buf, "%ldh %02ldm", s / 3600, s % 3600 / 60);
+    } else {
+        std::snprintf(buf, sizeof buf, "%ldd %ldh", s / 86400, s % 86400 / 3600);
+    }
+    return buf;
+}
+
+std::string str(const json& j, const char* key, const std::string& fallback = "") {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+/// The daemon's answer, or hetcast::Error with its error when "ok" is false.
+json checked(const json& answer, const std::string& what) {
+    if (!answer.value("ok", false)) throw Error(str(answer, "error", what + " failed"));
+    return answer;
+}
+
+std::string subnet_line(const json& names) {
+    std::string line;
+    for (const auto& n : names) line += ' ' + (n.is_string() ? n.get<std::string>() : n.dump());
+    return line;
+}
+
+/// A table whose first column is the row name; every column as wide as its widest cell.
+void print_table(std::ostream& out, const std::vector<std::string>& names, const std::vector<std::vector<std::string>>& cells) {
+    const std::size_t n = names.size();
+    std::vector<std::size_t> width(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        width[0] = std::max(width[0], names[i].size());
+        width[i + 1] = std::max(width[i + 1], names[i].size());
+        for (std::size_t j = 0; j < n; ++j) width[j + 1] = std::max(width[j + 1], cells[i][j].size());
+    }
+    const auto pad = [&out](const std::string& s, std::size_t w, bool right) {
+        if (right) out << std::string(w - s.size(), ' ') << s;
+        else out << s << std::string(w - s.size(), ' ');
+    };
+    out << "  ";
+    pad("", width[0], false);
+    for (std::size_t j = 0; j < n; ++j) {
+        out << "  ";
+        pad(names[j], width[j + 1], true);
+    }
+    out << '\n';
+    for (std::size_t i = 0; i < n; ++i) {
+        out << "  ";
+        pad(names[i], width[0], false);
+        for (std::size_t j = 0; j < n; ++j) {
+            out << "  ";
+            pad(cells[i][j], width[j + 1], true);
+        }
+        out << '\n';
+    }
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string dot_id(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + '"';
+}
+
+}  // namespace
+
+int cmd_status(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    po::options_description opts("hetcast status: the members, whether each daemon is up, its version, and the map's age\n\n"
+                                 "  hetcast status [--config FILE] [--from NODE] [--json]\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the daemon's answer as one JSON object");
+    add_daemon_options(opts, d);
+    po::variables_map vm;
+    if (parse(args, opts, vm)) return 0;
+
+    const json a = checked(connect_daemon(d)->call({{"cmd", "status"}}), "status");
+    if (vm.count("json")) {
+        std::cout << a.dump(2) << '\n';
+        return 0;
+    }
+    const json members = a.value("members", json::array());
+    std::vector<std::vector<std::string>> rows{{"NAME", "ADDRESS", "STATE", "VERSION"}};
+    std::size_t up = 0;
+    for (const auto& m : members) {
+        const bool is_up = m.value("up", false);
+        up += is_up ? 1 : 0;
+        const std::string addr = str(m, "host", "?") + ':' + (m.contains("port") ? m["port"].dump() : "?");
+        rows.push_back({str(m, "name", "?"), addr, is_up ? "up" : "down", is_up ? str(m, "version", "?") : "-"});
+    }
+    std::vector<std::size_t> width(4, 0);
+    for (const auto& r : rows) {
+        for (std::size_t c = 0; c < 4; ++c) width[c] = std::max(width[c], r[c].size());
+    }
+    for (const auto& r : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < 4; ++c) line += r[c] + std::string(c < 3 ? width[c] - r[c].size() + 2 : 0, ' ');
+        std::cout << line << '\n';
+    }
+    if (members.empty()) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
+    std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
+    const auto age = a.find("map_age");
+    if (age != a.end() && age->is_number()) {
+        std::cout << "map: measured " << human_age(age->get<double>()) << " ago\n";
+    } else {
+        std::cout << "map: no map (run 'hetcast probe')\n";
+    }
+    return 0;
+}
+
+int cmd_probe(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    std::string sizes = "64,65536,1048576", output;
+    int reps = 10;
+    double tolerance = 0.2;
+    po::options_description opts(
+        "hetcast probe: the daemons measure every pair (ping-pong), fit latency and bandwidth, find the\n"
+        "subnets (ECO) and store the map on every member\n\n"
+        "  hetcast probe [--config FILE] [--sizes 64,65536,1048576] [--reps 10] [--parallel]\n"
+        "                [--tolerance 0.2] [-o map.yaml] [--json]\n\noptions");
+    opts.add_options()("help,h", "show this help")(
+        "sizes", po::value(&sizes), "comma-separated message sizes (bytes, or 64KiB, 1MiB, ...; at most 16MiB)")(
+        "reps", po::value(&reps), "exchanges per size and pair; the minimum round trip is kept (default 10)")(
+        "parallel", "measure disjoint pairs at once (N-1 rounds) instead of one pair at a time")(
+        "tolerance,t", po::value(&tolerance), "ECO subnet tolerance (default 0.2)")(
+        "output,o", po::value(&output), "also write the map (a network file) here")(
+        "json", "print the daemon's answer as one JSON object");
+    add_daemon_options(opts, d);
+    po::variables_map vm;
+    if (parse(args, opts, vm)) return 0;
+
+    std::vector<std::uint64_t> size_list;
+    std::stringstream ss(sizes);
+    for (std::string s; std::getline(ss, s, ',');) {
+        if (s.empty()) continue;
+        const double b = parse_bytes(s);
+        if (!(b >= 1) || b > double(16 << 20)) throw InputError("--sizes: '" + s + "' is not between 1 byte and 16MiB");
+        size_list.push_back(static_cast<std::uint64_t>(b));
+    }
+    if (size_list.size() < 2) throw InputError("--sizes needs at least two sizes to fit latency and bandwidth");
+    if (reps < 1 || reps > 1000) throw InputError("--reps must be between 1 and 1000");
+    if (!(tolerance >= 0) || tolerance > 100) throw InputError("--tolerance must be between 0 and 100");
+
+    const json req{{"cmd", "probe"}, {"sizes", size_list}, {"reps", reps}, {"parallel", vm.count("parallel") != 0},
+                   {"tolerance", tolerance}};
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    auto client = connect_daemon(d);
+    const json a = client->call(req, [tty](const json& p) {
+        const json& pr = p.contains("progress") ? p["progress"] : p;
+        if (tty && pr.contains("pairs") && pr.contains("of")) {
+            std::cerr << "\rprobing: " << pr["pairs"].dump() << " of " << pr["of"].dump() << " pairs" << std::flush;
+        }
+    });
+    if (tty) std::cerr << "\r\033[K" << std::flush;
+
+    const std::string map = str(a, "map");
+    if (!output.empty() && !map.empty()) {
+        std::ofstream out(output, std::ios::binary | std::ios::trunc);
+        out << map;
+        out.close();
+        if (!out) throw Error("cannot write " + output);
+    }
+    if (!a.value("ok", false)) {
+        std::string err = str(a, "error", "the probe failed");
+        const json missing = a.value("not_updated", json::array());
+        if (!missing.empty()) err += ":" + subnet_line(missing);
+        throw Error(err);
+    }
+    if (vm.count("json")) {
+        std::cout << a.dump(2) << '\n';
+        return 0;
+    }
+    const json subnets = a.value("subnets", json::array());
+    std::cout << "probed " << a.value("pairs", 0) << " pairs in " << fixed(a.value("seconds", 0.0), 2) << " s; "
+              << subnets.size() << " subnet" << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance
+              << ":\n";
+    for (std::size_t i = 0; i < subnets.size(); ++i) std::cout << "  " << i << ":" << subnet_line(subnets[i]) << '\n';
+    std::cout << "clock offsets (member's clock minus the prober's):\n";
+    const json offsets = a.value("offsets", json::object());
+    std::size_t w = 0;
+    for (const auto& [name, v] : offsets.items()) w = std::max(w, name.size());
+    for (const auto& [name, v] : offsets.items()) {
+        const double ms = v.is_number() ? v.get<double>() * 1e3 : 0.0;
+        std::cout << "  " << name << std::string(w - name.size(), ' ') << "  " << (ms >= 0 ? "+" : "") << fixed(ms, 3)
+                  << " ms\n";
+    }
+    if (!output.empty()) std::cout << "map written to " << output << '\n';
+    return 0;
+}
+
+int cmd_map_show(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    po::options_description opts("hetcast map show: the daemons' current map: subnets, latency and bandwidth\n\n"
+                                 "  hetcast map show [--config FILE] [--from NODE] [--dot]\n\noptions");
+    opts.add_options()("help,h", "show this help")("dot", "print a Graphviz graph (one cluster per subnet) instead");
+    add_daemon_options(opts, d);
+    po::variables_map vm;
+    if (parse(args, opts, vm)) return 0;
+
+    const json a = checked(connect_daemon(d)->call({{"cmd", "map"}}), "map");
+    const std::string text = str(a, "map");
+    const Network net = parse_network(text, "the daemon's map");
+    const std::size_t n = net.size();
+    if (net.is_cost_matrix()) throw Error("the daemon's map is a cost matrix, not a measured map");
+    const Matrix& lat = net.latency();
+    const Matrix& bw = net.bandwidth();
+    Subnets subnets = net.subnets().value_or(Subnets{});
+
+    if (vm.count("dot")) {
+        bool symmetric = true;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) symmetric = symmetric && lat[i][j] == lat[j][i];
+        }
+        std::cout << (symmetric ? "graph" : "digraph") << " hetcast {\n  node [shape=box];\n";
+        for (std::size_t s = 0; s < subnets.size(); ++s) {
+            std::cout << "  subgraph cluster_" << s << " {\n    label=\"subnet " << s << "\";\n";
+            for (NodeId id : subnets[s]) std::cout << "    " << dot_id(net.name(id)) << ";\n";
+            std::cout << "  }\n";
+        }
+        if (subnets.empty()) {
+            for (std::size_t i = 0; i < n; ++i) std::cout << "  " << dot_id(net.name(static_cast<NodeId>(i))) << ";\n";
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = symmetric ? i + 1 : 0; j < n; ++j) {
+                if (i == j) continue;
+                std::cout << "  " << dot_id(net.name(static_cast<NodeId>(i))) << (symmetric ? " -- " : " -> ")
+                          << dot_id(net.name(static_cast<NodeId>(j))) << " [label=\"" << fixed(lat[i][j] * 1e3, 3)
+                          << " ms\"];\n";
+            }
+        }
+        std::cout << "}\n";
+        return 0;
+    }
+
+    std::string measured;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("measured_at:", 0) == 0) {
+            measured = line.substr(12);
+            measured.erase(0, measured.find_first_not_of(" \"'"));
+            measured.erase(measured.find_last_not_of(" \"'\r") + 1);
+        }
+    }
+    std::cout << n << " members" << (measured.empty() ? "" : ", measured at " + measured) << '\n';
+    if (subnets.empty()) {
+        std::cout << "no subnets in the map\n";
+    } else {
+        std::cout << subnets.size() << " subnet" << (subnets.size() == 1 ? "" : "s") << ":\n";
+        for (std::size_t s = 0; s < subnets.size(); ++s) {
+            std::cout << "  " << s << ":";
+            for (NodeId id : subnets[s]) std::cout << ' ' << net.name(id);
+            std::cout << '\n';
+        }
+    }
+    std::vector<std::vector<std::string>> lat_cells(n, std::vector<std::string>(n, "-"));
+    std::vector<std::vector<std::string>> bw_cells = lat_cells;
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i == j) continue;
+            lat_cells[i][j] = fixed(lat[i][j] * 1e3, 3);
+            bw_cells[i][j] = fixed(bw[i][j] / 1e6, bw[i][j] >= 1e8 ? 0 : 1);
+        }
+    }
+    std::cout << "\nlatency (ms):\n";
+    print_table(std::cout, net.names(), lat_cells);
+    std::cout << "\nbandwidth (MB/s):\n";
+    print_table(std::cout, net.names(), bw_cells);
+    return 0;
+}
+
+}  // namespace hetcast::cli
