@@ -9,6 +9,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
+#include "hetcast/sched/pattern.hpp"
 #include "hetcast/model/generators.hpp"
 
 using namespace hetcast;
@@ -404,7 +405,14 @@ TEST_CASE("loader: every file in conf/examples loads") {
     for (const auto& entry : fs::directory_iterator(examples)) {
         if (entry.path().extension() != ".yaml") continue;
         INFO(entry.path());
-        CHECK_NOTHROW((void)load_network(entry.path()));
+        const std::string stem = entry.path().stem().string();
+        if (const auto cut = stem.rfind("-pattern"); cut != std::string::npos && cut + 8 == stem.size()) {
+            // A pattern goes with the network file of the same name without "-pattern".
+            const Network net = load_network(examples / (stem.substr(0, cut) + ".yaml"));
+            CHECK_NOTHROW((void)load_pattern(entry.path(), net));
+        } else {
+            CHECK_NOTHROW((void)load_network(entry.path()));
+        }
         ++loaded;
     }
     CHECK(loaded >= 6);

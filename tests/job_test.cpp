@@ -1,0 +1,141 @@
+// The job plan and event codec: round trips over random plans; whatever a peer sends is
+// checked and refused with InputError, never trusted.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/job.hpp"
+
+using namespace hetcast;
+using json = nlohmann::json;
+
+namespace {
+
+JobPlan random_plan(std::mt19937_64& rng) {
+    JobPlan p;
+    p.job = rng() >> 1;
+    p.algorithm = "algo" + std::to_string(rng() % 10);
+    const std::size_t n = 2 + rng() % 6;
+    for (std::size_t i = 0; i < n; ++i) {
+        p.participants.push_back({"n" + std::to_string(i), "127.0.0." + std::to_string(1 + i),
+                                  static_cast<std::uint16_t>(1 + rng() % 65535)});
+    }
+    p.coordinator = p.participants[rng() % n].name;
+    const std::size_t msgs = 1 + rng() % 3;
+    for (std::size_t m = 0; m < msgs; ++m) {
+        JobMessage jm;
+        jm.source = p.participants[rng() % n].name;
+        jm.size = rng() % (1ull << 40);
+        for (auto& b : jm.sha) b = static_cast<std::byte>(rng());
+        jm.name = rng() % 2 ? "" : "dir/file" + std::to_string(m);
+        for (const auto& member : p.participants) {
+            if (member.name != jm.source && rng() % 2) jm.dests.push_back(member.name);
+        }
+        p.messages.push_back(std::move(jm));
+    }
+    for (std::size_t t = 0; t < rng() % 8; ++t) {
+        p.tasks.push_back({rng() % 2 ? Op::send : Op::recv, static_cast<MessageId>(rng() % msgs),
+                           p.participants[rng() % n].name});
+    }
+    p.chunk = 1 + rng() % (64u << 20);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("job: a plan survives its JSON round trip (500 random plans)") {
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 500; ++i) {
+        const JobPlan p = random_plan(rng);
+        const JobPlan q = job_plan_from_json(json::parse(to_json(p).dump()), ~std::uint64_t{0});
+        CHECK(q.job == p.job);
+        CHECK(q.algorithm == p.algorithm);
+        CHECK(q.coordinator == p.coordinator);
+        CHECK(q.chunk == p.chunk);
+        CHECK(q.tasks == p.tasks);
+        REQUIRE(q.participants.size() == p.participants.size());
+        for (std::size_t k = 0; k < p.participants.size(); ++k) {
+            CHECK(q.participants[k].name == p.participants[k].name);
+            CHECK(q.participants[k].host == p.participants[k].host);
+            CHECK(q.participants[k].port == p.participants[k].port);
+        }
+        REQUIRE(q.messages.size() == p.messages.size());
+        for (std::size_t k = 0; k < p.messages.size(); ++k) {
+            CHECK(q.messages[k].source == p.messages[k].source);
+            CHECK(q.messages[k].size == p.messages[k].size);
+            CHECK(q.messages[k].sha == p.messages[k].sha);
+            CHECK(q.messages[k].name == p.messages[k].name);
+            CHECK(q.messages[k].dests == p.messages[k].dests);
+        }
+    }
+}
+
+TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
+    std::mt19937_64 rng(12);
+    const json good = to_json(random_plan(rng));
+    const auto refused = [](const json& j, std::uint64_t limit = ~std::uint64_t{0}) {
+        CHECK_THROWS_AS((void)job_plan_from_json(j, limit), InputError);
+    };
+    refused(json::array());
+    refused(json("plan"));
+    for (const char* key : {"job", "algorithm", "coordinator", "participants", "messages", "tasks", "chunk"}) {
+        json j = good;
+        j.erase(key);
+        refused(j);
+        j[key] = json::object({{"x", 1}});
+        refused(j);
+    }
+    json j = good;
+    j["chunk"] = 0;
+    refused(j);
+    j = good;
+    j["chunk"] = 1ull << 40;
+    refused(j);
+    j = good;
+    j["coordinator"] = "stranger";
+    refused(j);
+    j = good;
+    j["tasks"] = json::array({{{"op", "send"}, {"message", 99}, {"peer", good["participants"][0]["name"]}}});
+    refused(j);
+    j = good;
+    j["tasks"] = json::array({{{"op", "jump"}, {"message", 0}, {"peer", good["participants"][0]["name"]}}});
+    refused(j);
+    j = good;
+    j["tasks"] = json::array({{{"op", "recv"}, {"message", 0}, {"peer", "stranger"}}});
+    refused(j);
+    j = good;
+    j["messages"][0]["sha256"] = "zz";
+    refused(j);
+    j = good;
+    j["messages"][0]["size"] = -1;
+    refused(j);
+    j = good;
+    j["participants"][0]["port"] = 70000;
+    refused(j);
+    j = good;
+    j["participants"].push_back(good["participants"][0]);
+    refused(j);
+    // A message over the receiver's limit: nothing is allocated for what a peer claims.
+    j = good;
+    j["messages"][0]["size"] = 1000;
+    refused(j, 999);
+}
+
+TEST_CASE("job: events round trip and unknown ones are refused") {
+    for (int k = 0; k < 5; ++k) {
+        JobEvent e{static_cast<JobEvent::Kind>(k), 12.5 + k, static_cast<MessageId>(k), 4096u * k, "why " + std::to_string(k)};
+        const JobEvent f = job_event_from_json(json::parse(to_json(e).dump()));
+        CHECK(f.kind == e.kind);
+        CHECK(f.clock == e.clock);
+        if (e.kind == JobEvent::Kind::delivered) CHECK(f.message == e.message);
+        if (e.kind == JobEvent::Kind::progress) CHECK(f.bytes == e.bytes);
+        if (e.kind == JobEvent::Kind::failed) CHECK(f.error == e.error);
+    }
+    CHECK_THROWS_AS((void)job_event_from_json({{"event", "explode"}, {"clock", 1}}), InputError);
+    CHECK_THROWS_AS((void)job_event_from_json({{"event", "delivered"}, {"clock", 1}}), InputError);
+    CHECK_THROWS_AS((void)job_event_from_json({{"event", "ready"}, {"clock", "noon"}}), InputError);
+    CHECK_THROWS_AS((void)job_event_from_json(json::array()), InputError);
+}
