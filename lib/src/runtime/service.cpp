@@ -82,6 +82,7 @@ struct Service::Impl {
     std::function<void(const std::string&)> log;
     std::unique_ptr<Peer> peer;
     std::vector<Member> members;
+    std::optional<Network> profile;  ///< link emulation, when configured
     mutable std::mutex mu;
     std::optional<Network> map;
     fs::file_time_type map_time{};
@@ -101,7 +102,7 @@ struct Service::Impl {
     void handle(const std::string& from, const json& req, const Peer::Responder& respond) {
         const std::string cmd = get_or<std::string>(req, "cmd", "");
         try {
-            if (cmd == "hello") return respond({{"ok", true}, {"name", cfg.name}, {"version", version()}});
+            if (cmd == "hello") return respond(hello());
             if (cmd == "status") return respond(status());
             if (cmd == "map") return respond(map_answer());
             if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
@@ -113,6 +114,24 @@ struct Service::Impl {
             say("request '" + cmd + "' from '" + from + "' failed: " + e.what());
             respond({{"ok", false}, {"error", e.what()}});
         }
+    }
+
+    /// A host's own send and receive overheads: what a round trip between two hosts cannot
+    /// separate from the link. From the emulation profile when there is one, else zero.
+    std::pair<Overhead, Overhead> overheads() const {
+        if (profile) {
+            if (auto id = profile->find(cfg.name)) return {profile->send_overheads()[*id], profile->recv_overheads()[*id]};
+        }
+        return {};
+    }
+
+    json hello() const {
+        const auto [send, recv] = overheads();
+        return {{"ok", true},
+                {"name", cfg.name},
+                {"version", version()},
+                {"send_overhead", {send.fixed, send.per_byte}},
+                {"recv_overhead", {recv.fixed, recv.per_byte}}};
     }
 
     json status() {
@@ -229,7 +248,15 @@ struct Service::Impl {
             respond({{"progress", {{"pairs", done}, {"of", pairs}}}});
             if (!failure.empty()) throw Error("probe failed: " + failure);
         }
-        Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+        std::vector<Overhead> send(n), recv(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            json h = names[i] == cfg.name ? hello() : peer->call(names[i], {{"cmd", "hello"}}, call_timeout);
+            const auto s = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
+            const auto r = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
+            if (s.size() == 2) send[i] = {s[0], s[1]};
+            if (r.size() == 2) recv[i] = {r[0], r[1]};
+        }
+        Network net = Network::parametric(names, lat, bw, send, recv);
         net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
         const std::string text = format_network(net, utc_now());
         std::vector<std::string> not_updated;
@@ -337,7 +364,10 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.max_message = d.cfg.max_message;
     pc.stall_timeout = d.cfg.stall_timeout;
     pc.log = d.log;
-    if (d.cfg.link_profile) pc.link_profile = load_network(*d.cfg.link_profile);
+    if (d.cfg.link_profile) {
+        d.profile = load_network(*d.cfg.link_profile);
+        pc.link_profile = d.profile;
+    }
     if (d.cfg.cluster_file) d.members = load_cluster(*d.cfg.cluster_file);
     if (fs::exists(d.map_file())) {
         d.map = load_network(d.map_file());
