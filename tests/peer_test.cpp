@@ -9,6 +9,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/lower_bound.hpp"
@@ -242,4 +243,19 @@ TEST_CASE("peer: with link emulation the achieved completion is within 25% of th
         }
         for (std::size_t i = 1; i < n; ++i) REQUIRE(c.peers[i]->receive(std::chrono::seconds(5)));
     }
+}
+
+TEST_CASE("peer: ping-pong over an emulated link recovers its latency and bandwidth, offset near zero") {
+    // Both directions are paced (the pong goes back over the connection the ping came
+    // in on); pacing only one of them halves the latency and doubles the bandwidth.
+    const std::vector<std::string> names{"p0", "p1"};
+    const Matrix lat{{0, 5e-3}, {5e-3, 0}}, bw{{0, 4e6}, {4e6, 0}};
+    const Network profile = Network::parametric(names, lat, bw, std::vector<Overhead>(2), std::vector<Overhead>(2));
+    Cluster c(2, profile);
+    const auto samples = c.peers[0]->ping("p1", {64, 65536, 262144}, 3);
+    const LinkFit fit = fit_link(samples);
+    MESSAGE("latency " << fit.latency << " s, bandwidth " << fit.bandwidth << " B/s");
+    CHECK(fit.latency == doctest::Approx(5e-3).epsilon(0.3));
+    CHECK(fit.bandwidth == doctest::Approx(4e6).epsilon(0.2));
+    CHECK(std::abs(estimate_offset(samples)) < 1e-3);
 }

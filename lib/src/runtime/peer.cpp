@@ -176,13 +176,18 @@ struct Peer::Impl {
             throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
                         name + "'");
         }
-        if (auto j = profile_id(name)) {
-            const Network& p = *cfg.link_profile;
-            c->set_shape({p.wire(*profile_self, *j, 0), p.bandwidth().empty() ? 0.0 : p.bandwidth()[*profile_self][*j]});
-        }
         std::lock_guard lock(mu);
         out[name] = c;
         return c;
+    }
+
+    /// Every connection, whichever side dialled, paces what this peer sends on it: answers
+    /// (pongs, events) cross the emulated link as data does.
+    void on_open(const ConnectionPtr& c) const {
+        if (auto j = profile_id(c->peer())) {
+            const Network& p = *cfg.link_profile;
+            c->set_shape({p.wire(*profile_self, *j, 0), p.bandwidth().empty() ? 0.0 : p.bandwidth()[*profile_self][*j]});
+        }
     }
 
     void on_close(const ConnectionPtr& c, const std::string& why) {
@@ -865,6 +870,7 @@ void Peer::start() {
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) { d.on_close(c, why); };
+    cb.on_open = [&d](const ConnectionPtr& c) { d.on_open(c); };
     cb.log = [&d](const std::string& line) { d.log(line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
