@@ -259,3 +259,43 @@ TEST_CASE("peer: ping-pong over an emulated link recovers its latency and bandwi
     CHECK(fit.bandwidth == doctest::Approx(4e6).epsilon(0.2));
     CHECK(std::abs(estimate_offset(samples)) < 1e-3);
 }
+
+TEST_CASE("peer: a destination that dies mid-push is named; the others complete; no partial file") {
+    // Slow emulated links (1 MiB at 2 MB/s: about half a second a transfer) so the push is
+    // still running when p2 goes.
+    const std::size_t n = 4;
+    std::vector<std::string> names{"p0", "p1", "p2", "p3"};
+    const Matrix lat(n, std::vector<double>(n, 1e-3)), bw(n, std::vector<double>(n, 2e6));
+    const Network profile = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    Cluster c(n, profile);
+    const fs::path src = c.dir.path / "source.bin";
+    const auto bytes = random_bytes(1 << 20, 5);
+    std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    std::thread killer([&] {
+        // Wait until p2 has some of the file under its temporary name, then stop it.
+        test::wait_for([&] {
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(c.dir.path / "p2", ec)) {
+                if (e.is_regular_file(ec) && e.file_size(ec) > 0) return true;
+            }
+            return false;
+        });
+        c.peers[2]->stop();
+    });
+    const JobReport r = c.peers[0]->run(spec_for(profile, "flat", 0, {}, {std::make_shared<FileBody>(src), "f.bin"}));
+    killer.join();
+    CHECK_FALSE(r.ok());
+    CHECK(r.failures() == 1);
+    for (const auto& o : r.outcomes) {
+        CAPTURE(o.dest);
+        if (o.dest == "p2") {
+            CHECK_FALSE(o.ok);
+            CHECK(o.error.find("p2") != std::string::npos);
+        } else {
+            CHECK(o.ok);
+            CHECK(read_file(c.dir.path / o.dest / "f.bin") == *bytes);
+        }
+    }
+    CHECK_FALSE(fs::exists(c.dir.path / "p2" / "f.bin"));
+    for (const auto& e : fs::directory_iterator(c.dir.path / "p2")) CHECK_FALSE(e.is_regular_file());
+}
