@@ -43,7 +43,9 @@ std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
     try {
         return std::make_unique<Client>(host, port, secret);
     } catch (const Error& e) {
-        throw Error(std::string(e.what()) + " (is hetcastd running?)");
+        const std::string why = e.what();
+        const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;
+        throw Error(unreachable ? why + " (is hetcastd running there?)" : why);
     }
 }
 

@@ -231,7 +231,7 @@ struct Service::Impl {
                 if (names[i] == cfg.name) offsets[names[j]] = estimate_offset(samples);
             } catch (const std::exception& e) {
                 std::lock_guard lock(result_mu);
-                if (failure.empty()) failure = names[i] + " -> " + names[j] + ": " + e.what();
+                if (failure.empty()) failure = "measuring " + names[i] + " -> " + names[j] + ": " + e.what();
             }
         };
         std::size_t done = 0;

@@ -7,6 +7,7 @@
 /// {"cmd": "status" | "probe" | "push" | "map" | "ping" | "set_map" | "hello", ...}.
 /// A long request (push, probe) answers with any number of {"progress": {...}} responses,
 /// then one final response with "ok" (and "error" when false).
+#include <functional>
 #include <memory>
 #include <string>
 
