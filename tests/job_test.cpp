@@ -31,6 +31,7 @@ JobPlan random_plan(std::mt19937_64& rng) {
         jm.size = rng() % (1ull << 40);
         for (auto& b : jm.sha) b = static_cast<std::byte>(rng());
         jm.name = rng() % 2 ? "" : "dir/file" + std::to_string(m);
+        jm.origin = rng() % 2 ? "" : "offer:k" + std::to_string(rng() % 100);
         for (const auto& member : p.participants) {
             if (member.name != jm.source && rng() % 2) jm.dests.push_back(member.name);
         }
@@ -69,6 +70,7 @@ TEST_CASE("job: a plan survives its JSON round trip (500 random plans)") {
             CHECK(q.messages[k].sha == p.messages[k].sha);
             CHECK(q.messages[k].name == p.messages[k].name);
             CHECK(q.messages[k].dests == p.messages[k].dests);
+            CHECK(q.messages[k].origin == p.messages[k].origin);
         }
     }
 }

@@ -42,6 +42,10 @@ const json& array(const json& j, const char* key) {
     return v;
 }
 
+constexpr std::size_t max_chunk = std::size_t{64} << 20;
+
+}  // namespace
+
 net::Digest digest_from_hex(const std::string& hex) {
     net::Digest d{};
     if (hex.size() != 2 * d.size()) throw InputError("job: a sha256 must be 64 hex digits");
@@ -60,10 +64,6 @@ net::Digest digest_from_hex(const std::string& hex) {
     return d;
 }
 
-constexpr std::size_t max_chunk = std::size_t{64} << 20;
-
-}  // namespace
-
 std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names, NodeId node) {
     std::vector<JobTask> out;
     for (const Task& t : schedule.tasks.at(node)) out.push_back({t.op, t.message, names.at(t.peer)});
@@ -79,7 +79,8 @@ json to_json(const JobPlan& p) {
                             {"size", m.size},
                             {"sha256", net::to_hex(m.sha)},
                             {"name", m.name},
-                            {"dests", m.dests}});
+                            {"dests", m.dests},
+                            {"origin", m.origin}});
     }
     json tasks = json::array();
     for (const auto& t : p.tasks) {
@@ -121,6 +122,7 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         }
         msg.sha = digest_from_hex(text(m, "sha256"));
         msg.name = text(m, "name");
+        msg.origin = text(m, "origin");
         for (const json& d : array(m, "dests")) {
             if (!d.is_string()) throw InputError("job: dests must be names");
             msg.dests.push_back(known(d.get<std::string>()));

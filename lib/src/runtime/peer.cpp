@@ -113,6 +113,7 @@ struct Peer::Impl {
     std::uint32_t ping_seq = 0;
     std::map<std::uint32_t, std::promise<json>> calls;
     std::uint32_t call_seq = 0;
+    std::map<std::string, std::shared_ptr<const net::MessageBody>> offers;
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
@@ -248,6 +249,23 @@ struct Peer::Impl {
         }
     }
 
+    /// The body an origin names on this peer. Throws InputError when there is none.
+    std::shared_ptr<const net::MessageBody> resolve(const std::string& origin) {
+        if (origin.rfind("offer:", 0) == 0) {
+            std::lock_guard lock(mu);
+            const auto it = offers.find(origin.substr(6));
+            if (it == offers.end()) throw InputError("'" + cfg.name + "' offers nothing as '" + origin.substr(6) + "'");
+            return it->second;
+        }
+        if (origin.rfind("file:", 0) == 0) {
+            if (!cfg.file_origins) throw InputError("'" + cfg.name + "' does not serve files");
+            const fs::path p = origin.substr(5);
+            if (!p.is_absolute()) throw InputError("file origin '" + p.string() + "' is not absolute");
+            return std::make_shared<FileBody>(p);
+        }
+        throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
+    }
+
     std::shared_ptr<Job> find_job(std::uint64_t id) {
         std::lock_guard lock(mu);
         const auto it = jobs.find(id);
@@ -292,6 +310,15 @@ struct Peer::Impl {
             if (!job->recv.emplace(t.message, std::move(r)).second) {
                 throw InputError("the plan receives " + message_label(t.message) + " twice");
             }
+        }
+        for (MessageId m = 0; m < plan.messages.size(); ++m) {
+            const JobMessage& msg = plan.messages[m];
+            if (msg.source != cfg.name || msg.origin.empty()) continue;
+            auto body = resolve(msg.origin);
+            if (body->size() != msg.size || !net::same_digest(body->sha256(), msg.sha)) {
+                throw InputError("'" + msg.origin + "' at '" + cfg.name + "' changed since it was described");
+            }
+            job->held[m] = std::move(body);
         }
         job->plan = std::move(plan);
         std::lock_guard lock(mu);
@@ -404,6 +431,11 @@ struct Peer::Impl {
         };
         if (req.is_discarded() || !req.is_object()) {
             respond({{"error", "a request must be a JSON object"}});
+            return;
+        }
+        if (req.value("cmd", "") == "describe") {
+            const auto body = resolve(req.value("origin", ""));
+            respond({{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}});
             return;
         }
         std::function<void(const std::string&, const json&, Responder)> handler;
@@ -679,9 +711,14 @@ JobReport Peer::Impl::run(JobSpec spec) {
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         const Message& msg = s.messages[m];
         const JobInput& in = spec.inputs[m];
-        if (msg.source != *self_id) throw InputError("messages sourced at other members are not supported by run()");
-        if (!in.body) throw InputError("no body for " + message_label(m));
-        JobMessage jm{cfg.name, in.body->size(), in.body->sha256(), in.name, {}};
+        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin};
+        if (msg.source == *self_id && in.body) {
+            jm.size = in.body->size();
+            jm.sha = in.body->sha256();
+            jm.origin.clear();
+        } else if (in.origin.empty()) {
+            throw InputError("no body and no origin for " + message_label(m));
+        }
         for (NodeId d : msg.dests) jm.dests.push_back(net.name(d));
         report.bytes += jm.size;
         common.messages.push_back(std::move(jm));
@@ -701,7 +738,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
     }
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         for (NodeId d : s.messages[m].dests) {
-            Outcome o{m, cfg.name, net.name(d), 0, 0, false, {}};
+            Outcome o{m, net.name(s.messages[m].source), net.name(d), 0, 0, false, {}};
             for (const Transfer& t : predicted.transfers) {
                 if (t.message == m && t.to == d) o.predicted = t.complete;
             }
@@ -736,7 +773,9 @@ JobReport Peer::Impl::run(JobSpec spec) {
         if (n == *self_id) {
             try {
                 own = make_job(std::move(p), nullptr);
-                for (MessageId m = 0; m < s.messages.size(); ++m) own->held[m] = spec.inputs[m].body;
+                for (MessageId m = 0; m < s.messages.size(); ++m) {
+                    if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
+                }
                 std::lock_guard lock(k->mu);
                 k->nodes[name].ready = true;
             } catch (const std::exception& e) {
@@ -938,6 +977,32 @@ void Peer::on_delivery(std::function<void(Delivery)> callback) {
 void Peer::on_request(std::function<void(const std::string&, const nlohmann::json&, Responder)> handler) {
     std::lock_guard lock(impl_->mu);
     impl_->request_handler = std::move(handler);
+}
+
+void Peer::offer(const std::string& key, std::shared_ptr<const net::MessageBody> body) {
+    std::lock_guard lock(impl_->mu);
+    impl_->offers[key] = std::move(body);
+}
+
+void Peer::withdraw(const std::string& key) {
+    std::lock_guard lock(impl_->mu);
+    impl_->offers.erase(key);
+}
+
+Peer::Described Peer::describe(const std::string& member, const std::string& origin) {
+    if (member == impl_->cfg.name) {
+        const auto body = impl_->resolve(origin);
+        return {body->size(), body->sha256()};
+    }
+    const json a = call(member, {{"cmd", "describe"}, {"origin", origin}}, impl_->cfg.connect_timeout);
+    if (!a.value("ok", false)) throw InputError(a.value("error", "'" + member + "' cannot describe '" + origin + "'"));
+    const auto size = a.find("size");
+    const auto sha = a.find("sha256");
+    if (size == a.end() || !size->is_number_unsigned() || sha == a.end() || !sha->is_string()) {
+        throw Error("'" + member + "' described '" + origin + "' without a size and a sha256");
+    }
+    if (size->get<std::uint64_t>() > impl_->cfg.max_message) throw InputError("'" + origin + "' is over the size limit");
+    return {size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>())};
 }
 
 json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {

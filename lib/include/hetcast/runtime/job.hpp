@@ -21,6 +21,7 @@ struct JobMessage {
     net::Digest sha{};
     std::string name;  ///< destination path under dest_root; empty: a buffer
     std::vector<std::string> dests;
+    std::string origin;  ///< where the source finds the body, when it is not the coordinator
 };
 
 struct JobTask {
@@ -45,6 +46,8 @@ struct JobPlan {
                                             NodeId node);
 
 [[nodiscard]] nlohmann::json to_json(const JobPlan& p);
+/// 64 lowercase hex digits to a digest. Throws InputError otherwise.
+[[nodiscard]] net::Digest digest_from_hex(const std::string& hex);
 /// Throws InputError on anything malformed: a missing field, a wrong type, a task naming a
 /// message or peer the plan does not have, a message over `max_message` bytes, a chunk of
 /// 0 or over 64 MiB.

@@ -55,6 +55,8 @@ struct PeerConfig {
     /// busy time, so one machine behaves like the heterogeneous network the profile
     /// describes. Node names in the profile are member names.
     std::optional<Network> link_profile;
+    /// Whether "file:/path" origins may be read (a daemon's files; off for embedded peers).
+    bool file_origins = false;
     std::function<void(const std::string&)> log;
 };
 
@@ -68,12 +70,25 @@ struct Delivery {
 
 /// What a message of a job is made of, at its source.
 struct JobInput {
-    /// The body at the source. The peer keeps a reference until the job ends; the caller
-    /// must not change the bytes (or the file) meanwhile.
+    JobInput() = default;
+    /// A message this peer sources.
+    JobInput(std::shared_ptr<const net::MessageBody> b, std::string n) : body(std::move(b)), name(std::move(n)) {}
+    /// A message another member sources, found there at `o`; size and sha as described.
+    JobInput(std::string o, std::string n, std::uint64_t bytes, const net::Digest& digest)
+        : name(std::move(n)), origin(std::move(o)), size(bytes), sha(digest) {}
+
+    /// The body, when this peer is the message's source. The peer keeps a reference until
+    /// the job ends; the caller must not change the bytes (or the file) meanwhile.
     std::shared_ptr<const net::MessageBody> body;
     /// Destination path relative to each destination's dest_root; empty for a buffer,
     /// which is delivered to the destinations' receive queues instead.
     std::string name;
+    /// When another member is the source: where that member finds the body ("offer:KEY"
+    /// for a buffer it offered, "file:/absolute/path" on a daemon), and its size and
+    /// checksum as that member described them (Peer::describe).
+    std::string origin;
+    std::uint64_t size = 0;
+    net::Digest sha{};
 };
 
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
@@ -113,6 +128,18 @@ public:
     /// Never throws for a failure of another node: the report names it. Throws InputError
     /// for a malformed spec (a participant that is not a member, a missing input).
     [[nodiscard]] JobReport run(JobSpec spec);
+
+    /// Makes `body` available as the origin "offer:KEY" of jobs others coordinate (a
+    /// multi-source exchange); replaces an earlier offer of the same key.
+    void offer(const std::string& key, std::shared_ptr<const net::MessageBody> body);
+    void withdraw(const std::string& key);
+    /// Size and SHA-256 of `origin` at `member` (this peer included). Throws InputError
+    /// when the member has no such origin, hetcast::Error when it cannot be reached.
+    struct Described {
+        std::uint64_t size = 0;
+        net::Digest sha{};
+    };
+    [[nodiscard]] Described describe(const std::string& member, const std::string& origin);
 
     /// Pops the next buffer delivered to this peer, waiting up to `timeout`.
     [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);
