@@ -128,6 +128,37 @@ for algo in flat ecef; do
     step "push --algo $algo: 3 identical copies"
 done
 
+# push --pattern: three sources at once (Wu's multi-node multicast, executed). n1 and n2
+# serve their own files, n3 a generated payload; n0 coordinates. Each copy is checked.
+head -c $((1 << 20)) /dev/urandom > "$tmp/from-n1.bin"
+head -c $((3 << 19)) /dev/urandom > "$tmp/from-n2.bin"
+cat > "$tmp/pattern.yaml" <<PATTERN
+- {source: n1, file: $tmp/from-n1.bin, dests: [n0, n2, n3]}
+- {source: n2, file: $tmp/from-n2.bin, dests: all}
+- {source: n3, size: 300000, dests: [n0, n1]}
+PATTERN
+for algo in wr wrp; do
+    for i in 0 1 2 3; do rm -rf "$tmp/n$i/dest/pat"; done
+    "$hetcast" push --pattern "$tmp/pattern.yaml" --config "$tmp/n0.yaml" --algo "$algo" --dest pat --json \
+        > "$tmp/pattern-$algo.json" || fail "push --pattern --algo $algo failed: $(cat "$tmp/pattern-$algo.json")"
+    python3 - "$tmp/pattern-$algo.json" "$algo" <<'PY' || fail "push --pattern --algo $algo: bad report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] and len(r["outcomes"]) == 3 + 3 + 2, r
+assert r["algorithm"] == sys.argv[2], r["algorithm"]
+assert 0 < r["lower_bound"] <= r["predicted"] and r["achieved"] > 0, r
+assert {o["source"] for o in r["outcomes"]} == {"n1", "n2", "n3"}, r
+PY
+    for i in 0 2 3; do cmp -s "$tmp/from-n1.bin" "$tmp/n$i/dest/pat/from-n1.bin" || fail "pattern $algo: n$i lacks n1's file"; done
+    for i in 0 1 3; do cmp -s "$tmp/from-n2.bin" "$tmp/n$i/dest/pat/from-n2.bin" || fail "pattern $algo: n$i lacks n2's file"; done
+    for i in 0 1; do
+        [ "$(stat -c %s "$tmp/n$i/dest/pat/n3-3.bin")" = 300000 ] || fail "pattern $algo: n$i lacks n3's payload"
+    done
+    cmp -s "$tmp/n0/dest/pat/n3-3.bin" "$tmp/n1/dest/pat/n3-3.bin" || fail "pattern $algo: n3's payload differs between copies"
+    [ ! -e "$tmp/n2/dest/pat/n3-3.bin" ] || fail "pattern $algo: n2 got a message not meant for it"
+    step "push --pattern --algo $algo: 3 sources, 8 deliveries, every copy checked"
+done
+
 # A world-readable secret: hetcastd refuses to start, with one line.
 cp "$tmp/secret" "$tmp/open-secret"
 chmod 644 "$tmp/open-secret"

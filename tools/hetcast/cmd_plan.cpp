@@ -28,6 +28,12 @@ int plan_pattern(const Network& net, const std::string& file, ExecModel model, c
     }
     PatternRequest req = load_pattern(file, net);
     if (req.messages.empty()) throw InputError(file + ": the pattern has no messages");
+    for (std::size_t k = 0; k < req.sized.size(); ++k) {
+        if (!req.sized[k]) {
+            throw InputError(file + ": entry " + std::to_string(k + 1) +
+                             " has a file but no size: planning needs one (hetcast push reads it from the file)");
+        }
+    }
     req.model = model;
 
     if (algo == "all") {

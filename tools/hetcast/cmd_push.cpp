@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -64,14 +65,17 @@ private:
 int cmd_push(const std::vector<std::string>& args) {
     DaemonOptions daemon;
     std::vector<std::string> files;
-    std::string to, algos = "auto", dest, model = "nonblocking";
+    std::string to, algos = "auto", dest, model = "nonblocking", pattern;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
-        "usage: hetcast push FILE [FILE...] (--to a,b,c | --all) [options]\n\noptions");
+        "usage: hetcast push FILE [FILE...] (--to a,b,c | --all) [options]\n"
+        "       hetcast push --pattern PATTERN.yaml [options]   (several sources at once, Wu's patterns)\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
         ("to", po::value(&to), "comma-separated destination members")
         ("all", "every other member of the map")
+        ("pattern,p", po::value(&pattern), "a pattern file: entries {source, file: /path/on/source | size, dests}; "
+                                          "each source serves its own file (or a generated payload of that size)")
         ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
                                      "list pushes once per algorithm and prints the reports side by side")
         ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
@@ -92,8 +96,18 @@ int cmd_push(const std::vector<std::string>& args) {
         std::cout << opts;
         return 0;
     }
-    if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
-    if (vm.count("all") == vm.count("to")) throw InputError("give either --to a,b,c or --all");
+    json pattern_text;
+    if (!pattern.empty()) {
+        if (!files.empty() || vm.count("all") || vm.count("to")) {
+            throw InputError("--pattern names sources, files and destinations itself: no FILE, --to or --all");
+        }
+        std::ifstream in(pattern);
+        if (!in) throw InputError("cannot read pattern file '" + pattern + "'");
+        pattern_text = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } else {
+        if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
+        if (vm.count("all") == vm.count("to")) throw InputError("give either --to a,b,c or --all");
+    }
     const auto algo_list = split(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     for (auto& f : files) {
@@ -115,6 +129,10 @@ int cmd_push(const std::vector<std::string>& args) {
         auto client = connect_daemon(daemon);
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? std::vector<std::string>{} : split(to)}};
+        if (!pattern.empty()) {
+            req["pattern"] = pattern_text;
+            req["pattern_name"] = pattern;
+        }
         const json answer = client->call(req, [&](const json& p) {
             if (p.contains("bytes") && p.contains("of")) {
                 bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());

@@ -47,12 +47,14 @@ public:
             if (f->given) fail(origin_, kv.first.Mark(), "duplicate key '" + key + "'");
             *f = Field{kv.second, kv.first.Mark(), true};
         }
-        for (const auto& [f, name] : {std::pair{&source, "source"}, {&size, "size"}, {&dests, "dests"}}) {
+        for (const auto& [f, name] : {std::pair{&source, "source"}, {&dests, "dests"}}) {
             if (!f->given) fail(origin_, entry.Mark(), std::string("missing '") + name + "'");
         }
+        // A file's size is the file's: only the runtime, on the source's host, reads it.
+        if (!size.given && !file.given) fail(origin_, entry.Mark(), "missing 'size' (or 'file')");
         Message m;
         m.source = node(source, "source");
-        m.size = bytes(size);
+        m.size = size.given ? bytes(size) : 0;
         m.dests = destinations(dests, m.source);
         std::string path;
         if (file.given) {
@@ -61,6 +63,7 @@ public:
         }
         out.messages.push_back(std::move(m));
         out.files.push_back(std::move(path));
+        out.sized.push_back(size.given);
     }
 
 private:

@@ -249,6 +249,24 @@ struct Peer::Impl {
         }
     }
 
+    /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
+    /// seed, made in memory (at most 1 GiB).
+    static std::shared_ptr<const net::MessageBody> generated(const std::string& origin) {
+        std::uint64_t size = 0, seed = 0;
+        char extra = 0;
+        if (std::sscanf(origin.c_str(), "gen:%lu:%lu%c", &size, &seed, &extra) != 2) {
+            throw InputError("bad origin '" + origin.substr(0, 40) + "' (gen:SIZE:SEED)");
+        }
+        if (size > (std::uint64_t{1} << 30)) throw InputError("generated payloads are at most 1 GiB");
+        auto bytes = std::make_shared<std::vector<std::byte>>(size);
+        std::mt19937_64 rng(seed);
+        for (std::uint64_t i = 0; i < size; i += 8) {
+            const std::uint64_t v = rng();
+            std::memcpy(bytes->data() + i, &v, std::min<std::uint64_t>(8, size - i));
+        }
+        return std::make_shared<BufferBody>(std::move(bytes));
+    }
+
     /// The body an origin names on this peer. Throws InputError when there is none.
     std::shared_ptr<const net::MessageBody> resolve(const std::string& origin) {
         if (origin.rfind("offer:", 0) == 0) {
@@ -263,6 +281,7 @@ struct Peer::Impl {
             if (!p.is_absolute()) throw InputError("file origin '" + p.string() + "' is not absolute");
             return std::make_shared<FileBody>(p);
         }
+        if (origin.rfind("gen:", 0) == 0) return generated(origin);
         throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
     }
 

@@ -14,7 +14,11 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/measure.hpp"
+#include "hetcast/report/plan_report.hpp"
+#include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/wu.hpp"
+#include "hetcast/sim/wu_bound.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 
 namespace hetcast {
@@ -78,6 +82,20 @@ T get_or(const json& j, const char* key, T fallback) {
 }  // namespace
 
 struct Service::Impl {
+    /// Holds one of the max_jobs places while a push runs.
+    struct Busy {
+        explicit Busy(Impl& i) : impl(i) {
+            if (impl.running.fetch_add(1) >= impl.cfg.max_jobs) {
+                --impl.running;
+                throw Error("busy: " + std::to_string(impl.cfg.max_jobs) + " jobs are running");
+            }
+        }
+        ~Busy() { --impl.running; }
+        Busy(const Busy&) = delete;
+        Busy& operator=(const Busy&) = delete;
+        Impl& impl;
+    };
+
     DaemonConfig cfg;
     std::function<void(const std::string&)> log;
     std::unique_ptr<Peer> peer;
@@ -287,7 +305,65 @@ struct Service::Impl {
                 {"not_updated", not_updated}};
     }
 
+    /// Runs one job and streams its progress to the caller.
+    JobReport run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count) {
+        spec.progress = [&respond, index, count](std::uint64_t got, std::uint64_t owed) {
+            respond({{"progress", {{"file", index}, {"files", count}, {"bytes", got}, {"of", owed}}}});
+        };
+        return peer->run(std::move(spec));
+    }
+
+    /// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
+    /// generated payload); sizes come from the sources before planning.
+    json push_pattern(const json& req, const Network& net, const Peer::Responder& respond) {
+        const auto algo = get_or<std::string>(req, "algo", "wrp");
+        const auto dest_dir = get_or<std::string>(req, "dest", "");
+        PatternRequest pr = parse_pattern(get_or<std::string>(req, "pattern", ""),
+                                          get_or<std::string>(req, "pattern_name", "pattern"), net);
+        pr.model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+        if (pr.messages.empty()) throw InputError("the pattern has no messages");
+        std::vector<JobInput> inputs;
+        for (std::size_t k = 0; k < pr.messages.size(); ++k) {
+            Message& m = pr.messages[k];
+            const std::string& file = pr.files[k];
+            const std::string source = net.name(m.source);
+            if (!file.empty() && !fs::path(file).is_absolute()) {
+                throw InputError("pattern entry " + std::to_string(k + 1) + ": file '" + file +
+                                 "' must be an absolute path on " + source);
+            }
+            const std::string origin = file.empty() ? "gen:" + std::to_string(static_cast<std::uint64_t>(m.size)) + ":" +
+                                                          std::to_string(k + 1)
+                                                    : "file:" + file;
+            const auto d = peer->describe(source, origin);
+            m.size = static_cast<double>(d.size);
+            const fs::path name = fs::path(dest_dir) / (file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
+                                                                     : fs::path(file).filename().string());
+            inputs.emplace_back(origin, name.lexically_normal().string(), d.size, d.sha);
+        }
+        JobSpec spec;
+        spec.network = &net;
+        spec.model = pr.model;
+        if (algo == "auto") {
+            spec.schedule = plan_pattern_auto(net, pr).schedule;
+        } else {
+            spec.schedule = find_pattern_algorithm(algo).plan(net, pr);
+        }
+        spec.lower_bound = wu_lower_bound(net, pr);
+        spec.inputs = std::move(inputs);
+        say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
+        const JobReport r = run_job(std::move(spec), respond, 0, 1);
+        json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
+        if (!r.ok()) out["error"] = "some destinations failed";
+        return out;
+    }
+
     json push(const json& req, const Peer::Responder& respond) {
+        if (req.contains("pattern")) {
+            const auto net = current_map();
+            if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+            const Busy busy(*this);
+            return push_pattern(req, *net, respond);
+        }
         const auto files = get_or<std::vector<std::string>>(req, "files", {});
         const auto to = get_or<std::vector<std::string>>(req, "to", {});
         const auto algo_name = get_or<std::string>(req, "algo", "auto");
@@ -311,14 +387,7 @@ struct Service::Impl {
             }
             bodies.push_back(std::make_shared<FileBody>(f));
         }
-        if (running.fetch_add(1) >= cfg.max_jobs) {
-            --running;
-            throw Error("busy: " + std::to_string(cfg.max_jobs) + " jobs are running");
-        }
-        struct Release {
-            std::atomic<std::size_t>& r;
-            ~Release() { --r; }
-        } release{running};
+        const Busy busy(*this);
 
         json reports = json::array();
         bool ok = true;
@@ -331,12 +400,9 @@ struct Service::Impl {
             spec.model = model;
             spec.lower_bound = bhat_lower_bound(*net, pr.root, pr.dests, size);
             const fs::path name = fs::path(dest_dir) / fs::path(files[i]).filename();
-            spec.inputs.push_back({bodies[i], name.lexically_normal().string()});
-            spec.progress = [&respond, i, n = files.size()](std::uint64_t got, std::uint64_t owed) {
-                respond({{"progress", {{"file", i}, {"files", n}, {"bytes", got}, {"of", owed}}}});
-            };
+            spec.inputs.emplace_back(bodies[i], name.lexically_normal().string());
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
-            const JobReport r = peer->run(std::move(spec));
+            const JobReport r = run_job(std::move(spec), respond, i, files.size());
             ok = ok && r.ok();
             json rj = to_json(r);
             rj["file"] = files[i];
@@ -364,6 +430,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.max_message = d.cfg.max_message;
     pc.stall_timeout = d.cfg.stall_timeout;
     pc.log = d.log;
+    pc.file_origins = true;
     if (d.cfg.link_profile) {
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;

@@ -17,10 +17,13 @@ struct PatternRequest {
     ExecModel model = ExecModel::nonblocking;
     /// The entries' `file:` paths, for the runtime: empty, or one per message ("" when absent).
     std::vector<std::string> files = {};
+    /// Per entry, whether it gave a size (an entry with a `file:` may leave it to the file).
+    std::vector<bool> sized = {};
 };
 
 /// Parses a pattern: a YAML list of `{source: NODE, size: BYTES, dests: [NODE, ...] | all}`
-/// entries with an optional `file: PATH`; `size` is a number or a string like 64KiB
+/// entries with an optional `file: PATH` (then `size` may be left out: the message's size is
+/// 0 here and `sized` says so; `hetcast push` takes the file's size at its source); `size` is a number or a string like 64KiB
 /// (parse_bytes). `origin` names the text in errors. Throws InputError("origin:line:column:
 /// what") for a document that is not a list, an unknown or repeated key, a missing key, an
 /// unknown node, a source among its own dests, a repeated dest, empty dests or a bad size.
