@@ -69,7 +69,7 @@ void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config, name, listen, dest_root, state_dir, link_profile;
+    std::string config, name, listen, dest_root, state_dir, link_profile, join;
     po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr)\n\n"
                                  "  hetcastd --config FILE [flags overriding the file]\n\noptions");
     opts.add_options()("help,h", "show this help")(
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
         "listen", po::value(&listen), "listen address HOST:PORT ([ADDR]:PORT for IPv6; port 0: ephemeral)")(
         "dest-root", po::value(&dest_root), "folder under which received files land")(
         "state-dir", po::value(&state_dir), "folder for the map and logs")(
-        "link-profile", po::value(&link_profile), "network file to emulate links with (one-machine demos)");
+        "link-profile", po::value(&link_profile), "network file to emulate links with (one-machine demos)")(
+        "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)");
 
     hetcast::DaemonConfig cfg;
     try {
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
         if (!dest_root.empty()) cfg.dest_root = fs::absolute(dest_root);
         if (!state_dir.empty()) cfg.state_dir = fs::absolute(state_dir);
         if (!link_profile.empty()) cfg.link_profile = fs::absolute(link_profile);
+        if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
     } catch (const po::error& e) {
         std::cerr << "hetcastd: " << e.what() << " (see --help)\n";
         return 2;

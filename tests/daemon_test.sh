@@ -2,7 +2,7 @@
 # Integration test of hetcastd and the hetcast commands that talk to it: four daemons on
 # 127.0.0.1 with free ports; status, probe, map show, push (flat and ecef) with every copy
 # checked byte for byte; a world-readable secret, a wrong secret, a bad config file; a clean
-# shutdown on SIGTERM.
+# shutdown on SIGTERM; a fifth daemon joining, a stopped member skipped, a member leaving.
 #   usage: daemon_test.sh HETCASTD HETCAST SOURCE_DIR
 set -euo pipefail
 
@@ -203,9 +203,66 @@ timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --listen "127.0.0.1:${p
 [[ $rc -eq 1 && $(wc -l < "$tmp/bind.err") -eq 1 ]] || fail "a port in use: status $rc: $(cat "$tmp/bind.err")"
 step "port in use refused: $(cat "$tmp/bind.err")"
 
+# join: a fifth daemon started with --join n1's address (no cluster file of its own) gets
+# the member list and the map from n1; every member learns it; the map gains its row and
+# column; the next push from n0 to --all reaches it.
+port4=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$tmp/n4"
+cat > "$tmp/n4.yaml" <<EOF
+name: n4
+listen: 127.0.0.1:$port4
+state_dir: n4/state
+dest_root: n4/dest
+secret_file: secret
+stall_timeout: 20
+EOF
+"$hetcastd" --config "$tmp/n4.yaml" --join "127.0.0.1:${ports[1]}" 2> "$tmp/n4.log" &
+pids+=($!)
+joined=no
+for _ in $(seq 200); do
+    kill -0 "${pids[4]}" 2>/dev/null || fail "hetcastd n4 exited: $(cat "$tmp/n4.log")"
+    if grep -q "joined the cluster through 'n1'" "$tmp/n4.log"; then joined=yes; break; fi
+    sleep 0.1
+done
+[[ $joined == yes ]] || fail "n4 did not join within 20 s: $(cat "$tmp/n4.log")"
+for i in 0 2 4; do
+    out=$("$hetcast" status --config "$tmp/n$i.yaml")
+    grep -q '5 of 5 up' <<< "$out" || fail "after the join, n$i's status: $out"
+    out=$("$hetcast" map show --config "$tmp/n$i.yaml")
+    grep -q '^5 members' <<< "$out" || fail "after the join, n$i's map: $out"
+done
+for i in 1 2 3 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo ecef --json > "$tmp/push-join.json" \
+    || fail "push after the join failed: $(cat "$tmp/push-join.json")"
+for i in 1 2 3 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "after the join, n$i's copy"; done
+step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the next push reached it"
+
+# A member that stops answering is skipped by a push to --all, and the report says so.
+kill -TERM "${pids[3]}"
+rc=0
+wait "${pids[3]}" || rc=$?
+[[ $rc -eq 0 ]] || fail "hetcastd n3 exited with $rc on SIGTERM"
+for i in 1 2 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo flat --json > "$tmp/push-down.json" \
+    || fail "push with n3 down failed: $(cat "$tmp/push-down.json")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["skipped"]==["n3"] and r["ok"] and len(r["outcomes"])==3, r' \
+    "$tmp/push-down.json" || fail "the report should skip n3: $(cat "$tmp/push-down.json")"
+for i in 1 2 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "with n3 down, n$i's copy"; done
+step "down: n3 stopped, push --all skipped it and named it, the others got the file"
+
+# leave: n3 is removed from every member list and map.
+"$hetcast" leave n3 --config "$tmp/n0.yaml" > /dev/null || fail "leave n3 failed"
+for i in 0 1 2 4; do
+    out=$("$hetcast" map show --config "$tmp/n$i.yaml")
+    grep -q '^4 members' <<< "$out" || fail "after leave, n$i's map: $out"
+    out=$("$hetcast" status --config "$tmp/n$i.yaml")
+    grep -q '4 of 4 up' <<< "$out" || fail "after leave, n$i's status: $out"
+done
+step "leave: n3 gone from every member list and map"
+
 # Clean shutdown: SIGTERM → status 0 within 10 s.
-for i in 0 1 2 3; do kill -TERM "${pids[$i]}"; done
-for i in 0 1 2 3; do
+for i in 0 1 2 4; do kill -TERM "${pids[$i]}"; done
+for i in 0 1 2 4; do
     for _ in $(seq 100); do kill -0 "${pids[$i]}" 2>/dev/null || break; sleep 0.1; done
     kill -0 "${pids[$i]}" 2>/dev/null && fail "hetcastd n$i did not stop within 10 s of SIGTERM"
     rc=0

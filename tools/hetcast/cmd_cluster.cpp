@@ -320,3 +320,31 @@ int cmd_map_show(const std::vector<std::string>& args) {
 }
 
 }  // namespace hetcast::cli
+
+namespace hetcast::cli {
+
+int cmd_leave(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    std::string name;
+    po::options_description opts("hetcast leave: remove a member from the cluster (member list and map, on every daemon)\n\n"
+                                 "  hetcast leave NAME [--config FILE] [--from NODE]\n\noptions");
+    opts.add_options()("help,h", "show this help");
+    add_daemon_options(opts, d);
+    po::options_description all;
+    all.add(opts).add_options()("name", po::value(&name));
+    po::positional_options_description pos;
+    pos.add("name", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return 0;
+    }
+    if (name.empty()) throw InputError("which member? (hetcast leave NAME)");
+    (void)checked(connect_daemon(d)->call({{"cmd", "leave"}, {"name", name}}), "leave");
+    std::cout << "'" << name << "' left the cluster\n";
+    return 0;
+}
+
+}  // namespace hetcast::cli

@@ -20,6 +20,7 @@ constexpr const char* usage =
     "  push   push files to the cluster along a planned schedule; report achieved vs predicted\n"
     "  probe  measure every pair of daemons, compute the subnet map (ECO), store it on every daemon\n"
     "  status list the members, whether each is up, its version, and the map's age\n"
+    "  leave  remove a member from the cluster (every daemon's member list and map)\n"
     "  map show  print the daemons' current map (subnets and matrices, or --dot)\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
         if (cmd == "push") return hetcast::cli::cmd_push(args);
         if (cmd == "probe") return hetcast::cli::cmd_probe(args);
         if (cmd == "status") return hetcast::cli::cmd_status(args);
+        if (cmd == "leave") return hetcast::cli::cmd_leave(args);
         std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
         return 2;
     } catch (const hetcast::InputError& e) {

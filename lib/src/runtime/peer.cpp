@@ -1024,9 +1024,39 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
     return {size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>())};
 }
 
+namespace {
+
+json await_answer(std::future<json>& answer, std::chrono::milliseconds timeout, const std::string& who,
+                  const std::function<void()>& forget) {
+    if (answer.wait_for(timeout) != std::future_status::ready) {
+        forget();
+        throw Error(who + " did not answer in " + std::to_string(timeout.count()) + " ms");
+    }
+    try {
+        return answer.get();
+    } catch (const std::future_error&) {
+        throw Error("the peer stopped before " + who + " answered");
+    }
+}
+
+}  // namespace
+
 json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {
+    return call_on(impl_->conn_to(member), "'" + member + "'", request, timeout);
+}
+
+std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_t port, const json& request,
+                                           std::chrono::milliseconds timeout) {
+    ConnectionPtr c = impl_->transport->connect(host, port);
+    json answer = call_on(c, host + ":" + std::to_string(port), request, timeout);
+    const std::string name = c->peer();
+    c->close();
+    return {std::move(answer), name};
+}
+
+json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
+                   std::chrono::milliseconds timeout) {
     Impl& d = *impl_;
-    ConnectionPtr c = d.conn_to(member);
     std::future<json> answer;
     std::uint32_t seq = 0;
     {
@@ -1035,16 +1065,10 @@ json Peer::call(const std::string& member, const json& request, std::chrono::mil
         answer = d.calls[seq].get_future();
     }
     c->send(make_frame(FrameType::request, 0, seq, request.dump()));
-    if (answer.wait_for(timeout) != std::future_status::ready) {
+    return await_answer(answer, timeout, who, [&] {
         std::lock_guard lock(d.mu);
         d.calls.erase(seq);
-        throw Error("'" + member + "' did not answer in " + std::to_string(timeout.count()) + " ms");
-    }
-    try {
-        return answer.get();
-    } catch (const std::future_error&) {
-        throw Error("the peer stopped before '" + member + "' answered");
-    }
+    });
 }
 
 std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {

@@ -30,6 +30,8 @@ const char* version() { return "0.1.0"; }
 namespace {
 
 constexpr auto call_timeout = std::chrono::seconds(10);
+/// A member that does not answer a hello within this is down: a push to --all skips it.
+constexpr auto liveness_timeout = std::chrono::seconds(2);
 
 std::string utc_now() {
     const std::time_t t = std::time(nullptr);
@@ -107,6 +109,176 @@ struct Service::Impl {
     std::atomic<std::size_t> running{0};
 
     fs::path map_file() const { return cfg.state_dir / "map.yaml"; }
+    /// The member list as joins and leaves left it; newer than the configured cluster file.
+    fs::path members_file() const { return cfg.state_dir / "members.yaml"; }
+
+    std::vector<Member> current_members() const {
+        std::lock_guard lock(mu);
+        return members;
+    }
+
+    void set_members(std::vector<Member> ms) {
+        save_cluster(members_file(), ms);
+        peer->set_members(ms);
+        std::lock_guard lock(mu);
+        members = std::move(ms);
+    }
+
+    static json members_json(const std::vector<Member>& ms) {
+        json a = json::array();
+        for (const auto& m : ms) a.push_back({{"name", m.name}, {"host", m.host}, {"port", m.port}});
+        return a;
+    }
+
+    static std::vector<Member> members_from_json(const json& a) {
+        if (!a.is_array()) throw InputError("members: expected a list");
+        std::vector<Member> out;
+        for (const auto& m : a) {
+            out.push_back({m.at("name").get<std::string>(), m.at("host").get<std::string>(),
+                           m.at("port").get<std::uint16_t>()});
+        }
+        return out;
+    }
+
+    /// Tells every other member the new member list and map; who could not be told.
+    std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text) {
+        std::vector<std::string> missed;
+        for (const auto& m : ms) {
+            if (m.name == cfg.name) continue;
+            try {
+                json a = peer->call(m.name, {{"cmd", "set_members"}, {"members", members_json(ms)}}, call_timeout);
+                if (a.value("ok", false) && map_text) {
+                    a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
+                }
+                if (!a.value("ok", false)) missed.push_back(m.name);
+            } catch (const std::exception& e) {
+                say("could not update '" + m.name + "': " + e.what());
+                missed.push_back(m.name);
+            }
+        }
+        return missed;
+    }
+
+    /// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
+    /// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
+    Network remap(const Network& old, const std::vector<std::string>& names, double tolerance,
+                  const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
+                  const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
+        const std::size_t n = names.size();
+        Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
+        std::vector<Overhead> send(n), recv(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto oi = old.find(names[i]);
+            if (oi) {
+                send[i] = old.send_overheads()[*oi];
+                recv[i] = old.recv_overheads()[*oi];
+            } else if (i < new_overheads.size()) {
+                std::tie(send[i], recv[i]) = new_overheads[i];
+            }
+            for (std::size_t j = 0; j < n; ++j) {
+                if (i == j) continue;
+                const auto oj = old.find(names[j]);
+                if (oi && oj) {
+                    lat[i][j] = old.latency()[*oi][*oj];
+                    bw[i][j] = old.bandwidth()[*oi][*oj];
+                } else {
+                    std::tie(lat[i][j], bw[i][j]) = fill(i, j);
+                }
+            }
+        }
+        Network net = Network::parametric(names, lat, bw, send, recv);
+        net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
+        return net;
+    }
+
+    /// A new member at the door: it joins the member list, is measured against every
+    /// member, and the map gains its row and column (ECO 4.1 re-run); everyone is told.
+    json join(const json& req) {
+        const Member joiner{get_or<std::string>(req, "name", ""), get_or<std::string>(req, "host", ""),
+                            get_or<std::uint16_t>(req, "port", 0)};
+        if (joiner.name.empty() || joiner.host.empty() || joiner.port == 0) throw InputError("join: name, host, port");
+        std::vector<Member> ms = current_members();
+        ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == joiner.name; }), ms.end());
+        if (std::none_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; })) {
+            ms.insert(ms.begin(), Member{cfg.name, cfg.host, port()});
+        }
+        ms.push_back(joiner);
+        set_members(ms);
+        say("'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
+        (void)distribute(ms, nullptr);  // the others must know its address to measure it
+        std::vector<std::string> names;
+        for (const auto& m : ms) names.push_back(m.name);
+        const std::size_t k = names.size() - 1;
+        const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
+                            {"reps", get_or<int>(req, "reps", 5)}};
+        std::vector<LinkFit> fits(k);
+        for (std::size_t i = 0; i < k; ++i) {
+            json r = ping_req;
+            r["target"] = joiner.name;
+            fits[i] = fit_link(measure(names[i], joiner.name, r));
+        }
+        std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
+        const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
+        const auto so = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
+        const auto ro = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
+        if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
+        const auto old = current_map();
+        const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
+        const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
+            const LinkFit& f = fits[i == k ? j : i];
+            return std::pair{f.latency, f.bandwidth};
+        }, overheads);
+        const std::string text = format_network(net, utc_now());
+        set_map(text);
+        const auto missed = distribute(ms, &text);
+        return {{"ok", true}, {"members", members_json(ms)}, {"map", text}, {"not_updated", missed}};
+    }
+
+    json leave(const std::string& name) {
+        std::vector<Member> ms = current_members();
+        const auto before = ms.size();
+        ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
+        if (ms.size() == before) throw InputError("'" + name + "' is not a member");
+        set_members(ms);
+        std::optional<std::string> text;
+        if (const auto old = current_map(); old && old->find(name)) {
+            std::vector<std::string> names;
+            for (const auto& m : ms) {
+                if (old->find(m.name)) names.push_back(m.name);
+            }
+            text = format_network(remap(*old, names, cfg.tolerance, {}, {}), utc_now());
+            set_map(*text);
+        }
+        const auto missed = distribute(ms, text ? &*text : nullptr);
+        say("'" + name + "' left the cluster");
+        return {{"ok", missed.empty()}, {"not_updated", missed},
+                {"error", missed.empty() ? "" : "some members could not be told"}};
+    }
+
+    /// Joins through the first seed that answers; the member list and map come back.
+    void join_through_seeds() {
+        std::string why;
+        for (const auto& seed : cfg.seeds) {
+            const auto colon = seed.rfind(':');
+            const std::string host = seed.substr(0, colon);
+            const auto seed_port = static_cast<std::uint16_t>(std::stoul(seed.substr(colon + 1)));
+            try {
+                const json req{{"cmd", "join"}, {"name", cfg.name}, {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host},
+                               {"port", port()}};
+                const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
+                if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
+                set_members(members_from_json(a.at("members")));
+                set_map(a.at("map").get<std::string>());
+                say("joined the cluster through '" + seed_name + "' (" + seed + ")");
+                return;
+            } catch (const std::exception& e) {
+                why = seed + ": " + e.what();
+            }
+        }
+        throw Error("cannot join through any seed (" + why + ")");
+    }
+
+    std::uint16_t port() const { return peer->port(); }
 
     void say(const std::string& line) const {
         if (log) log(line);
@@ -127,6 +299,12 @@ struct Service::Impl {
             if (cmd == "ping") return respond(ping(req));
             if (cmd == "probe") return respond(probe(req, respond));
             if (cmd == "push") return respond(push(req, respond));
+            if (cmd == "join") return respond(join(req));
+            if (cmd == "leave") return respond(leave(get_or<std::string>(req, "name", "")));
+            if (cmd == "set_members") {
+                set_members(members_from_json(req.at("members")));
+                return respond({{"ok", true}});
+            }
             respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
         } catch (const std::exception& e) {
             say("request '" + cmd + "' from '" + from + "' failed: " + e.what());
@@ -154,7 +332,7 @@ struct Service::Impl {
 
     json status() {
         json ms = json::array();
-        for (const auto& m : members) {
+        for (const auto& m : current_members()) {
             json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
             if (m.name == cfg.name) {
                 row["up"] = true;
@@ -225,6 +403,7 @@ struct Service::Impl {
         const int reps = get_or<int>(req, "reps", 10);
         const bool parallel = get_or<bool>(req, "parallel", false);
         const double tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
+        const std::vector<Member> members = current_members();
         if (members.size() < 2) throw InputError("probe: the cluster has fewer than two members");
         const auto t0 = std::chrono::steady_clock::now();
         const std::size_t n = members.size();
@@ -376,6 +555,21 @@ struct Service::Impl {
         const NodeId root = net->id(cfg.name);
         std::vector<NodeId> dests;
         for (const auto& d : to) dests.push_back(net->id(d));
+        std::vector<std::string> skipped;
+        if (to.empty()) {
+            // --all: every member of the map that answers; the report names the others.
+            for (NodeId v = 0; v < net->size(); ++v) {
+                if (v == root) continue;
+                try {
+                    (void)peer->call(net->name(v), {{"cmd", "hello"}}, liveness_timeout);
+                    dests.push_back(v);
+                } catch (const std::exception& e) {
+                    say("skipping '" + net->name(v) + "': " + e.what());
+                    skipped.push_back(net->name(v));
+                }
+            }
+            if (dests.empty()) throw Error("no other member answers");
+        }
 
         // Every file is checked before the first one moves.
         std::vector<std::shared_ptr<FileBody>> bodies;
@@ -402,7 +596,8 @@ struct Service::Impl {
             const fs::path name = fs::path(dest_dir) / fs::path(files[i]).filename();
             spec.inputs.emplace_back(bodies[i], name.lexically_normal().string());
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
-            const JobReport r = run_job(std::move(spec), respond, i, files.size());
+            JobReport r = run_job(std::move(spec), respond, i, files.size());
+            r.skipped = skipped;
             ok = ok && r.ok();
             json rj = to_json(r);
             rj["file"] = files[i];
@@ -435,7 +630,11 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;
     }
-    if (d.cfg.cluster_file) d.members = load_cluster(*d.cfg.cluster_file);
+    if (fs::exists(d.members_file())) {
+        d.members = load_cluster(d.members_file());
+    } else if (d.cfg.cluster_file) {
+        d.members = load_cluster(*d.cfg.cluster_file);
+    }
     if (fs::exists(d.map_file())) {
         d.map = load_network(d.map_file());
         d.map_time = fs::last_write_time(d.map_file());
@@ -453,6 +652,7 @@ Service::~Service() { stop(); }
 
 void Service::start() {
     impl_->peer->start();
+    if (!impl_->cfg.seeds.empty()) impl_->join_through_seeds();
     impl_->say("listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
                impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));
 }

@@ -158,12 +158,20 @@ public:
     [[nodiscard]] nlohmann::json call(const std::string& member, const nlohmann::json& request,
                                       std::chrono::milliseconds timeout);
 
+    /// Like call(), to whoever listens at host:port (a seed to join through, whose name is
+    /// not known yet). Returns the answer and the name the other side proved.
+    [[nodiscard]] std::pair<nlohmann::json, std::string> call_at(const std::string& host, std::uint16_t port,
+                                                                 const nlohmann::json& request,
+                                                                 std::chrono::milliseconds timeout);
+
     /// Ping-pong with a member: `reps` round trips per size; the minimum is what counts
     /// (ECO §3). Throws hetcast::Error when the member cannot be reached.
     [[nodiscard]] std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes,
                                                int reps);
 
 private:
+    nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
+                           std::chrono::milliseconds timeout);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
