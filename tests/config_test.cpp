@@ -9,26 +9,15 @@
 #include <random>
 #include <string>
 
+#include "temp_dir.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
 
 using namespace hetcast;
+using test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("hetcast-config-test-" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 void write(const fs::path& p, const std::string& text, fs::perms mode = fs::perms(0600)) {
     std::ofstream(p, std::ios::binary) << text;

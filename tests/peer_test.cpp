@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "temp_dir.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
@@ -20,21 +21,10 @@
 #include "wait.hpp"
 
 using namespace hetcast;
+using test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("hetcast-peer-test-" + std::to_string(std::random_device{}()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 /// Three subnets: fast inside, slow across (the names are the peers').
 Network three_subnets(std::size_t n) {

@@ -5,27 +5,16 @@
 #include <random>
 #include <set>
 
+#include "temp_dir.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/measure.hpp"
 
 using namespace hetcast;
+using test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() / ("hetcast-test-" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 std::size_t entries(const fs::path& dir) {
     std::size_t n = 0;
