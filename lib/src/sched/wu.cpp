@@ -58,7 +58,7 @@ private:
     struct Table {
         std::vector<double> send, wire, recv;
     };
-    static constexpr std::size_t budget = 0;  // N^2 entries over all sizes: 64 MiB
+    static constexpr std::size_t budget = (std::size_t{64} << 20) / (2 * sizeof(double));  // 64 MiB
 
     void fill(Table& t, double m) const {
         t.send.resize(n_ * n_);
