@@ -453,8 +453,13 @@ struct Peer::Impl {
             return;
         }
         if (req.value("cmd", "") == "describe") {
-            const auto body = resolve(req.value("origin", ""));
-            respond({{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}});
+            // An origin this peer does not have is an answer, not a reason to drop the caller.
+            try {
+                const auto body = resolve(req.value("origin", ""));
+                respond({{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}});
+            } catch (const std::exception& e) {
+                respond({{"ok", false}, {"error", e.what()}});
+            }
             return;
         }
         std::function<void(const std::string&, const json&, Responder)> handler;

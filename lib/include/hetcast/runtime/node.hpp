@@ -1,0 +1,89 @@
+#pragma once
+/// hetcast inside an application: a cluster member in your own process, no daemon.
+///
+///     hetcast::Node node(config);               // name, address, secret, dest_root
+///     node.start();
+///     node.join(members, map);                  // who is in the cluster, and its network
+///     auto report = node.broadcast(bytes);      // planned ("auto"), executed, reported
+///     // on every other member:
+///     auto d = other.receive(std::chrono::seconds(5));   // (source, job, message, bytes)
+///
+/// Ownership: a buffer is handed over as shared_ptr<const vector<byte>>. hetcast keeps a
+/// reference while a job needs it and never changes it; the caller must not change it
+/// either, and may drop its own pointer at any time. Received buffers are shared the same
+/// way: one allocation per node, whoever holds the Delivery owns a reference.
+///
+/// Threads: every member function is thread-safe. broadcast, multicast and exchange block
+/// until the job ends (each runs its own job; several may run at once). Delivery callbacks
+/// run on hetcast's threads and must not block for long.
+///
+/// Errors: InputError for a request that cannot be planned (unknown member, no map); a
+/// destination that fails does not throw: the report names it and why.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast {
+
+using Bytes = std::shared_ptr<const std::vector<std::byte>>;
+
+/// One message of an exchange: `source` multicasts what it offered under `key`.
+struct ExchangeEntry {
+    std::string source;
+    std::string key;
+    std::vector<std::string> dests;  ///< empty: every other member of the map
+};
+
+class Node {
+public:
+    explicit Node(PeerConfig config);
+    ~Node();
+    Node(const Node&) = delete;
+    Node& operator=(const Node&) = delete;
+
+    /// Binds and serves (port 0 picks a free port). Throws hetcast::Error when it cannot bind.
+    void start();
+    void stop();
+    [[nodiscard]] std::uint16_t port() const;
+    [[nodiscard]] const std::string& name() const;
+
+    /// The cluster: its members' addresses and the network plans are made on (node names
+    /// = member names; a measured map from `hetcast probe`, or any network file).
+    void join(std::vector<Member> members, Network map);
+    /// The same from files: a cluster file (conf/cluster.yaml) and a network file.
+    void join(const std::filesystem::path& cluster_file, const std::filesystem::path& map_file);
+
+    /// `bytes` to every other member of the map.
+    [[nodiscard]] JobReport broadcast(Bytes bytes, const std::string& algo = "auto");
+    /// `bytes` to `dests`. Algorithms: those of `hetcast plan --help` (single source).
+    [[nodiscard]] JobReport multicast(Bytes bytes, const std::vector<std::string>& dests,
+                                      const std::string& algo = "auto");
+    /// Several sources at once (Wu's multi-node multicast): every entry's source must have
+    /// offer()ed its buffer under the entry's key. Algorithms: fef, ecf, wr, wrp, auto.
+    [[nodiscard]] JobReport exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo = "wrp");
+
+    /// Makes `bytes` the body of exchange entries naming this node and `key`.
+    void offer(const std::string& key, Bytes bytes);
+    void withdraw(const std::string& key);
+
+    /// The next buffer delivered to this node, waiting up to `timeout`.
+    [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);
+    /// Deliveries go to `callback` instead of the queue (an empty function: back to the queue).
+    void on_delivery(std::function<void(Delivery)> callback);
+
+private:
+    [[nodiscard]] Network map() const;
+
+    Peer peer_;
+    mutable std::mutex mu_;
+    std::optional<Network> map_;
+};
+
+}  // namespace hetcast

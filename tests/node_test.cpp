@@ -1,0 +1,173 @@
+// hetcast::Node, the embeddable API: nodes as threads of one process over loopback.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/node.hpp"
+#include "temp_dir.hpp"
+#include "wait.hpp"
+
+using namespace hetcast;
+using test::TempDir;
+
+namespace {
+
+Bytes random_bytes(std::size_t n, std::uint64_t seed) {
+    auto v = std::make_shared<std::vector<std::byte>>(n);
+    std::mt19937_64 rng(seed);
+    for (auto& b : *v) b = static_cast<std::byte>(rng());
+    return v;
+}
+
+/// Two subnets; with `slow`, emulated links at 2 MB/s so a job takes a while.
+Network two_subnets(std::size_t n, bool slow = false) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("n" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n)), bw(n, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            lat[i][j] = i % 2 == j % 2 ? 1e-4 : 2e-3;
+            bw[i][j] = slow ? 2e6 : (i % 2 == j % 2 ? 1e9 : 1e8);
+        }
+    }
+    return Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+}
+
+struct Nodes {
+    TempDir dir;
+    std::vector<std::unique_ptr<Node>> nodes;
+    explicit Nodes(std::size_t n, bool slow = false) {
+        const Network map = two_subnets(n, slow);
+        std::vector<Member> members;
+        for (std::size_t i = 0; i < n; ++i) {
+            PeerConfig c;
+            c.name = "n" + std::to_string(i);
+            c.secret = "node-test";
+            c.dest_root = dir.path / c.name;
+            c.connect_timeout = std::chrono::milliseconds(3000);
+            if (slow) c.link_profile = map;
+            nodes.push_back(std::make_unique<Node>(c));
+            nodes.back()->start();
+            members.push_back({c.name, "127.0.0.1", nodes.back()->port()});
+        }
+        for (auto& node : nodes) node->join(members, map);
+    }
+    Node& operator[](std::size_t i) { return *nodes.at(i); }
+};
+
+}  // namespace
+
+TEST_CASE("node: broadcast and multicast of 1 B, 64 KiB and 32 MiB reach exactly their receivers") {
+    Nodes c(5);
+    for (const std::size_t size : {std::size_t{1}, std::size_t{64} << 10, std::size_t{32} << 20}) {
+        CAPTURE(size);
+        const Bytes bytes = random_bytes(size, size);
+        const JobReport all = c[0].broadcast(bytes);
+        CHECK(all.ok());
+        CHECK(all.outcomes.size() == 4);
+        CHECK(all.lower_bound <= all.predicted + 1e-12);
+        for (std::size_t i = 1; i < 5; ++i) {
+            const auto d = c[i].receive(std::chrono::seconds(10));
+            REQUIRE(d);
+            CHECK(d->source == "n0");
+            CHECK(*d->bytes == *bytes);
+        }
+        const JobReport some = c[3].multicast(bytes, {"n0", "n4"}, "ecef");
+        CHECK(some.ok());
+        CHECK(some.algorithm == "ecef");
+        for (std::size_t i : {0, 4}) {
+            const auto d = c[i].receive(std::chrono::seconds(10));
+            REQUIRE(d);
+            CHECK(d->source == "n3");
+            CHECK(*d->bytes == *bytes);
+        }
+        for (std::size_t i = 0; i < 5; ++i) CHECK_FALSE(c[i].receive(std::chrono::milliseconds(0)));
+    }
+}
+
+TEST_CASE("node: receive waits about its timeout and returns nothing; the callback variant gets every delivery") {
+    Nodes c(5);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK_FALSE(c[1].receive(std::chrono::milliseconds(150)));
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    CHECK(waited >= std::chrono::milliseconds(150));
+    CHECK(waited < std::chrono::seconds(5));
+
+    std::atomic<int> calls{0};
+    std::atomic<std::size_t> bytes_seen{0};
+    c[2].on_delivery([&](Delivery d) {
+        bytes_seen += d.bytes->size();
+        ++calls;
+    });
+    for (int k = 0; k < 3; ++k) CHECK(c[0].broadcast(random_bytes(1000 + k, k)).ok());
+    REQUIRE(test::wait_for([&] { return calls == 3; }));
+    CHECK(bytes_seen == 1000 + 1001 + 1002);
+    CHECK_FALSE(c[2].receive(std::chrono::milliseconds(0)));  // the queue was bypassed
+    c[2].on_delivery({});
+    CHECK(c[0].multicast(random_bytes(10, 9), {"n2"}).ok());
+    CHECK(c[2].receive(std::chrono::seconds(5)));
+}
+
+TEST_CASE("node: an exchange of three sources delivers every offered buffer to its destinations") {
+    Nodes c(5);
+    const Bytes a = random_bytes(70'000, 1), b = random_bytes(1, 2), d = random_bytes(300'000, 3);
+    c[1].offer("a", a);
+    c[2].offer("b", b);
+    c[4].offer("d", d);
+    const JobReport r = c[0].exchange({{"n1", "a", {}}, {"n2", "b", {"n0", "n3"}}, {"n4", "d", {"n1", "n2"}}});
+    REQUIRE(r.ok());
+    CHECK(r.outcomes.size() == 4 + 2 + 2);
+    CHECK(r.lower_bound <= r.predicted + 1e-12);
+    std::map<std::pair<std::string, std::string>, Bytes> expected{
+        {{"n0", "n1"}, a}, {{"n2", "n1"}, a}, {{"n3", "n1"}, a}, {{"n4", "n1"}, a},
+        {{"n0", "n2"}, b}, {{"n3", "n2"}, b}, {{"n1", "n4"}, d}, {{"n2", "n4"}, d}};
+    std::size_t seen = 0;
+    for (std::size_t i = 0; i < 5; ++i) {
+        while (auto got = c[i].receive(std::chrono::milliseconds(200))) {
+            const auto it = expected.find({"n" + std::to_string(i), got->source});
+            REQUIRE(it != expected.end());
+            CHECK(*got->bytes == *it->second);
+            ++seen;
+        }
+    }
+    CHECK(seen == expected.size());
+    // An entry whose source offered nothing under that key is refused before anything moves.
+    CHECK_THROWS_AS((void)c[0].exchange({{"n3", "nothing", {}}}), InputError);
+}
+
+TEST_CASE("node: a node that leaves mid-run is named in the report; the others get the data") {
+    Nodes c(5, true);  // 2 MB/s links: a 1 MiB broadcast takes about a second
+    const Bytes bytes = random_bytes(1 << 20, 4);
+    std::thread leaver([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        c[3].stop();
+    });
+    const JobReport r = c[0].broadcast(bytes, "flat");
+    leaver.join();
+    CHECK_FALSE(r.ok());
+    for (const auto& o : r.outcomes) {
+        CAPTURE(o.dest);
+        CHECK(o.ok == (o.dest != "n3"));
+        if (o.dest == "n3") CHECK(o.error.find("n3") != std::string::npos);
+    }
+    for (std::size_t i : {1, 2, 4}) {
+        const auto d = c[i].receive(std::chrono::seconds(5));
+        REQUIRE(d);
+        CHECK(*d->bytes == *bytes);
+    }
+}
+
+TEST_CASE("node: requests that cannot be planned are refused") {
+    PeerConfig cfg;
+    cfg.name = "lonely";
+    cfg.secret = "s";
+    Node node(cfg);
+    CHECK_THROWS_AS((void)node.broadcast(random_bytes(1, 1)), InputError);  // no cluster yet
+    Nodes c(3);
+    CHECK_THROWS_AS((void)c[0].multicast(random_bytes(1, 1), {"nobody"}), InputError);
+    CHECK_THROWS_AS((void)c[0].broadcast(nullptr), InputError);
+    CHECK_THROWS_AS(c[0].join({{"stranger", "127.0.0.1", 1}}, two_subnets(3)), InputError);
+}
