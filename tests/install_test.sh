@@ -13,3 +13,10 @@ cmake --build "$tmp/consumer" >/dev/null
 out=$("$tmp/consumer/consumer")
 [ "$out" = "20" ] || { echo "FAIL: consumer printed '$out', expected 20"; exit 1; }
 echo "install test: consumer built against the installed package and printed $out"
+
+# The example program of tools/examples, built the same way against the installed package.
+cmake -S "$src_dir/tools/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/examples" >/dev/null
+out=$("$tmp/examples/broadcast" 4 65536) || { echo "FAIL: the example exited non-zero: $out"; exit 1; }
+grep -q "^3 of 3 nodes hold an intact copy$" <<< "$out" || { echo "FAIL: the example printed: $out"; exit 1; }
+echo "install test: tools/examples/broadcast built against the installed package; 3 of 3 copies intact"
