@@ -2,10 +2,12 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <fstream>
 #include <random>
 #include <thread>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/node.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
@@ -170,4 +172,73 @@ TEST_CASE("node: requests that cannot be planned are refused") {
     CHECK_THROWS_AS((void)c[0].multicast(random_bytes(1, 1), {"nobody"}), InputError);
     CHECK_THROWS_AS((void)c[0].broadcast(nullptr), InputError);
     CHECK_THROWS_AS(c[0].join({{"stranger", "127.0.0.1", 1}}, two_subnets(3)), InputError);
+}
+
+TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config; the coordinator can be a source") {
+    TempDir dir;
+    const Network map = two_subnets(5);
+    const auto map_file = dir.path / "map.yaml";
+    std::ofstream(map_file) << format_network(map);
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::vector<Member> members;
+    for (std::size_t i = 0; i < 4; ++i) {
+        NodeConfig c;
+        c.peer.name = "n" + std::to_string(i);
+        c.peer.secret = "node-test";
+        c.peer.dest_root = dir.path / c.peer.name;
+        c.map_file = map_file;
+        nodes.push_back(std::make_unique<Node>(c));
+        nodes.back()->start();
+        members.push_back({c.peer.name, "127.0.0.1", nodes.back()->port()});
+    }
+
+    // n4 from the YAML a daemon reads: members from its cluster file, the map from state_dir.
+    const auto state = dir.path / "state";
+    std::filesystem::create_directories(state);
+    std::filesystem::copy_file(map_file, state / "map.yaml");
+    std::ofstream(dir.path / "secret") << "  node-test\n";
+    std::filesystem::permissions(dir.path / "secret",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::ofstream(dir.path / "cluster.yaml") << "members:\n  - {name: n0, host: 127.0.0.1, port: " << members[0].port
+                                             << "}\n  - {name: n4, host: 127.0.0.1, port: 1}\n";
+    std::ofstream(dir.path / "hetcastd.yaml") << "name: n4\nlisten: 127.0.0.1:0\nstate_dir: state\n"
+                                                 "dest_root: recv\nsecret_file: secret\ncluster: cluster.yaml\n";
+    const NodeConfig loaded = load_node_config(dir.path / "hetcastd.yaml");
+    CHECK(loaded.peer.name == "n4");
+    CHECK(loaded.peer.secret == "node-test");
+    CHECK(loaded.peer.port == 0);
+    CHECK(loaded.peer.dest_root == dir.path / "recv");
+    REQUIRE(loaded.map_file);
+    CHECK(*loaded.map_file == state / "map.yaml");
+    CHECK(loaded.members.size() == 2);
+    nodes.push_back(std::make_unique<Node>(loaded));
+    CHECK(nodes[4]->members().size() == 2);
+    nodes[4]->start();
+    members.push_back({"n4", "127.0.0.1", nodes[4]->port()});
+    for (auto& n : nodes) n->set_members(members);
+    CHECK(nodes[2]->members().size() == 5);
+
+    // n0 coordinates and sources "x" itself (a local body); n3 sources "y" remotely.
+    const Bytes x = random_bytes(64 << 10, 7), y = random_bytes(5000, 8);
+    nodes[0]->offer("x", x);
+    nodes[3]->offer("y", y);
+    const JobReport r = nodes[0]->exchange({{"n0", "x", {"n1", "n2"}}, {"n3", "y", {"n0", "n4"}}}, "wr");
+    REQUIRE(r.ok());
+    CHECK(r.outcomes.size() == 4);
+    CHECK(r.lower_bound <= r.predicted + 1e-12);
+    for (std::size_t i : {1, 2}) {
+        const auto d = nodes[i]->receive(std::chrono::seconds(5));
+        REQUIRE(d);
+        CHECK(d->source == "n0");
+        CHECK(*d->bytes == *x);
+    }
+    for (std::size_t i : {0, 4}) {
+        const auto d = nodes[i]->receive(std::chrono::seconds(5));
+        REQUIRE(d);
+        CHECK(d->source == "n3");
+        CHECK(*d->bytes == *y);
+    }
+    nodes[3]->withdraw("y");
+    CHECK_THROWS_AS((void)nodes[0]->exchange({{"n3", "y", {"n1"}}}), InputError);
+    CHECK_THROWS_AS(nodes[4]->set_map(two_subnets(2)), InputError);  // n4 is not in it
 }

@@ -13,13 +13,48 @@
 
 namespace hetcast {
 
-Node::Node(PeerConfig config) : peer_(std::move(config)) {}
+NodeConfig load_node_config(const std::filesystem::path& daemon_config) {
+    const DaemonConfig d = load_daemon_config(daemon_config);
+    NodeConfig c;
+    c.peer.name = d.name;
+    c.peer.host = d.host;
+    c.peer.port = d.port;
+    c.peer.secret = read_secret(d.secret_file);
+    c.peer.dest_root = d.dest_root;
+    c.peer.spool = d.state_dir / "spool";
+    c.peer.chunk = d.chunk;
+    c.peer.max_message = d.max_message;
+    c.peer.stall_timeout = d.stall_timeout;
+    if (d.link_profile) c.peer.link_profile = load_network(*d.link_profile);
+    if (d.cluster_file) c.members = load_cluster(*d.cluster_file);
+    if (const auto map = d.state_dir / "map.yaml"; std::filesystem::exists(map)) c.map_file = map;
+    return c;
+}
+
+Node::Node(NodeConfig config) : peer_(std::move(config.peer)) {
+    if (!config.members.empty()) set_members(std::move(config.members));
+    if (config.map_file) load_map(*config.map_file);
+}
+
+Node::Node(PeerConfig config) : Node(NodeConfig{std::move(config), std::nullopt, {}}) {}
 Node::~Node() { stop(); }
 
 void Node::start() { peer_.start(); }
 void Node::stop() { peer_.stop(); }
 std::uint16_t Node::port() const { return peer_.port(); }
 const std::string& Node::name() const { return peer_.name(); }
+
+void Node::set_members(std::vector<Member> members) { peer_.set_members(std::move(members)); }
+
+std::vector<Member> Node::members() const { return peer_.members(); }
+
+void Node::set_map(Network map) {
+    if (!map.find(name())) throw InputError("this node '" + name() + "' is not in the map");
+    std::lock_guard lock(mu_);
+    map_ = std::move(map);
+}
+
+void Node::load_map(const std::filesystem::path& map_file) { set_map(load_network(map_file)); }
 
 void Node::join(std::vector<Member> members, Network map) {
     for (const auto& m : members) {
@@ -72,11 +107,21 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
                 if (v != m.source) m.dests.push_back(v);
             }
         }
-        const std::string origin = "offer:" + e.key;
-        const Peer::Described d = peer_.describe(e.source, origin);
-        m.size = static_cast<double>(d.size);
+        std::shared_ptr<const net::MessageBody> local;
+        if (e.source == name()) {
+            std::lock_guard lock(mu_);
+            if (const auto it = offers_.find(e.key); it != offers_.end()) local = it->second;
+        }
+        if (local) {
+            m.size = static_cast<double>(local->size());
+            inputs.emplace_back(std::move(local), "");
+        } else {
+            const std::string origin = "offer:" + e.key;
+            const Peer::Described d = peer_.describe(e.source, origin);
+            m.size = static_cast<double>(d.size);
+            inputs.emplace_back(origin, "", d.size, d.sha);
+        }
         req.messages.push_back(std::move(m));
-        inputs.emplace_back(origin, "", d.size, d.sha);
     }
     check_pattern(net, req);
     JobSpec spec;
@@ -89,10 +134,17 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
 
 void Node::offer(const std::string& key, Bytes bytes) {
     if (!bytes) throw InputError("no buffer");
-    peer_.offer(key, std::make_shared<BufferBody>(std::move(bytes)));
+    auto body = std::make_shared<const BufferBody>(std::move(bytes));
+    std::lock_guard lock(mu_);  // the local and the served offer change together
+    offers_[key] = body;
+    peer_.offer(key, std::move(body));
 }
 
-void Node::withdraw(const std::string& key) { peer_.withdraw(key); }
+void Node::withdraw(const std::string& key) {
+    std::lock_guard lock(mu_);
+    offers_.erase(key);
+    peer_.withdraw(key);
+}
 
 std::optional<Delivery> Node::receive(std::chrono::milliseconds timeout) { return peer_.receive(timeout); }
 

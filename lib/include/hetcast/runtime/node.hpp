@@ -9,19 +9,24 @@
 ///     auto d = other.receive(std::chrono::seconds(5));   // (source, job, message, bytes)
 ///
 /// Ownership: a buffer is handed over as shared_ptr<const vector<byte>>. hetcast keeps a
-/// reference while a job needs it and never changes it; the caller must not change it
-/// either, and may drop its own pointer at any time. Received buffers are shared the same
-/// way: one allocation per node, whoever holds the Delivery owns a reference.
+/// reference until the job that sends it ends (an offer()ed buffer: until it is withdrawn
+/// or replaced) and never changes it; the caller must not change the bytes either, and may
+/// drop its own pointer at any time. Received buffers are shared the same way: one
+/// allocation per node, whoever holds the Delivery owns a reference.
 ///
 /// Threads: every member function is thread-safe. broadcast, multicast and exchange block
-/// until the job ends (each runs its own job; several may run at once). Delivery callbacks
-/// run on hetcast's threads and must not block for long.
+/// until the job ends (each runs its own job; several may run at once, from any thread).
+/// Delivery callbacks run on hetcast's threads and must not block: hand the bytes to a
+/// queue of your own for long work.
 ///
-/// Errors: InputError for a request that cannot be planned (unknown member, no map); a
-/// destination that fails does not throw: the report names it and why.
+/// Errors: InputError for a request that cannot be planned (unknown member, no map, a
+/// source that offered nothing under a key, a null buffer); hetcast::Error when this node
+/// cannot bind. A destination that fails or leaves during a job does not throw: the report
+/// names it and why (JobReport::ok() is false, its outcome carries the error).
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -34,6 +39,21 @@ namespace hetcast {
 
 using Bytes = std::shared_ptr<const std::vector<std::byte>>;
 
+/// How to build a Node: its peer settings and, optionally, the cluster it starts in.
+struct NodeConfig {
+    PeerConfig peer;
+    /// A network file (node names = member names) loaded as the map; see Node::load_map.
+    std::optional<std::filesystem::path> map_file;
+    /// The address book; see Node::set_members.
+    std::vector<Member> members;
+};
+
+/// A NodeConfig from a daemon config file (conf/hetcastd.yaml): name, listen address,
+/// dest_root, secret_file (read here), chunk, limits, link_profile, the cluster file as
+/// members, and state_dir/map.yaml as the map when it exists (spool: state_dir/spool).
+/// Throws InputError as load_daemon_config and read_secret do.
+[[nodiscard]] NodeConfig load_node_config(const std::filesystem::path& daemon_config);
+
 /// One message of an exchange: `source` multicasts what it offered under `key`.
 struct ExchangeEntry {
     std::string source;
@@ -43,6 +63,8 @@ struct ExchangeEntry {
 
 class Node {
 public:
+    /// Loads `map_file` and sets `members` when given (InputError for a bad map file).
+    explicit Node(NodeConfig config);
     explicit Node(PeerConfig config);
     ~Node();
     Node(const Node&) = delete;
@@ -54,8 +76,15 @@ public:
     [[nodiscard]] std::uint16_t port() const;
     [[nodiscard]] const std::string& name() const;
 
-    /// The cluster: its members' addresses and the network plans are made on (node names
-    /// = member names; a measured map from `hetcast probe`, or any network file).
+    /// The address book used to reach other members (replaces the previous one).
+    void set_members(std::vector<Member> members);
+    [[nodiscard]] std::vector<Member> members() const;
+    /// The network plans are made on (node names = member names; a measured map from
+    /// `hetcast probe`, or any network file). InputError when this node is not in it.
+    void set_map(Network map);
+    void load_map(const std::filesystem::path& map_file);
+
+    /// Both at once, checked against each other: InputError for a member not in the map.
     void join(std::vector<Member> members, Network map);
     /// The same from files: a cluster file (conf/cluster.yaml) and a network file.
     void join(const std::filesystem::path& cluster_file, const std::filesystem::path& map_file);
@@ -66,10 +95,13 @@ public:
     [[nodiscard]] JobReport multicast(Bytes bytes, const std::vector<std::string>& dests,
                                       const std::string& algo = "auto");
     /// Several sources at once (Wu's multi-node multicast): every entry's source must have
-    /// offer()ed its buffer under the entry's key. Algorithms: fef, ecf, wr, wrp, auto.
+    /// offer()ed its buffer under the entry's key on its own Node beforehand (this node's
+    /// entries: offered here). Remote buffers are described (size, SHA-256) before planning
+    /// and must not change until the job ends. Algorithms: fef, ecf, wr, wrp, auto.
     [[nodiscard]] JobReport exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo = "wrp");
 
-    /// Makes `bytes` the body of exchange entries naming this node and `key`.
+    /// Makes `bytes` the body of exchange entries naming this node and `key` (whoever
+    /// coordinates the exchange); replaces an earlier offer of the same key.
     void offer(const std::string& key, Bytes bytes);
     void withdraw(const std::string& key);
 
@@ -84,6 +116,7 @@ private:
     Peer peer_;
     mutable std::mutex mu_;
     std::optional<Network> map_;
+    std::map<std::string, std::shared_ptr<const net::MessageBody>, std::less<>> offers_;
 };
 
 }  // namespace hetcast
