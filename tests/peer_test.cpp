@@ -379,3 +379,33 @@ TEST_CASE("peer: a 3-source pattern over 6 peers runs as planned with wr and wrp
     MESSAGE("wr achieved " << achieved["wr"] << " s, wrp achieved " << achieved["wrp"] << " s");
     CHECK(achieved["wrp"] <= achieved["wr"] * 1.10 + 0.01);
 }
+
+TEST_CASE("peer: a member that moved is reached at its new address, not over its old connection") {
+    Cluster c(3);
+    const Network net = three_subnets(3);
+    REQUIRE(c.peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(random_bytes(10, 1)), ""})).ok());
+    for (int round = 0; round < 5; ++round) {
+        // p2 restarts on another port; p0 learns the new address and pushes at once.
+        c.peers[2]->stop();
+        PeerConfig cfg;
+        cfg.name = "p2";
+        cfg.secret = "s3cret";
+        cfg.dest_root = c.dir.path / "p2";
+        c.peers[2] = std::make_unique<Peer>(cfg);
+        c.peers[2]->start();
+        auto members = c.peers[0]->members();
+        for (auto& m : members) {
+            if (m.name == "p2") m.port = c.peers[2]->port();
+        }
+        c.peers[0]->set_members(members);
+        c.peers[1]->set_members(members);
+        const auto bytes = random_bytes(1000, round);
+        const JobReport r = c.peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(bytes), ""}));
+        CHECK(r.ok());
+        const auto d = c.peers[2]->receive(std::chrono::seconds(5));
+        REQUIRE(d);
+        CHECK(*d->bytes == *bytes);
+        while (c.peers[1]->receive(std::chrono::milliseconds(0))) {
+        }
+    }
+}

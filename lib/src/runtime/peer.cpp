@@ -968,9 +968,28 @@ std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->p
 const std::string& Peer::name() const { return impl_->cfg.name; }
 
 void Peer::set_members(std::vector<Member> members) {
-    std::lock_guard lock(impl_->mu);
-    impl_->members.clear();
-    for (auto& m : members) impl_->members[m.name] = std::move(m);
+    std::vector<ConnectionPtr> stale;
+    {
+        std::lock_guard lock(impl_->mu);
+        std::map<std::string, Member> next;
+        for (auto& m : members) next[m.name] = std::move(m);
+        // A member that moved (or left) must not be reached over its old connection.
+        for (auto it = impl_->out.begin(); it != impl_->out.end();) {
+            const auto was = impl_->members.find(it->first);
+            const auto now = next.find(it->first);
+            const bool moved = now == next.end() ||
+                               (was != impl_->members.end() &&
+                                (was->second.host != now->second.host || was->second.port != now->second.port));
+            if (moved) {
+                stale.push_back(it->second);
+                it = impl_->out.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        impl_->members = std::move(next);
+    }
+    for (auto& c : stale) c->close();
 }
 
 std::vector<Member> Peer::members() const {
