@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration test of hetcastd and the hetcast commands that talk to it: four daemons on
-# 127.0.0.1 with free ports; status, probe, map show, push (flat and ecef) with every copy
+# 127.0.0.1 with free ports; status, probe, map show, push (6 algorithms, 16 MiB) with every copy
 # checked byte for byte; a world-readable secret, a wrong secret, a bad config file; a clean
 # shutdown on SIGTERM; a fifth daemon joining, a stopped member skipped, a member leaving.
 #   usage: daemon_test.sh HETCASTD HETCAST SOURCE_DIR
@@ -114,14 +114,21 @@ grep -q 'subgraph cluster_0' <<< "$out" && grep -q '"n0" -- "n1"' <<< "$out" || 
 "$hetcast" map --network "$tmp/map.yaml" > /dev/null || fail "'hetcast map --network' no longer works"
 step "map show: 4 members, matrices, dot"
 
-# push: a 4 MiB random file to the three others, with flat and ecef; every copy identical.
-head -c $((4 << 20)) /dev/urandom > "$tmp/payload.bin"
-for algo in flat ecef; do
+# push: a 16 MiB random file to the three others with each algorithm; every copy identical.
+head -c $((16 << 20)) /dev/urandom > "$tmp/payload.bin"
+for algo in flat binomial ecef ecef-la lcf auto; do
     for i in 1 2 3; do rm -f "$tmp/n$i/dest/payload.bin"; done
     "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo "$algo" --json > "$tmp/push-$algo.json" \
         || fail "push --algo $algo failed: $(cat "$tmp/push-$algo.json")"
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/push-$algo.json" \
-        || fail "push --algo $algo --json printed no JSON"
+    python3 - "$tmp/push-$algo.json" <<'PY' || fail "push --algo $algo: bad report: $(cat "$tmp/push-$algo.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] and r["bytes"] == 16 << 20, r
+assert {o["dest"] for o in r["outcomes"]} == {"n1", "n2", "n3"} and all(o["ok"] for o in r["outcomes"]), r
+assert 0 < r["lower_bound"] <= r["predicted"] and r["achieved"] > 0, r
+assert abs(r["achieved"] - max(o["achieved"] for o in r["outcomes"])) < 1e-9, r
+assert all(0 < o["predicted"] <= r["predicted"] + 1e-12 for o in r["outcomes"]), r
+PY
     for i in 1 2 3; do
         cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "push --algo $algo: n$i's copy differs or is missing"
     done
