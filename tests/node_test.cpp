@@ -141,10 +141,12 @@ TEST_CASE("node: an exchange of three sources delivers every offered buffer to i
 }
 
 TEST_CASE("node: a node that leaves mid-run is named in the report; the others get the data") {
-    Nodes c(5, true);  // 2 MB/s links: a 1 MiB broadcast takes about a second
-    const Bytes bytes = random_bytes(1 << 20, 4);
+    // 2 MB/s links: each 4 MiB transfer takes about 2 s, so n3 leaves well inside it even
+    // when a loaded machine makes the job's set-up slow.
+    Nodes c(5, true);
+    const Bytes bytes = random_bytes(4 << 20, 4);
     std::thread leaver([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
         c[3].stop();
     });
     const JobReport r = c[0].broadcast(bytes, "flat");
