@@ -181,12 +181,15 @@ void print_pattern(std::ostream& out, const Network& net, const PatternRequest& 
 }
 
 void print_comparison(std::ostream& out, const std::vector<PlanResult>& results) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%-12s %14s %10s\n", "algorithm", "completion", "x bound");
+    // The name column is as wide as the longest name ("auto:two-level-ecef-la").
+    int width = 9;
+    for (const auto& r : results) width = std::max(width, static_cast<int>(r.schedule.algorithm.size()));
+    char line[256];
+    std::snprintf(line, sizeof line, "%-*s %14s %10s\n", width, "algorithm", "completion", "x bound");
     out << line;
     for (const auto& r : results) {
         const double ratio = r.lower_bound > 0 ? r.timeline.completion / r.lower_bound : 1.0;
-        std::snprintf(line, sizeof line, "%-12s %14s %10.2f\n", r.schedule.algorithm.c_str(),
+        std::snprintf(line, sizeof line, "%-*s %14s %10.2f\n", width, r.schedule.algorithm.c_str(),
                       format_seconds(r.timeline.completion).c_str(), ratio);
         out << line;
     }
