@@ -128,3 +128,88 @@ TEST_CASE("measure: a round-robin tournament covers every pair once, in disjoint
         CHECK(seen.size() == n * (n - 1) / 2);
     }
 }
+
+namespace {
+
+std::vector<std::byte> random_bytes(std::size_t n, std::uint64_t seed) {
+    std::vector<std::byte> v(n);
+    std::mt19937_64 rng(seed);
+    for (auto& b : v) b = static_cast<std::byte>(rng());
+    return v;
+}
+
+std::vector<std::byte> read_all(const net::MessageBody& body) {
+    std::vector<std::byte> out;
+    auto reader = body.open();
+    std::vector<std::byte> buf(7919);  // a prime: reads straddle the writer's chunks
+    while (const std::size_t n = reader->read(buf)) out.insert(out.end(), buf.begin(), buf.begin() + static_cast<long>(n));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("files: the threaded hasher gives SHA-256 of the chunks in order, whatever their sizes") {
+    std::mt19937_64 rng(17);
+    for (int trial = 0; trial < 30; ++trial) {
+        const auto data = random_bytes(1 + rng() % 3'000'000, rng());
+        // A queue limit far smaller than the data, so add() has to wait for the worker.
+        ChunkHasher threaded(true, 1 + rng() % 200'000);
+        ChunkHasher inline_(false);
+        for (std::size_t pos = 0; pos < data.size();) {
+            const std::size_t n = std::min<std::size_t>(data.size() - pos, 1 + rng() % 300'000);
+            const auto piece = std::span(data).subspan(pos, n);
+            threaded.add(std::vector<std::byte>(piece.begin(), piece.end()));
+            inline_.add(piece);
+            pos += n;
+        }
+        const auto expected = sha_of(data);
+        CHECK(threaded.finish() == expected);
+        CHECK(inline_.finish() == expected);
+    }
+    ChunkHasher empty(true);
+    CHECK(empty.finish() == sha_of({}));
+}
+
+TEST_CASE("files: a verified copy is readable before, during and after it lands, and after its sink is gone") {
+    TempDir dir;
+    const auto data = random_bytes(FileSink::threaded_hash_from + 12345, 5);
+    const fs::path final_path = dir.path / "big.bin";
+    std::shared_ptr<const net::MessageBody> body;
+    {
+        FileSink sink(final_path, data.size());
+        for (std::size_t pos = 0; pos < data.size(); pos += 1 << 20) {
+            const auto piece = std::span(data).subspan(pos, std::min<std::size_t>(1 << 20, data.size() - pos));
+            sink.write(std::vector<std::byte>(piece.begin(), piece.end()));
+        }
+        CHECK_THROWS_WITH_AS((void)sink.body(), doctest::Contains("not verified"), Error);
+        CHECK_THROWS_WITH_AS(sink.land(), doctest::Contains("not verified"), Error);
+        sink.verify(sha_of(data));
+        body = sink.body();
+        CHECK_FALSE(fs::exists(final_path));  // verified is not landed
+        CHECK(body->size() == data.size());
+        CHECK(body->sha256() == sha_of(data));
+        auto reader = body->open();  // opened under the temporary name, read after the rename
+        sink.land();
+        CHECK(fs::exists(final_path));
+        std::vector<std::byte> got(data.size());
+        std::size_t n = 0;
+        while (const std::size_t k = reader->read(std::span(got).subspan(n))) n += k;
+        CHECK(n == data.size());
+        CHECK(got == data);
+    }
+    CHECK(read_all(*body) == data);
+    CHECK(entries(dir.path) == 1);
+
+    SUBCASE("a relay's copy that never lands is removed with its sink and still read by sends in flight") {
+        const fs::path spool = dir.path / "spool" / "job-1-0";
+        std::shared_ptr<const net::MessageBody> relay;
+        {
+            FileSink sink(spool, data.size());
+            sink.write(std::span<const std::byte>(data));
+            sink.verify(sha_of(data));
+            relay = sink.body();
+        }
+        CHECK(entries(dir.path / "spool") == 0);
+        CHECK(read_all(*relay) == data);
+    }
+}

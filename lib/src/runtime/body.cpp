@@ -52,6 +52,9 @@ BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes) : by
     sha_ = h.finish();
 }
 
+BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes, net::Digest sha)
+    : bytes_(std::move(bytes)), sha_(sha) {}
+
 std::unique_ptr<net::MessageBody::Reader> BufferBody::open() const { return std::make_unique<SpanReader>(bytes_); }
 
 FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
@@ -67,9 +70,6 @@ FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
         throw InputError(e.what());
     }
 }
-
-FileBody::FileBody(std::filesystem::path path, std::uint64_t size, net::Digest sha)
-    : path_(std::move(path)), size_(size), sha_(sha) {}
 
 std::unique_ptr<net::MessageBody::Reader> FileBody::open() const { return std::make_unique<FileReader>(path_); }
 

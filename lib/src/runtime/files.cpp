@@ -30,54 +30,185 @@ fs::path confine(const fs::path& root, std::string_view relative) {
 }
 
 namespace {
+
 std::string errno_text() { return std::strerror(errno); }
+
+/// Reads a verified received file through its descriptor (pread: each reader keeps its
+/// own offset), so a relay forwards it while it is being fsynced and renamed.
+class DescriptorBody final : public net::MessageBody {
+public:
+    DescriptorBody(std::shared_ptr<int> fd, std::filesystem::path name, std::uint64_t size, net::Digest sha)
+        : fd_(std::move(fd)), name_(std::move(name)), size_(size), sha_(sha) {}
+    std::uint64_t size() const override { return size_; }
+    net::Digest sha256() const override { return sha_; }
+    std::unique_ptr<Reader> open() const override { return std::make_unique<PositionReader>(*this); }
+
+private:
+    class PositionReader final : public Reader {
+    public:
+        explicit PositionReader(const DescriptorBody& b) : body_(b) {}
+        std::size_t read(std::span<std::byte> out) override {
+            const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), body_.size_ - pos_));
+            std::size_t got = 0;
+            while (got < want) {
+                const ssize_t n = ::pread(*body_.fd_, out.data() + got, want - got, static_cast<off_t>(pos_ + got));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) throw Error("cannot read " + body_.name_.string() + ": " + (n < 0 ? errno_text() : "short file"));
+                got += static_cast<std::size_t>(n);
+            }
+            pos_ += got;
+            return got;
+        }
+
+    private:
+        const DescriptorBody& body_;  // a reader never outlives the body it was opened from
+        std::uint64_t pos_ = 0;
+    };
+
+    std::shared_ptr<int> fd_;
+    std::filesystem::path name_;
+    std::uint64_t size_;
+    net::Digest sha_;
+};
+
 }  // namespace
 
-FileSink::FileSink(fs::path final_path) : final_(std::move(final_path)) {
+ChunkHasher::ChunkHasher(bool threaded, std::size_t max_queued) : max_queued_(max_queued) {
+    if (threaded) worker_ = std::thread([this] { run(); });
+}
+
+ChunkHasher::~ChunkHasher() {
+    {
+        std::lock_guard lock(mu_);
+        closed_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+}
+
+void ChunkHasher::add(std::vector<std::byte> chunk) {
+    if (!worker_.joinable()) {
+        sha_.update(chunk);
+        return;
+    }
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return queued_ < max_queued_; });
+    queued_ += chunk.size();
+    queue_.push_back(std::move(chunk));
+    cv_.notify_all();
+}
+
+void ChunkHasher::add(std::span<const std::byte> data) {
+    if (!worker_.joinable()) {
+        sha_.update(data);
+        return;
+    }
+    add(std::vector<std::byte>(data.begin(), data.end()));
+}
+
+void ChunkHasher::run() {
+    std::unique_lock lock(mu_);
+    while (true) {
+        cv_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        std::vector<std::byte> chunk = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        sha_.update(chunk);
+        lock.lock();
+        queued_ -= chunk.size();
+        cv_.notify_all();
+    }
+}
+
+net::Digest ChunkHasher::finish() {
+    if (worker_.joinable()) {
+        {
+            std::lock_guard lock(mu_);
+            closed_ = true;
+        }
+        cv_.notify_all();
+        worker_.join();
+    }
+    return sha_.finish();
+}
+
+FileSink::FileSink(fs::path final_path, std::uint64_t expected_size)
+    : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
     std::random_device rd;
     temp_ = final_.parent_path() / ("." + final_.filename().string() + ".hetcast-" + std::to_string(rd()) + ".part");
     std::error_code ec;
     fs::create_directories(final_.parent_path(), ec);
-    file_ = std::fopen(temp_.c_str(), "wbx");
-    if (!file_) throw Error("cannot create " + temp_.string() + ": " + errno_text());
+    const int fd = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot create " + temp_.string() + ": " + errno_text());
+    fd_ = std::shared_ptr<int>(new int(fd), [](int* p) {
+        ::close(*p);
+        delete p;
+    });
 }
 
 FileSink::~FileSink() {
-    if (file_) std::fclose(file_);
-    if (!committed_) {
+    if (!landed_) {
         std::error_code ec;
         fs::remove(temp_, ec);
     }
 }
 
-void FileSink::write(std::span<const std::byte> data) {
-    if (data.empty()) return;
-    if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) {
-        throw Error("cannot write " + temp_.string() + ": " + errno_text());
+void FileSink::write_all(std::span<const std::byte> data) {
+    while (!data.empty()) {
+        const ssize_t n = ::write(*fd_, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error("cannot write " + temp_.string() + ": " + (n < 0 ? errno_text() : "no space"));
+        data = data.subspan(static_cast<std::size_t>(n));
     }
-    sha_.update(data);
-    written_ += data.size();
 }
 
-void FileSink::commit(const net::Digest& expected) {
-    const net::Digest got = sha_.finish();
+void FileSink::write(std::vector<std::byte> chunk) {
+    if (chunk.empty()) return;
+    write_all(chunk);
+    written_ += chunk.size();
+    hash_.add(std::move(chunk));
+}
+
+void FileSink::write(std::span<const std::byte> data) {
+    if (data.empty()) return;
+    write_all(data);
+    written_ += data.size();
+    hash_.add(data);
+}
+
+void FileSink::verify(const net::Digest& expected) {
+    if (verified_) return;
+    const net::Digest got = hash_.finish();
     if (!net::same_digest(got, expected)) {
         throw Error("checksum mismatch for " + final_.string() + ": got " + net::to_hex(got) + ", expected " +
                     net::to_hex(expected));
     }
-    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
-        throw Error("cannot flush " + temp_.string() + ": " + errno_text());
-    }
-    std::fclose(file_);
-    file_ = nullptr;
+    verified_ = got;
+}
+
+std::shared_ptr<const net::MessageBody> FileSink::body() const {
+    if (!verified_) throw Error(temp_.string() + " is not verified yet");
+    return std::make_shared<DescriptorBody>(fd_, final_, written_, *verified_);
+}
+
+void FileSink::land() {
+    if (!verified_) throw Error(temp_.string() + " is not verified yet");
+    if (landed_) return;
+    if (::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
     std::error_code ec;
     fs::rename(temp_, final_, ec);
     if (ec) throw Error("cannot rename " + temp_.string() + " to " + final_.string() + ": " + ec.message());
-    committed_ = true;
-    if (const int dir = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+    landed_ = true;
+    if (const int dir = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
         ::fsync(dir);
         ::close(dir);
     }
+}
+
+void FileSink::commit(const net::Digest& expected) {
+    verify(expected);
+    land();
 }
 
 net::Digest file_sha256(const fs::path& file) {

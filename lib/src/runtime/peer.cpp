@@ -54,8 +54,9 @@ constexpr std::uint64_t progress_step = std::uint64_t{4} << 20;
 struct Recv {
     std::string from;
     bool keep = false;  ///< this node is a destination (else it only relays)
-    std::unique_ptr<FileSink> sink;
+    std::unique_ptr<FileSink> sink;  ///< file messages; lands (destinations) or is removed at the end
     std::vector<std::byte> buf;  ///< buffer messages
+    std::unique_ptr<ChunkHasher> buf_hash;
     std::uint64_t got = 0;
     bool ended = false;  ///< data_end arrived
     net::Digest sent_sha{};
@@ -79,7 +80,6 @@ struct Job {
     std::atomic<bool> finished{false};
     std::uint64_t unreported = 0;
     std::thread runner;
-    std::vector<fs::path> spool_files;
 };
 
 /// The coordinator's view of one job.
@@ -232,7 +232,7 @@ struct Peer::Impl {
             switch (f.header.type) {
                 case FrameType::job_plan: return on_plan(c, f);
                 case FrameType::job_start: return on_start(f.header.job, c);
-                case FrameType::data: return on_data(c, f);
+                case FrameType::data: return on_data(c, std::move(f));
                 case FrameType::data_end: return on_data_end(c, f);
                 case FrameType::job_report: return on_event(c, f);
                 case FrameType::job_cancel: return on_cancel(f);
@@ -317,14 +317,13 @@ struct Peer::Impl {
             r.from = t.peer;
             r.keep = std::find(m.dests.begin(), m.dests.end(), cfg.name) != m.dests.end();
             if (!m.name.empty()) {
-                fs::path target;
-                if (r.keep) {
-                    target = confine(cfg.dest_root, m.name);
-                } else {
-                    target = cfg.spool / ("job-" + std::to_string(plan.job) + "-" + std::to_string(t.message));
-                    job->spool_files.push_back(target);
-                }
-                r.sink = std::make_unique<FileSink>(target);
+                // A relay's copy never lands: it is read while held and removed with the job.
+                const fs::path target = r.keep ? confine(cfg.dest_root, m.name)
+                                               : cfg.spool / ("job-" + std::to_string(plan.job) + "-" +
+                                                              std::to_string(t.message));
+                r.sink = std::make_unique<FileSink>(target, m.size);
+            } else {
+                r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
             }
             if (!job->recv.emplace(t.message, std::move(r)).second) {
                 throw InputError("the plan receives " + message_label(t.message) + " twice");
@@ -366,7 +365,7 @@ struct Peer::Impl {
         return it->second;
     }
 
-    void on_data(const ConnectionPtr& c, const Frame& f) {
+    void on_data(const ConnectionPtr& c, Frame&& f) {
         auto job = find_job(f.header.job);
         if (!job) throw InputError("data for an unknown job");
         std::uint64_t report = 0;
@@ -380,14 +379,16 @@ struct Peer::Impl {
                           message_label(f.header.message);
             } else {
                 try {
+                    const std::size_t n = f.payload.size();
                     if (r.sink) {
-                        r.sink->write(f.payload);
+                        r.sink->write(std::move(f.payload));
                     } else {
                         if (r.buf.empty()) r.buf.reserve(size);
                         r.buf.insert(r.buf.end(), f.payload.begin(), f.payload.end());
+                        r.buf_hash->add(std::move(f.payload));
                     }
-                    r.got += f.payload.size();
-                    if (r.keep) job->unreported += f.payload.size();
+                    r.got += n;
+                    if (r.keep) job->unreported += n;
                     if (job->unreported >= progress_step) report = std::exchange(job->unreported, 0);
                 } catch (const std::exception& e) {
                     r.error = e.what();
@@ -556,19 +557,19 @@ struct Peer::Impl {
                         std::to_string(msg.size) + " bytes");
         }
         if (!net::same_digest(r.sent_sha, msg.sha)) throw Error("the sender's checksum of " + message_label(m) + " differs from the job's");
-        // Verify and land outside the lock: hashing and fsync take a while.
-        std::unique_ptr<FileSink> sink = std::move(r.sink);
+        // Verify outside the lock: the last chunks may still be hashing. The sink stays in
+        // r (data after data_end is ignored) until its copy lands or the job ends.
+        FileSink* sink = r.sink.get();
         std::vector<std::byte> buf = std::move(r.buf);
+        std::unique_ptr<ChunkHasher> buf_hash = std::move(r.buf_hash);
         lock.unlock();
         std::shared_ptr<const net::MessageBody> body;
         if (sink) {
-            const fs::path final = sink->final_path();
-            sink->commit(msg.sha);  // throws when the bytes do not match
-            body = std::make_shared<FileBody>(final, msg.size, msg.sha);
+            sink->verify(msg.sha);  // throws when the bytes do not match
+            body = sink->body();
         } else {
-            auto b = std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(std::move(buf)));
-            if (!net::same_digest(b->sha256(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
-            body = std::move(b);
+            if (!net::same_digest(buf_hash->finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
+            body = std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(std::move(buf)), msg.sha);
         }
         lock.lock();
         r.done = true;
@@ -597,6 +598,9 @@ struct Peer::Impl {
         const JobPlan& plan = job->plan;
         std::size_t i = 0;
         std::string failure;
+        // A verified copy is forwarded at once; landing it (fsync, rename) runs alongside,
+        // and it counts as delivered only when it has landed.
+        std::vector<std::future<void>> landings;
         try {
             for (; i < plan.tasks.size(); ++i) {
                 const JobTask& t = plan.tasks[i];
@@ -632,7 +636,13 @@ struct Peer::Impl {
                         std::lock_guard lock(job->mu);
                         job->held[t.message] = body;
                     }
-                    if (job->recv.at(t.message).keep) {
+                    Recv& r = job->recv.at(t.message);
+                    if (r.keep && r.sink) {
+                        landings.push_back(std::async(std::launch::async, [this, job, m = t.message, sink = r.sink.get()] {
+                            sink->land();
+                            emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+                        }));
+                    } else if (r.keep) {
                         emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), t.message, 0, {}});
                         deliver(*job, t.message, body);
                     }
@@ -644,6 +654,13 @@ struct Peer::Impl {
             if (!job->send_error.empty()) throw Error(job->send_error);
         } catch (const std::exception& e) {
             failure = e.what();
+        }
+        for (auto& l : landings) {
+            try {
+                l.get();
+            } catch (const std::exception& e) {
+                if (failure.empty()) failure = e.what();
+            }
         }
         if (!failure.empty()) {
             // Whoever waits on this node for a message it will not send now is told so.
@@ -664,10 +681,6 @@ struct Peer::Impl {
             std::lock_guard lock(job->mu);
             job->held.clear();
             for (auto& [m, r] : job->recv) r.sink.reset();  // removes temporaries
-        }
-        for (const auto& p : job->spool_files) {
-            std::error_code ec;
-            fs::remove(p, ec);
         }
         if (failure.empty()) {
             emit(*job, JobEvent{JobEvent::Kind::done, now_s(), 0, 0, {}});

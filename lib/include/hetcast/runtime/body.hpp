@@ -13,6 +13,8 @@ namespace hetcast {
 class BufferBody final : public net::MessageBody {
 public:
     explicit BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes);
+    /// When the checksum is already known (a verified received copy).
+    BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes, net::Digest sha);
     [[nodiscard]] std::uint64_t size() const override { return bytes_->size(); }
     [[nodiscard]] net::Digest sha256() const override { return sha_; }
     [[nodiscard]] std::unique_ptr<Reader> open() const override;
@@ -29,8 +31,6 @@ private:
 class FileBody final : public net::MessageBody {
 public:
     explicit FileBody(std::filesystem::path path);
-    /// When size and checksum are already known (a verified received copy).
-    FileBody(std::filesystem::path path, std::uint64_t size, net::Digest sha);
     [[nodiscard]] std::uint64_t size() const override { return size_; }
     [[nodiscard]] net::Digest sha256() const override { return sha_; }
     [[nodiscard]] std::unique_ptr<Reader> open() const override;

@@ -1,13 +1,20 @@
 #pragma once
 /// Where received files go, and how they land: under a destination root, via a temporary
 /// name, checked, fsynced, then renamed. Nothing lands under its final name unverified.
-#include <cstdio>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "hetcast/net/auth.hpp"
+#include "hetcast/net/transport.hpp"
 
 namespace hetcast {
 
@@ -16,31 +23,74 @@ namespace hetcast {
 /// destination root") before anything is written.
 [[nodiscard]] std::filesystem::path confine(const std::filesystem::path& root, std::string_view relative);
 
-/// Writes a file under a temporary name next to its final path; commit() checks the
-/// SHA-256, fsyncs, renames into place and fsyncs the directory. Destroyed without a
-/// successful commit, it removes the temporary file.
+/// SHA-256 of chunks added in order. Threaded, it hashes on a thread of its own while the
+/// caller goes on receiving and writing (a receiver's hop then costs the slower of the two,
+/// not their sum); add() blocks only while more than `max_queued` bytes wait. Not threaded,
+/// add() hashes at once. One producer; finish() once.
+class ChunkHasher {
+public:
+    explicit ChunkHasher(bool threaded, std::size_t max_queued = std::size_t{8} << 20);
+    ~ChunkHasher();
+    ChunkHasher(const ChunkHasher&) = delete;
+    ChunkHasher& operator=(const ChunkHasher&) = delete;
+
+    void add(std::vector<std::byte> chunk);
+    void add(std::span<const std::byte> data);
+    /// The digest of everything added; waits for the queue to drain.
+    [[nodiscard]] net::Digest finish();
+
+private:
+    void run();
+
+    net::Sha256 sha_;
+    std::size_t max_queued_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<std::vector<std::byte>> queue_;
+    std::size_t queued_ = 0;
+    bool closed_ = false;
+    std::thread worker_;
+};
+
+/// Writes a file under a temporary name next to its final path. verify() checks the
+/// SHA-256; from then on body() reads the verified bytes (through the open descriptor, so
+/// it stays readable while land() renames the file). land() fsyncs, renames into place and
+/// fsyncs the directory. Destroyed without landing, it removes the temporary file.
+/// Messages of at least `threaded_hash_from` bytes are hashed on a thread of their own.
 class FileSink {
 public:
-    explicit FileSink(std::filesystem::path final_path);
+    static constexpr std::uint64_t threaded_hash_from = std::uint64_t{4} << 20;
+
+    explicit FileSink(std::filesystem::path final_path, std::uint64_t expected_size = 0);
     ~FileSink();
     FileSink(const FileSink&) = delete;
     FileSink& operator=(const FileSink&) = delete;
 
     /// Throws hetcast::Error on a write failure (a full disk says so).
+    void write(std::vector<std::byte> chunk);
     void write(std::span<const std::byte> data);
-    /// Throws hetcast::Error when the checksum differs (the temporary file is removed).
+    /// Throws hetcast::Error when the checksum differs; nothing can land then.
+    void verify(const net::Digest& expected);
+    /// The verified bytes, readable whether or not the file has landed yet.
+    [[nodiscard]] std::shared_ptr<const net::MessageBody> body() const;
+    /// After verify(): fsync, rename into place, fsync the directory. Throws hetcast::Error.
+    void land();
+    /// verify() then land().
     void commit(const net::Digest& expected);
     [[nodiscard]] std::uint64_t written() const { return written_; }
     [[nodiscard]] const std::filesystem::path& temp_path() const { return temp_; }
     [[nodiscard]] const std::filesystem::path& final_path() const { return final_; }
 
 private:
+    void write_all(std::span<const std::byte> data);
+
     std::filesystem::path final_;
     std::filesystem::path temp_;
-    std::FILE* file_ = nullptr;
-    net::Sha256 sha_;
+    std::shared_ptr<int> fd_;  // closed when the last reader of body() is done
+    ChunkHasher hash_;
     std::uint64_t written_ = 0;
-    bool committed_ = false;
+    std::optional<net::Digest> verified_;
+    bool landed_ = false;
 };
 
 /// SHA-256 of a whole file, read in chunks. Throws hetcast::Error when unreadable.
