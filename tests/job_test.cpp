@@ -128,13 +128,15 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
 
 TEST_CASE("job: events round trip and unknown ones are refused") {
     for (int k = 0; k < 5; ++k) {
-        JobEvent e{static_cast<JobEvent::Kind>(k), 12.5 + k, static_cast<MessageId>(k), 4096u * k, "why " + std::to_string(k)};
+        JobEvent e{static_cast<JobEvent::Kind>(k), 12.5 + k, static_cast<MessageId>(k), 4096u * k, "why " + std::to_string(k),
+                   11.25 + k};
         const JobEvent f = job_event_from_json(json::parse(to_json(e).dump()));
         CHECK(f.kind == e.kind);
         CHECK(f.clock == e.clock);
         if (e.kind == JobEvent::Kind::delivered) CHECK(f.message == e.message);
         if (e.kind == JobEvent::Kind::progress) CHECK(f.bytes == e.bytes);
         if (e.kind == JobEvent::Kind::failed) CHECK(f.error == e.error);
+        if (e.kind == JobEvent::Kind::ready) CHECK(f.received == e.received);
     }
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "explode"}, {"clock", 1}}), InputError);
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "delivered"}, {"clock", 1}}), InputError);

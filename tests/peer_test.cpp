@@ -101,7 +101,7 @@ void check_report_sane(const JobReport& r, std::size_t outcomes) {
     double latest = 0;
     for (const auto& o : r.outcomes) {
         CHECK(o.ok);
-        CHECK(o.achieved > 0);
+        CHECK(o.achieved >= 0);  // a clock-offset error is clamped, never turned into a delivery before the start
         CHECK(o.achieved < 60);
         CHECK(o.predicted > 0);
         CHECK(o.predicted <= r.predicted + 1e-12);

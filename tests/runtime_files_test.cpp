@@ -110,6 +110,23 @@ TEST_CASE("measure: clock offset from the exchange with the smallest round trip"
     CHECK(estimate_offset(samples) == doctest::Approx(offset).epsilon(1e-12));
 }
 
+TEST_CASE("measure: an exchange stamped twice on each side cancels the peer's processing time") {
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double offset = 1e4 * (u(rng) - 0.5);      // peer clock − ours
+        const double one_way = 1e-4 + 1e-2 * u(rng);     // the same both ways
+        const double processing = 5 * u(rng);            // up to seconds between t2 and t3
+        const double t1 = 100 * u(rng);
+        const double t2 = t1 + one_way + offset;
+        const double t3 = t2 + processing;
+        const double t4 = t3 - offset + one_way;
+        CHECK(exchange_offset(t1, t2, t3, t4) == doctest::Approx(offset).epsilon(1e-9));
+        // Stamping the answer only (halfway through the round trip) is off by half the processing.
+        CHECK(std::abs(t3 - (t1 + t4) / 2 - offset) == doctest::Approx(processing / 2).epsilon(1e-6));
+    }
+}
+
 TEST_CASE("measure: a round-robin tournament covers every pair once, in disjoint rounds") {
     for (std::uint32_t n = 1; n <= 12; ++n) {
         const auto rounds = round_robin(n);

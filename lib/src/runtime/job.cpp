@@ -142,6 +142,7 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
 json to_json(const JobEvent& e) {
     static const char* names[] = {"ready", "delivered", "progress", "done", "failed"};
     json j{{"event", names[static_cast<int>(e.kind)]}, {"clock", e.clock}};
+    if (e.kind == JobEvent::Kind::ready) j["received"] = e.received;
     if (e.kind == JobEvent::Kind::delivered) j["message"] = e.message;
     if (e.kind == JobEvent::Kind::progress) j["bytes"] = e.bytes;
     if (e.kind == JobEvent::Kind::failed) j["error"] = e.error;
@@ -154,6 +155,7 @@ JobEvent job_event_from_json(const json& j) {
     e.clock = number(j, "clock");
     if (kind == "ready") {
         e.kind = JobEvent::Kind::ready;
+        e.received = j.contains("received") ? number(j, "received") : e.clock;
     } else if (kind == "delivered") {
         e.kind = JobEvent::Kind::delivered;
         const std::uint64_t m = count(j, "message");

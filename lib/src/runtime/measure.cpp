@@ -58,4 +58,6 @@ std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(st
     return rounds;
 }
 
+double exchange_offset(double t1, double t2, double t3, double t4) { return ((t2 - t1) + (t3 - t4)) / 2; }
+
 }  // namespace hetcast

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -18,6 +19,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/measure.hpp"
 #include "hetcast/sim/simulate.hpp"
 
 namespace hetcast {
@@ -87,7 +89,14 @@ struct Coord {
     struct Node {
         ConnectionPtr conn;
         double sent = 0;    ///< when the plan went out (coordinator clock)
-        double offset = 0;  ///< node clock minus coordinator clock
+        double offset = 0;  ///< node clock minus coordinator clock, estimated from the plan's round trip
+        /// What every frame each way proves about the offset: a frame arrives after it left.
+        double offset_lo = -std::numeric_limits<double>::infinity();
+        double offset_hi = std::numeric_limits<double>::infinity();
+        /// The offset estimate within what the frames proved.
+        [[nodiscard]] double bounded_offset() const {
+            return offset_lo <= offset_hi ? std::clamp(offset, offset_lo, offset_hi) : offset;
+        }
         bool ready = false;
         bool finished = false;
         std::string error;
@@ -95,14 +104,21 @@ struct Coord {
     std::mutex mu;
     std::condition_variable cv;
     std::map<std::string, Node> nodes;
-    std::map<std::pair<MessageId, std::string>, double> delivered;  ///< on the coordinator's clock
+    struct Delivered {
+        double node_clock;
+        double arrived;  ///< when the event reached the coordinator
+    };
+    std::map<std::pair<MessageId, std::string>, Delivered> delivered;
     std::uint64_t bytes_in = 0;
+    double started = 0;  ///< when job_start went out
 };
 
 struct Peer::Impl {
     PeerConfig cfg;
     std::unique_ptr<net::Transport> transport;
     std::optional<NodeId> profile_self;
+    mutable std::mutex host_mu;
+    mutable Clock::time_point host_free{};  ///< the emulated host is busy until then
 
     mutable std::mutex mu;
     std::map<std::string, Member> members;
@@ -136,8 +152,19 @@ struct Peer::Impl {
         if (!cfg.link_profile || !profile_self) return std::nullopt;
         return cfg.link_profile->find(name);
     }
+    /// The emulated host spends `seconds` of its one CPU: send and receive overheads never
+    /// overlap (Wu's model), not even across jobs running at once, so concurrent jobs share
+    /// the host as they would a real one.
     void busy(double seconds) const {
-        if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+        if (seconds <= 0) return;
+        Clock::time_point until;
+        {
+            std::lock_guard lock(host_mu);
+            host_free = std::max(host_free, Clock::now()) +
+                        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+            until = host_free;
+        }
+        std::this_thread::sleep_until(until);
     }
     void emulate_send(const std::string& to, double bytes) const {
         if (auto j = profile_id(to)) busy(cfg.link_profile->send_busy(*profile_self, *j, bytes));
@@ -292,12 +319,13 @@ struct Peer::Impl {
     }
 
     void on_plan(const ConnectionPtr& c, const Frame& f) {
+        const double received = now_s();
         JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
         if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
         const std::uint64_t id = plan.job;
         try {
             auto job = make_job(std::move(plan), c);
-            emit(*job, JobEvent{JobEvent::Kind::ready, now_s(), 0, 0, {}});
+            emit(*job, JobEvent{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received});
         } catch (const std::exception& e) {
             c->send(make_frame(FrameType::job_report, id, 0,
                                to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, e.what()}).dump()));
@@ -517,13 +545,16 @@ struct Peer::Impl {
         if (it == k->nodes.end() || (via && it->second.conn != *via)) return;
         Coord::Node& n = it->second;
         const double t = now_s();
+        if (via) n.offset_lo = std::max(n.offset_lo, e.clock - t);
         switch (e.kind) {
             case JobEvent::Kind::ready:
                 n.ready = true;
-                // Cristian: the node stamped its clock halfway through the round trip.
-                if (via) n.offset = e.clock - (n.sent + t) / 2;
+                if (via) {
+                    n.offset = exchange_offset(n.sent, e.received, e.clock, t);
+                    n.offset_hi = std::min(n.offset_hi, e.received - n.sent);
+                }
                 break;
-            case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = e.clock - n.offset; break;
+            case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = {e.clock, t}; break;
             case JobEvent::Kind::progress: k->bytes_in += e.bytes; break;
             case JobEvent::Kind::done: n.finished = true; break;
             case JobEvent::Kind::failed:
@@ -868,6 +899,10 @@ JobReport Peer::Impl::run(JobSpec spec) {
     }
 
     const double t0 = now_s();
+    {
+        std::lock_guard lock(k->mu);
+        k->started = t0;
+    }
     for (const auto& name : remote) {
         std::lock_guard lock(k->mu);
         k->nodes[name].conn->send(make_frame(FrameType::job_start, common.job, 0, {}));
@@ -909,8 +944,10 @@ JobReport Peer::Impl::run(JobSpec spec) {
     }
     for (auto& o : report.outcomes) {
         if (auto it = k->delivered.find({o.message, o.dest}); it != k->delivered.end()) {
+            // Whatever error the offset has left, a delivery lies between the start and its event's arrival.
+            const double at = std::clamp(it->second.node_clock - k->nodes[o.dest].bounded_offset(), t0, it->second.arrived);
             o.ok = true;
-            o.achieved = it->second - t0;
+            o.achieved = at - t0;
             report.achieved = std::max(report.achieved, o.achieved);
         } else {
             const auto& n = k->nodes[o.dest];

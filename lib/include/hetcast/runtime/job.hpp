@@ -60,6 +60,7 @@ struct JobEvent {
     MessageId message = 0;      ///< delivered
     std::uint64_t bytes = 0;    ///< progress: bytes received since the last progress event
     std::string error;          ///< failed
+    double received = 0;        ///< ready: the node's clock when the plan arrived
 };
 
 [[nodiscard]] nlohmann::json to_json(const JobEvent& e);

@@ -32,6 +32,11 @@ struct LinkFit {
 /// the peer stamped its reply half a round trip after `sent` (Cristian's algorithm).
 [[nodiscard]] double estimate_offset(const std::vector<PingSample>& samples);
 
+/// Peer clock minus ours from one exchange with two stamps on each side (NTP's formula):
+/// we sent at t1, the peer received at t2 and answered at t3 (its clock), the answer came
+/// back at t4. The peer's processing time between t2 and t3 cancels out.
+[[nodiscard]] double exchange_offset(double t1, double t2, double t3, double t4);
+
 /// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
 /// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).
 [[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n);
