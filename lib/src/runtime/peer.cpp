@@ -134,7 +134,12 @@ struct Peer::Impl {
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
     std::function<void(const std::string&, const json&, Responder)> request_handler;
-    std::vector<std::thread> helpers;
+    /// Request threads; each marks itself finished, and the next request joins those that are.
+    struct Helper {
+        std::thread thread;
+        std::shared_ptr<std::atomic<bool>> finished;
+    };
+    std::vector<Helper> helpers;
     std::mutex connect_mu;  // one connect at a time: no duplicate connections to a member
     std::atomic<bool> stopping{false};
     std::mt19937_64 rng{std::random_device{}()};
@@ -499,14 +504,30 @@ struct Peer::Impl {
                 respond({{"error", "this peer takes no requests"}});
                 return;
             }
-            helpers.emplace_back([handler, from = c->peer(), req = std::move(req), respond, this] {
-                try {
-                    handler(from, req, respond);
-                } catch (const std::exception& e) {
-                    respond({{"error", e.what()}});
-                    log(std::string("request failed: ") + e.what());
-                }
-            });
+            reap_helpers();
+            auto finished = std::make_shared<std::atomic<bool>>(false);
+            helpers.push_back({std::thread([handler, from = c->peer(), req = std::move(req), respond, finished, this] {
+                                   try {
+                                       handler(from, req, respond);
+                                   } catch (const std::exception& e) {
+                                       respond({{"error", e.what()}});
+                                       log(std::string("request failed: ") + e.what());
+                                   }
+                                   *finished = true;
+                               }),
+                               finished});
+        }
+    }
+
+    /// Joins request threads that have ended (a daemon serves requests for months). Under mu.
+    void reap_helpers() {
+        for (auto it = helpers.begin(); it != helpers.end();) {
+            if (*it->finished) {
+                it->thread.join();
+                it = helpers.erase(it);
+            } else {
+                ++it;
+            }
         }
     }
 
@@ -1004,14 +1025,14 @@ void Peer::stop() {
         if (j->runner.joinable()) j->runner.join();
     }
     d.transport->stop();
-    std::vector<std::thread> hs;
+    std::vector<Impl::Helper> hs;
     {
         std::lock_guard lock(d.mu);
         hs.swap(d.helpers);
         d.pings.clear();
         d.calls.clear();
     }
-    for (auto& t : hs) t.join();
+    for (auto& h : hs) h.thread.join();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }

@@ -77,7 +77,7 @@ private:
     asio::awaitable<std::error_code> write_paced(std::vector<asio::const_buffer> buffers, std::size_t bytes,
                                                  Clock::time_point queued);
     asio::awaitable<std::error_code> write_item(Item& item);
-    asio::awaitable<std::pair<std::error_code, Frame>> read_frame();
+    asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
 
     TcpTransport& owner_;
     tcp::socket socket_;
@@ -130,7 +130,7 @@ public:
         const std::string where = host + ":" + std::to_string(port);
         auto fut = asio::co_spawn(io_, connect_to(host, port), asio::use_future);
         if (fut.wait_for(config_.timeout + std::chrono::seconds(1)) != std::future_status::ready) {
-            throw Error("cannot reach " + where + ": timed out");
+            throw Error("cannot reach " + where + ": timed out after " + std::to_string(config_.timeout.count()) + " ms");
         }
         auto [conn, why] = fut.get();
         if (!conn) throw Error("cannot reach " + where + ": " + why);
@@ -188,12 +188,23 @@ private:
             }
         });
         std::error_code ec;
-        const auto addr = asio::ip::make_address(host, ec);
-        if (ec) co_return std::pair{ConnectionPtr{}, "bad address '" + host + "'"};
-        co_await socket.async_connect(tcp::endpoint(addr, port), asio::redirect_error(asio::use_awaitable, ec));
+        // A literal address needs no resolver; a host name goes through getaddrinfo.
+        tcp::resolver resolver(io_);
+        tcp::resolver::results_type endpoints;
+        if (const auto addr = asio::ip::make_address(host, ec); !ec) {
+            endpoints = tcp::resolver::results_type::create(tcp::endpoint(addr, port), host, std::to_string(port));
+        } else {
+            endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) {
+                timer.cancel();
+                co_return std::pair{ConnectionPtr{}, "cannot resolve '" + host + "': " + ec.message()};
+            }
+        }
+        co_await asio::async_connect(socket, endpoints, asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             timer.cancel();
-            co_return std::pair{ConnectionPtr{}, timed_out ? std::string("timed out") : ec.message()};
+            co_return std::pair{ConnectionPtr{}, timed_out ? "timed out after " + std::to_string(config_.timeout.count()) + " ms"
+                                                           : ec.message()};
         }
         auto conn = std::make_shared<TcpConnection>(*this, std::move(socket));
         const std::string why = co_await conn->handshake(false);
@@ -220,13 +231,18 @@ TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket)
     socket_.set_option(tcp::no_delay(true), ec);
 }
 
-asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame() {
+/// Handshake frames carry a nonce, a proof and a name: nobody unauthenticated gets more.
+constexpr std::size_t max_handshake_frame = 4096;
+
+asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std::size_t max_payload) {
     std::array<std::byte, header_size> hdr;
     std::error_code ec;
     co_await asio::async_read(socket_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return std::pair{ec, Frame{}};
-    const Decoded d = decode_header(hdr, owner_.config().max_frame);
+    const Decoded d = decode_header(hdr, max_payload);
     if (d.status != Decoded::Status::complete) {
+        owner_.log("closing the connection with " + (peer_.empty() ? std::string("a peer") : "'" + peer_ + "'") + ": " +
+                   d.error);
         shutdown(d.error);
         co_return std::pair{std::make_error_code(std::errc::protocol_error), Frame{}};
     }
@@ -248,9 +264,11 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server) {
     // The socket is closed if the exchange takes longer than the timeout; the pending
     // read then fails and the handshake is refused.
     auto timer = std::make_shared<asio::steady_timer>(socket_.get_executor());
+    auto expired = std::make_shared<bool>(false);
     timer->expires_after(owner_.config().timeout);
-    timer->async_wait([self = shared_from_this()](std::error_code ec) {
+    timer->async_wait([self = shared_from_this(), expired](std::error_code ec) {
         if (!ec) {
+            *expired = true;
             std::error_code ignore;
             self->socket_.close(ignore);
         }
@@ -263,6 +281,7 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server) {
         why = co_await handshake_client();
     }
     timer->cancel();
+    if (*expired) why = "no handshake within " + std::to_string(owner_.config().timeout.count()) + " ms";
     co_return why.empty() ? why : refuse(server, why);
 }
 
@@ -275,7 +294,7 @@ asio::awaitable<std::string> TcpConnection::handshake_server() {
     std::error_code ec;
     co_await asio::async_write(socket_, asio::buffer(wire), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return "handshake write failed: " + ec.message();
-    auto got = co_await read_frame();
+    auto got = co_await read_frame(max_handshake_frame);
     if (got.first) co_return "no authentication: " + got.first.message();
     const Frame& f = got.second;
     if (f.header.type != FrameType::auth || f.payload.size() < 64) co_return std::string("expected an auth frame");
@@ -298,7 +317,7 @@ asio::awaitable<std::string> TcpConnection::handshake_server() {
 asio::awaitable<std::string> TcpConnection::handshake_client() {
     const auto& cfg = owner_.config();
     const Nonce mine = make_nonce();
-    auto got = co_await read_frame();
+    auto got = co_await read_frame(max_handshake_frame);
     if (got.first) co_return "no hello: " + got.first.message();
     const Frame& hello = got.second;
     if (hello.header.type != FrameType::hello || hello.payload.size() < 32) co_return std::string("expected a hello frame");
@@ -313,7 +332,7 @@ asio::awaitable<std::string> TcpConnection::handshake_client() {
     std::error_code ec;
     co_await asio::async_write(socket_, asio::buffer(wire), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return "handshake write failed: " + ec.message();
-    auto answer = co_await read_frame();
+    auto answer = co_await read_frame(max_handshake_frame);
     if (answer.first) co_return "no answer to authentication: " + answer.first.message();
     const Frame& reply = answer.second;
     if (reply.header.type == FrameType::error) co_return std::string(as_text(reply.payload));
@@ -327,7 +346,7 @@ asio::awaitable<std::string> TcpConnection::handshake_client() {
 asio::awaitable<void> TcpConnection::read_loop() {
     auto self = shared_from_this();
     while (!closed_) {
-        auto got = co_await read_frame();
+        auto got = co_await read_frame(owner_.config().max_frame);
         const std::error_code ec = got.first;
         Frame& f = got.second;
         if (ec) {
