@@ -30,9 +30,13 @@ std::vector<std::size_t> cluster_of(const Network& net) {
     return c;
 }
 
-// The most inter-cluster transfers in progress ([start, complete)) at any instant:
-// per cluster (into or out of it) and in total.
-std::pair<std::size_t, std::size_t> peak_global(const Network& net, const Timeline& tl) {
+struct Peaks {
+    std::vector<std::size_t> per_cluster;  // into or out of each cluster
+    std::size_t total = 0;
+};
+
+// The most inter-cluster transfers in progress ([start, complete)) at any instant.
+Peaks peaks(const Network& net, const Timeline& tl) {
     const auto cl = cluster_of(net);
     std::vector<std::pair<double, int>> ev;
     std::vector<std::vector<std::pair<double, int>>> per(net.subnets()->size());
@@ -52,9 +56,16 @@ std::pair<std::size_t, std::size_t> peak_global(const Network& net, const Timeli
         for (const auto& e : v) most = std::max(most, now += e.second);
         return static_cast<std::size_t>(most);
     };
-    std::size_t per_cluster = 0;
-    for (auto& v : per) per_cluster = std::max(per_cluster, peak(v));
-    return {per_cluster, peak(ev)};
+    Peaks out;
+    for (auto& v : per) out.per_cluster.push_back(peak(v));
+    out.total = peak(ev);
+    return out;
+}
+
+// The largest per-cluster peak and the total peak.
+std::pair<std::size_t, std::size_t> peak_global(const Network& net, const Timeline& tl) {
+    const Peaks p = peaks(net, tl);
+    return {*std::max_element(p.per_cluster.begin(), p.per_cluster.end()), p.total};
 }
 
 // Random cluster-model instance: local 1, global C, root anywhere.
@@ -246,8 +257,65 @@ TEST_CASE("lcf: bounded degree never exceeds d inter-cluster transfers per clust
     }
 }
 
+TEST_CASE("lcf: per-cluster degrees d_i bound each cluster's inter-cluster transfers (5.1, 5.2)") {
+    std::mt19937 rng(52);
+    std::size_t at_limit = 0;  // clusters whose peak reached a d_i of at least 2
+    for (int round = 0; round < 200; ++round) {
+        const auto [net, root] = random_instance(rng, 60, 12, 6);
+        const bool multicast = round % 2 == 1;
+        const auto dests = multicast ? random_dests(rng, net.size(), root) : std::vector<NodeId>{};
+        std::vector<std::size_t> d(net.subnets()->size());
+        for (auto& x : d) x = std::uniform_int_distribution<std::size_t>(1, 4)(rng);
+        for (ExecModel model : all_models) {
+            PlanRequest req = test::request(net, root, dests, model);
+            req.options.degrees = d;
+            const Timeline tl = simulate(net, plan_lcf_degree(net, req), model);
+            const Peaks p = peaks(net, tl);
+            for (std::size_t c = 0; c < d.size(); ++c) {
+                CAPTURE(c);
+                CHECK(p.per_cluster[c] <= d[c]);
+                if (d[c] >= 2 && p.per_cluster[c] == d[c]) ++at_limit;
+            }
+        }
+    }
+    CHECK(at_limit > 0);
+}
+
+TEST_CASE("lcf: a list of equal degrees plans what one degree plans; bad lists are refused") {
+    const Network net = Network::clusters({6, 5, 3, 2, 1, 1}, 1, 3);
+    PlanRequest req = test::request(net);
+    for (std::size_t d : {1, 2, 3}) {
+        req.options.degree = d;
+        req.options.degrees.clear();
+        const Schedule one = plan_lcf_degree(net, req);
+        req.options.degree = 99;
+        req.options.degrees.assign(6, d);
+        CHECK(plan_lcf_degree(net, req).tasks == one.tasks);
+    }
+    req.options.degrees = {1, 3, 1, 2, 1, 1};
+    CHECK_NOTHROW((void)simulate(net, plan_lcf_degree(net, req), req.model));
+    req.options.degrees = {2, 2};
+    CHECK_THROWS_WITH_AS((void)plan_lcf_degree(net, req), doctest::Contains("2 degrees given for 6 clusters"),
+                         InputError);
+    req.options.degrees = {2, 2, 0, 2, 2, 2};
+    CHECK_THROWS_AS((void)plan_lcf_degree(net, req), InputError);
+    CHECK_FALSE(find_algorithm("lcf-degree").applies(net, req));
+    req.options.degrees = {2, 2, 1, 2, 2, 2};
+    CHECK(find_algorithm("lcf-degree").applies(net, req));
+}
+
+TEST_CASE("lcf: --degree and --matching text") {
+    CHECK(parse_counts("3", "--degree") == std::vector<std::size_t>{3});
+    CHECK(parse_counts("1,20,3", "--degree") == std::vector<std::size_t>{1, 20, 3});
+    for (const char* bad : {"", "0", "-1", "a", "1,,2", "2,", ",2", "1.5", "2 "}) {
+        CAPTURE(std::string(bad));
+        CHECK_THROWS_WITH_AS((void)parse_counts(bad, "--degree"), doctest::Contains("--degree"), InputError);
+    }
+}
+
 TEST_CASE("lcf: bounded matching never exceeds B inter-cluster transfers at a time (5.3, 5.4)") {
     std::mt19937 rng(53);
+    std::vector<std::size_t> reached(6, 0);  // per B: instances whose peak is B
     for (int round = 0; round < 200; ++round) {
         const auto [net, root] = random_instance(rng, 60, 14, 6);
         const bool multicast = round % 2 == 1;
@@ -258,10 +326,13 @@ TEST_CASE("lcf: bounded matching never exceeds B inter-cluster transfers at a ti
                 req.options.matching = b;
                 const Timeline tl = simulate(net, plan_lcf_matching(net, req), model);
                 CAPTURE(b);
-                CHECK(peak_global(net, tl).second <= b);
+                const std::size_t peak = peak_global(net, tl).second;
+                CHECK(peak <= b);
+                if (peak == b) ++reached[b];
             }
         }
     }
+    for (std::size_t b : {1, 2, 3, 5}) CHECK(reached[b] > 0);
 }
 
 TEST_CASE("lcf: without a binding limit, degree and matching plan what LCF plans") {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -300,6 +301,41 @@ TEST_CASE("sweep: bad configurations are input errors before anything runs") {
     fails([&] { auto x = c; x.generator = "wu-multicast"; x.algos = {"ecef"}; return x; }());
     fails([&] { auto x = c; x.generator = "clusters"; x.overrides = {{"clusters", "2.2:2.8"}}; return x; }());
     CHECK(describe(c).find("bandwidth=10000:2e+08") != std::string::npos);
+}
+
+TEST_CASE("sweep: --degree and --matching reach lcf-degree, lcf-matching and eco") {
+    SweepConfig c;
+    c.generator = "clusters";
+    c.nodes = NodeRange{24, 24, 1};
+    c.trials = 12;
+    c.algos = {"lcf-degree", "lcf-matching", "eco", "lcf"};
+    // k = 1 would not do for eco: with unit local costs a chain takes as long as a flat tree.
+    c.options.degree = 2;
+    c.options.matching = 1;
+    const auto tight = run_sweep(c);
+    CHECK(describe(c).find(" degree=2 matching=1") != std::string::npos);
+    c.options.degree = 24;
+    c.options.matching = 24;
+    const auto loose = run_sweep(c);
+    REQUIRE(tight.size() == loose.size());
+    std::map<std::string, int> changed;
+    for (std::size_t r = 0; r < tight.size(); ++r) {
+        CAPTURE(tight[r].algorithm);
+        if (tight[r].algorithm == "lcf") CHECK(tight[r].completion_time == loose[r].completion_time);
+        if (tight[r].completion_time != loose[r].completion_time) ++changed[tight[r].algorithm];
+    }
+    CHECK(changed["lcf-degree"] > 0);
+    CHECK(changed["lcf-matching"] > 0);
+    CHECK(changed["eco"] > 0);
+
+    c.options.degrees = {1, 2};
+    CHECK_THROWS_AS((void)run_sweep(c), InputError);
+    c.options.degrees.clear();
+    c.options.matching = 0;
+    CHECK_THROWS_AS((void)run_sweep(c), InputError);
+    c.algos = {"lcf"};
+    c.options.matching = 3;
+    CHECK(describe(c).find("matching") == std::string::npos);
 }
 
 TEST_CASE("sweep: a cluster-level grid ends when the last cluster finishes its local broadcast") {

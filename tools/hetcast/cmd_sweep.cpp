@@ -116,7 +116,7 @@ private:
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args) {
-    std::string generator = "bhat", nodes, algos, model, csv, summary_csv, plot, title;
+    std::string generator = "bhat", nodes, algos, model, csv, summary_csv, plot, title, degree, matching;
     std::size_t trials = 100, threads = 0;
     std::uint64_t seed = 1;
     po::options_description opts(
@@ -130,7 +130,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
         ("algos,a", po::value(&algos), "comma-separated algorithms (default: every one that applies)")
         ("seed", po::value(&seed), "base seed (default 1)")
         ("threads,j", po::value(&threads), "worker threads (default: the hardware's)")
-        ("model,m", po::value(&model), "blocking | nonblocking (default: the generator's)")
+        ("model,m", po::value(&model), "blocking | nonblocking | postal (default: the generator's)")
+        ("degree", po::value(&degree), "N: lcf-degree's d_i for every cluster and eco's k (default 2)")
+        ("matching", po::value(&matching), "B: lcf-matching's inter-cluster transfers at a time (default 1)")
         ("csv", po::value(&csv), "write every trial's rows to FILE")
         ("summary-csv", po::value(&summary_csv), "write the summary (per n and algorithm) to FILE")
         ("plot", po::value(&plot), "write FILE.svg (and its gnuplot script FILE.gp): completion against n")
@@ -158,6 +160,16 @@ int cmd_sweep(const std::vector<std::string>& args) {
     config.seed = seed;
     config.threads = threads;
     if (!model.empty()) config.model = parse_exec_model(model);
+    if (vm.count("degree")) {
+        const auto d = parse_counts(degree, "--degree");
+        if (d.size() != 1) throw InputError("--degree: one number for every cluster in a sweep");
+        config.options.degree = d.front();
+    }
+    if (vm.count("matching")) {
+        const auto b = parse_counts(matching, "--matching");
+        if (b.size() != 1) throw InputError("--matching: one number B");
+        config.options.matching = b.front();
+    }
     for (const auto& k : override_keys) {
         if (vm.count(k)) config.overrides[k] = vm[k].as<std::string>();
     }

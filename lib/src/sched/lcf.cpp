@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "hetcast/error.hpp"
@@ -60,12 +61,14 @@ enum class Rule { lcf, interleaved };
 struct Variant {
     const char* name;
     Rule rule = Rule::lcf;
-    std::size_t degree = 0;    // d_i of every cluster; 0: unbounded
-    std::size_t matching = 0;  // B; 0: unbounded
+    std::size_t degree = 0;                 // d_i of every cluster; 0: unbounded
+    std::vector<std::size_t> degrees = {};  // d_i per cluster in subnet-map order, when given
+    std::size_t matching = 0;               // B; 0: unbounded
 };
 
 struct Cluster {
     std::vector<NodeId> members;  // the root, then destinations, then the rest; served in order
+    std::size_t degree = 0;       // d_i; 0: unbounded
     std::size_t size1 = 0;        // members LCF works with (n_i, or min(n_i, d_i))
     std::size_t need = 0;         // members[0, need) are the root and the destinations
     std::size_t next = 0;         // members[0, next) hold the message or are being sent it
@@ -88,14 +91,20 @@ public:
         : v_(v), sched_(v.name, net.size(), {Message{req.root, req.size, req.dests}}),
           cluster_of_(net.size(), 0), pos_(net.size(), 0), want_global_(net.size(), 0) {
         const Subnets subnets = subnet_map(net, req.options.tolerance, req.size);
+        if (!v.degrees.empty() && v.degrees.size() != subnets.size()) {
+            throw InputError(std::string(v.name) + ": " + std::to_string(v.degrees.size()) + " degrees given for " +
+                             std::to_string(subnets.size()) + " clusters (one per cluster, in subnet-map order)");
+        }
         std::vector<char> wanted(net.size(), 0);
         wanted[req.root] = 1;
         for (NodeId d : req.dests) wanted[d] = 1;
         std::vector<char> seen(net.size(), 0);
         std::size_t covered = 0;
-        for (const auto& s : subnets) {
+        for (std::size_t k = 0; k < subnets.size(); ++k) {
+            const auto& s = subnets[k];
             Cluster c;
             c.members = s;
+            c.degree = v.degrees.empty() ? v.degree : v.degrees[k];
             for (NodeId x : s) {
                 if (x >= net.size() || seen[x]) throw Error("lcf: the subnet map does not partition the nodes");
                 seen[x] = 1;
@@ -105,7 +114,7 @@ public:
                 return std::pair(a != req.root, !wanted[a]) < std::pair(b != req.root, !wanted[b]);
             });
             c.need = static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [&](NodeId x) { return wanted[x]; }));
-            c.size1 = v.degree ? std::min(s.size(), v.degree) : s.size();
+            c.size1 = c.degree ? std::min(s.size(), c.degree) : s.size();
             if (c.members.empty()) continue;
             const auto idx = static_cast<std::uint32_t>(cl_.size());
             for (std::size_t p = 0; p < c.members.size(); ++p) {
@@ -182,7 +191,7 @@ private:
     [[nodiscard]] std::size_t targets_left() const { return switched_ ? post_left_ : pre_left_; }
     [[nodiscard]] bool may_send_global(NodeId x) const {
         const Cluster& c = cl_[cluster_of_[x]];
-        return pos_[x] < c.size1 && targets_left() > 0 && (!v_.degree || c.inflight < v_.degree) &&
+        return pos_[x] < c.size1 && targets_left() > 0 && (!c.degree || c.inflight < c.degree) &&
                (!v_.matching || inflight_ < v_.matching);
     }
 
@@ -261,7 +270,7 @@ private:
             if (picks.size() == limit) break;
             if (v_.matching && inflight_ + picks.size() >= v_.matching) break;
             const std::uint32_t c = cluster_of_[free[k]];
-            if (v_.degree && cl_[c].inflight + taken[c] >= v_.degree) continue;
+            if (cl_[c].degree && cl_[c].inflight + taken[c] >= cl_[c].degree) continue;
             ++taken[c];
             picks.push_back(k);
         }
@@ -328,13 +337,16 @@ Schedule plan_lcf(const Network& net, const PlanRequest& req) {
 }
 
 Schedule plan_lcf_degree(const Network& net, const PlanRequest& req) {
-    if (req.options.degree == 0) throw InputError("lcf-degree: the degree must be at least 1");
-    return Engine(net, req, {"lcf-degree", Rule::lcf, req.options.degree, 0}).run();
+    const auto& given = req.options.degrees;
+    if (given.empty() ? req.options.degree == 0 : std::find(given.begin(), given.end(), 0) != given.end()) {
+        throw InputError("lcf-degree: the degree must be at least 1");
+    }
+    return Engine(net, req, {"lcf-degree", Rule::lcf, req.options.degree, given, 0}).run();
 }
 
 Schedule plan_lcf_matching(const Network& net, const PlanRequest& req) {
     if (req.options.matching == 0) throw InputError("lcf-matching: the matching size must be at least 1");
-    return Engine(net, req, {"lcf-matching", Rule::lcf, 0, req.options.matching}).run();
+    return Engine(net, req, {"lcf-matching", Rule::lcf, 0, {}, req.options.matching}).run();
 }
 
 Schedule plan_lcf_interleaved(const Network& net, const PlanRequest& req) {

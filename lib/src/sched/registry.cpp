@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <charconv>
+#include <string>
 #include <unordered_set>
 
 #include "hetcast/error.hpp"
@@ -19,6 +21,24 @@ std::vector<NodeId> PlanRequest::ranked() const {
     std::sort(r.begin(), r.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
     r.insert(r.begin(), root);
     return r;
+}
+
+std::vector<std::size_t> parse_counts(std::string_view text, std::string_view option) {
+    std::vector<std::size_t> out;
+    std::string_view rest = text;
+    while (true) {
+        const auto comma = rest.find(',');
+        const std::string_view part = rest.substr(0, comma);
+        std::size_t v = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (part.empty() || ec != std::errc{} || end != part.data() + part.size() || v == 0) {
+            throw InputError(std::string(option) + ": '" + std::string(part) +
+                             "' is not a whole number of at least 1");
+        }
+        out.push_back(v);
+        if (comma == std::string_view::npos) return out;
+        rest.remove_prefix(comma + 1);
+    }
 }
 
 PlanRequest make_request(const Network& net, NodeId root, std::vector<NodeId> dests, double size,
@@ -53,7 +73,11 @@ const std::vector<Algorithm>& algorithms() {
         // lcf family (paper 002)
         {"lcf", "Largest Cluster First over the subnet map; LCF Multicast (Khuller 3, 4)", plan_lcf, {}},
         {"lcf-degree", "LCF with at most `degree` inter-cluster transfers per cluster (Khuller 5.1, 5.2)",
-         plan_lcf_degree, [](const Network&, const PlanRequest& r) { return r.options.degree > 0; }},
+         plan_lcf_degree,
+         [](const Network&, const PlanRequest& r) {
+             const auto& d = r.options.degrees;
+             return d.empty() ? r.options.degree > 0 : std::find(d.begin(), d.end(), 0) == d.end();
+         }},
         {"lcf-matching", "LCF with at most `matching` inter-cluster transfers at a time (Khuller 5.3, 5.4)",
          plan_lcf_matching, [](const Network&, const PlanRequest& r) { return r.options.matching > 0; }},
         {"lcf-interleaved", "Interleaved LCF: holders alternate local and global sends (Khuller 6.2)",

@@ -40,9 +40,11 @@ namespace hetcast {
 /// serve. Multicast: §4.
 [[nodiscard]] Schedule plan_lcf(const Network& net, const PlanRequest& req);
 
-/// §5.1–5.2 bounded degree, d_i = req.options.degree for every cluster: LCF (Multicast) on
-/// the first d_i members of each cluster, then local broadcasts to the rest. At most d_i
-/// transfers into or out of a cluster at a time. Throws InputError for degree 0.
+/// §5.1–5.2 bounded degree: d_i = req.options.degrees[i] for the i-th cluster of subnet_map
+/// when that list is given, else req.options.degree for every cluster. LCF (Multicast) on
+/// the first min(n_i, d_i) members of each cluster (destinations first, §5.2), then local
+/// broadcasts to the rest. At most d_i transfers into or out of cluster i at a time.
+/// Throws InputError for a degree of 0 or a list whose length is not the number of clusters.
 [[nodiscard]] Schedule plan_lcf_degree(const Network& net, const PlanRequest& req);
 
 /// §5.3–5.4 bounded size matching, B = req.options.matching: LCF(B), then B inter-cluster

@@ -13,7 +13,9 @@ namespace hetcast {
 
 /// Knobs of particular algorithm families; each ignores the ones it does not use.
 struct PlanOptions {
-    std::size_t degree = 2;     ///< k of ECO's k-ary subnet trees; d_i of lcf-degree
+    std::size_t degree = 2;     ///< k of ECO's k-ary subnet trees; d_i of lcf-degree for every cluster
+    /// d_i of lcf-degree per cluster, in subnet-map order (Khuller §5.1); empty: `degree` for all.
+    std::vector<std::size_t> degrees = {};
     std::size_t matching = 1;   ///< B of lcf-matching: simultaneous inter-cluster transfers
     double tolerance = 0.20;    ///< ECO partition tolerance when the network has no subnets
 };
@@ -29,6 +31,10 @@ struct PlanRequest {
     /// root first, then the destinations.
     [[nodiscard]] std::vector<NodeId> ranked() const;
 };
+
+/// `--degree` and `--matching` text: "N" or "N1,N2,...", whole numbers of at least 1.
+/// Throws InputError("<option>: ...") otherwise.
+[[nodiscard]] std::vector<std::size_t> parse_counts(std::string_view text, std::string_view option);
 
 /// Builds a request, validating names: throws InputError for an unknown node, the root
 /// among the destinations, or a repeated destination. Empty `dests` means every other node.

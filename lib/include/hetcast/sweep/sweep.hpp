@@ -63,6 +63,9 @@ struct SweepConfig {
     std::size_t threads = 0;  ///< 0: std::thread::hardware_concurrency()
     std::map<std::string, std::string> overrides;  ///< e.g. {"latency", "10e-6:1e-3"}
     std::optional<ExecModel> model;                ///< default: the generator's
+    /// lcf-degree's d_i (one for every cluster), eco's k, lcf-matching's B. A per-cluster
+    /// `degrees` list is refused: the number of clusters varies between trials.
+    PlanOptions options;
 };
 
 /// One trial of one algorithm. `completion_time` and `lower_bound` are means over the
