@@ -1,6 +1,11 @@
 // Two transports over loopback with ephemeral ports.
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <mutex>
 #include <random>
@@ -106,6 +111,7 @@ TEST_CASE("transport: an oversized frame closes that connection only") {
         return !server.closes.empty() && server.closes[0].find("exceeds the limit") != std::string::npos;
     }));
     CHECK(server.frame_count() == 0);
+    CHECK(test::wait_for([&] { return server.logged("closing the connection with 'client'"); }));
     ConnectionPtr again = client.t->connect("127.0.0.1", server.t->port());
     again->send(Frame{FrameHeader{FrameType::request, 0, 0, 0, 0}, std::vector<std::byte>(10)});
     CHECK(test::wait_for([&] { return server.frame_count() == 1; }));
@@ -145,4 +151,30 @@ TEST_CASE("transport: a streamed body arrives as data frames and a checksum, pac
     }
     CHECK(got == *bytes);
     CHECK(same_digest(b.frames.back().payload, body->sha256()));
+}
+
+TEST_CASE("transport: before authentication a peer cannot make the server take a large frame") {
+    Endpoint server("server", "s", 16 << 20);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server.t->port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    // An "auth" header claiming 64 KiB: far below the frame limit, far above any handshake.
+    std::array<std::byte, header_size> hdr;
+    encode_header(FrameHeader{FrameType::auth, 0, 0, 0, 64 << 10}, hdr);
+    CHECK(::send(fd, hdr.data(), hdr.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(hdr.size()));
+    // The server's hello comes first; then the connection is closed without the 64 KiB.
+    char buf[4096];
+    ssize_t n = 0;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) {
+    }
+    CHECK(n == 0);
+    ::close(fd);
+    CHECK(test::wait_for([&] { return server.logged("exceeds the limit"); }));
+    CHECK(server.opened == 0);
 }
