@@ -151,3 +151,34 @@ TEST_CASE("property: lower bound <= optimal <= every heuristic, N <= 8") {
         }
     }
 }
+
+TEST_CASE("property: ties go by node index, whatever the order of the destination list") {
+    // Costs drawn from {1, 2, 3} tie often; reversing or rotating the destinations must
+    // give the same task lists.
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 100; ++trial) {
+        const std::size_t n = 3 + rng() % 6;
+        Matrix c(n, std::vector<double>(n, 0.0));
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) c[i][j] = i == j ? 0.0 : static_cast<double>(1 + rng() % 3);
+        }
+        const Network net = test::costs(c);
+        const auto root = static_cast<NodeId>(rng() % n);
+        std::vector<NodeId> dests = random_dests(rng, net, root);
+        std::vector<NodeId> reversed(dests.rbegin(), dests.rend());
+        std::vector<NodeId> rotated = dests;
+        std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
+        for (ExecModel model : {ExecModel::blocking, ExecModel::nonblocking}) {
+            const PlanRequest req = make_request(net, root, dests, 1, model);
+            for (const char* name : {"flat", "binomial", "fnf", "fef", "ecef", "ecef-la", "ecef-relay", "optimal"}) {
+                CAPTURE(trial);
+                CAPTURE(name);
+                const Algorithm& algo = find_algorithm(name);
+                const auto tasks = algo.plan(net, req).tasks;
+                for (const auto& other : {reversed, rotated}) {
+                    CHECK(algo.plan(net, make_request(net, root, other, 1, model)).tasks == tasks);
+                }
+            }
+        }
+    }
+}

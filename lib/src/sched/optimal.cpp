@@ -39,8 +39,11 @@ class Search {
 public:
     Search(const Network& net, const PlanRequest& req, double upper)
         : net_(net), req_(req), best_(upper) {
+        // Local indices follow node order, so ties go to the lower node index whatever the
+        // order of req.dests.
         node_.push_back(req.root);
         node_.insert(node_.end(), req.dests.begin(), req.dests.end());
+        std::sort(node_.begin() + 1, node_.end());
         p_ = node_.size();
         for (std::size_t a = 0; a < p_; ++a) {
             for (std::size_t b = 0; b < p_; ++b) {
