@@ -1,7 +1,11 @@
 // Bhat, Raghavendra, Prasanna (paper 001): the worked examples of §2, §3.1 and §6.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "hetcast/sched/bhat.hpp"
+#include "hetcast/sched/optimal.hpp"
+#include "hetcast/sched/trees.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "support.hpp"
@@ -122,4 +126,128 @@ TEST_CASE("bhat: the non-blocking model lets a fast sender start its next send e
     const Timeline bl = simulate(net, plan_ecef(net, test::request(net, 0, {}, ExecModel::blocking)),
                                  ExecModel::blocking);
     CHECK(bl.completion == doctest::Approx(22));  // 11, then two holders send in parallel
+}
+
+namespace {
+
+using Planner = Schedule (*)(const Network&, const PlanRequest&);
+
+struct Expected {
+    const char* algo;
+    Planner plan;
+    std::vector<Edge> edges;  // in timeline order; empty: several optimal schedules tie
+    double completion;
+};
+
+// Every algorithm on one worked example, in both models: with a cost matrix the sender is
+// busy for the whole C_ij and the receivers are idle until reached, so the models agree.
+void check_all(const Matrix& c, const std::vector<Expected>& want) {
+    for (ExecModel m : {ExecModel::blocking, ExecModel::nonblocking}) {
+        for (const Expected& e : want) {
+            CAPTURE(e.algo);
+            CAPTURE(std::string(to_string(m)));
+            const Run r = run(e.plan, c, m);
+            if (!e.edges.empty()) CHECK(r.edges == e.edges);
+            CHECK(r.completion == doctest::Approx(e.completion).epsilon(1e-12));
+        }
+    }
+}
+
+}  // namespace
+
+// The expected schedules below are worked by hand from §4.3's rules and the matrices, step
+// by step in the comments; none comes from running the code.
+TEST_CASE("bhat: every algorithm on eq. 1") {
+    // flat and binomial (ranks P0, P1, P2): P0→P1 [0, 10], P0→P2 [10, 1005].
+    // FNF: T = 502.5, 1005, 37.5 → P0→P2 [0, 995]; then P2 (995 + 37.5) beats P0: P2→P1 +5.
+    // FEF/ECEF: P0→P1 (10), then P1→P2 (10) ends at 20. Look-ahead: L1 = 10, L2 = 5, so
+    // P0→P1 scores 20 and P0→P2 1000; then P1→P2 (20) beats P0→P2 (1005).
+    check_all(test::bhat_eq1(), {
+        {"flat", plan_flat, {{0, 1}, {0, 2}}, 1005},
+        {"binomial", plan_binomial, {{0, 1}, {0, 2}}, 1005},
+        {"fnf", plan_fnf, {{0, 2}, {2, 1}}, 1000},
+        {"fef", plan_fef, {{0, 1}, {1, 2}}, 20},
+        {"ecef", plan_ecef, {{0, 1}, {1, 2}}, 20},
+        {"ecef-la", plan_ecef_la, {{0, 1}, {1, 2}}, 20},
+        {"ecef-relay", plan_ecef_relay, {{0, 1}, {1, 2}}, 20},
+        {"optimal", plan_optimal, {{0, 1}, {1, 2}}, 20},
+    });
+}
+
+TEST_CASE("bhat: every algorithm on eq. 2 (GUSTO)") {
+    // flat: 156, 156 + 325 = 481, 481 + 39 = 520.
+    // binomial: round 0 P0→P1 [0, 156]; round 1 P0→P2 [156, 481] and P1→P3 [156, 271].
+    // ECEF: P0→P3 39; then P3→P1 39 + 115 = 154 (P0→P1 195); then P1→P2 154 + 163 = 317
+    // (P0→P2 364, P3→P2 411). Look-ahead: L = 115, 163, 115 → P0→P3 (154); L = 163, 163
+    // → P3→P1 (317 against P0→P1 358); then P1→P2 as ECEF.
+    // optimal: P0→P3 [0, 39], P0→P1 [39, 195], P3→P2 [39, 296], the lower bound.
+    check_all(test::bhat_eq2(), {
+        {"flat", plan_flat, {{0, 1}, {0, 2}, {0, 3}}, 520},
+        {"binomial", plan_binomial, {{0, 1}, {0, 2}, {1, 3}}, 481},
+        {"fnf", plan_fnf, {{0, 3}, {0, 2}, {3, 1}}, 364},
+        {"fef", plan_fef, {{0, 3}, {3, 1}, {1, 2}}, 317},
+        {"ecef", plan_ecef, {{0, 3}, {3, 1}, {1, 2}}, 317},
+        {"ecef-la", plan_ecef_la, {{0, 3}, {3, 1}, {1, 2}}, 317},
+        {"ecef-relay", plan_ecef_relay, {{0, 3}, {3, 1}, {1, 2}}, 317},
+        {"optimal", plan_optimal, {{0, 3}, {0, 1}, {3, 2}}, 296},
+    });
+}
+
+TEST_CASE("bhat: every algorithm on eq. 10 (ADSL)") {
+    // flat: 2, 4, 6.1, 8.1. binomial: P0→P1 [0, 2]; P0→P2 [2, 4], P1→P3 [2, 102]; P0→P4 [4, 6].
+    // FNF: T = 2.025, 100, 100, 250.075, 100 → receivers P1, P2, P4, P3, all served by P0
+    // (its R + T stays below 100): the star, 8.1. FEF and ECEF: the same star, ties to the
+    // lower receiver. Look-ahead: L3 = 0.1 makes P0→P3 score 2.2; P3 then serves the rest.
+    check_all(test::bhat_eq10(), {
+        {"flat", plan_flat, {{0, 1}, {0, 2}, {0, 3}, {0, 4}}, 8.1},
+        {"binomial", plan_binomial, {{0, 1}, {0, 2}, {1, 3}, {0, 4}}, 102},
+        {"fnf", plan_fnf, {{0, 1}, {0, 2}, {0, 4}, {0, 3}}, 8.1},
+        {"fef", plan_fef, {{0, 1}, {0, 2}, {0, 4}, {0, 3}}, 8.1},
+        {"ecef", plan_ecef, {{0, 1}, {0, 2}, {0, 4}, {0, 3}}, 8.1},
+        {"ecef-la", plan_ecef_la, {{0, 3}, {3, 1}, {3, 2}, {3, 4}}, 2.4},
+        {"ecef-relay", plan_ecef_relay, {{0, 1}, {0, 2}, {0, 4}, {0, 3}}, 8.1},
+        {"optimal", plan_optimal, {}, 2.4},
+    });
+}
+
+TEST_CASE("bhat: every algorithm on eq. 11") {
+    const double e = test::eq11_eps;
+    // flat: 1, 2, 3.1, 103.1. binomial: P0→P1 [0, 1]; P0→P2 [1, 2], P1→P3 [1, 101]; P0→P4 [2, 102].
+    // FNF: T = 25.775, 75.25, 75.25, 75.275, ε → P4 first (P0→P4, 100), then P4 (R + T = 100 + ε)
+    // serves P1, P2, P3 at ε each: 100 + 3ε.
+    // FEF: P0→P1 (1); P0→P2 and P1→P2 tie at 1, the lower sender wins; P2→P3 (1); P3→P4 (1.1).
+    // ECEF and look-ahead pick the same edges (the tie at step 2 is R + C (+ L) = 2 (3) both ways).
+    // optimal: 2.2 + ε, see optimal_test; two schedules tie, so only the time is checked.
+    check_all(test::bhat_eq11(), {
+        {"flat", plan_flat, {{0, 1}, {0, 2}, {0, 3}, {0, 4}}, 103.1},
+        {"binomial", plan_binomial, {{0, 1}, {0, 2}, {1, 3}, {0, 4}}, 102},
+        {"fnf", plan_fnf, {{0, 4}, {4, 1}, {4, 2}, {4, 3}}, 100 + 3 * e},
+        {"fef", plan_fef, {{0, 1}, {0, 2}, {2, 3}, {3, 4}}, 4.1},
+        {"ecef", plan_ecef, {{0, 1}, {0, 2}, {2, 3}, {3, 4}}, 4.1},
+        {"ecef-la", plan_ecef_la, {{0, 1}, {0, 2}, {2, 3}, {3, 4}}, 4.1},
+        {"ecef-relay", plan_ecef_relay, {{0, 1}, {0, 2}, {2, 3}, {3, 4}}, 4.1},
+        {"optimal", plan_optimal, {}, 2.2 + e},
+    });
+}
+
+TEST_CASE("bhat: FNF's T_i averages over every other node of the network, not only the participants") {
+    // Multicast P0 → {P1, P2}; P3 takes no part. Over the whole network T1 = (1 + 1 + 1000) / 3
+    // = 334 > T2 = 5, so P2 is the first receiver: P0→P2 [0, 10], then P2 (10 + 5) beats P0
+    // (10 + 10): P2→P1 [10, 15]. Averaging over the participants only (T1 = 1) would pick P1 first.
+    const Network net = test::costs({{0, 10, 10, 10}, {1, 0, 1, 1000}, {5, 5, 0, 5}, {1, 1, 1, 0}});
+    const PlanRequest req = test::request(net, 0, {1, 2});
+    const Timeline tl = simulate(net, plan_fnf(net, req), req.model);
+    CHECK(edges(tl) == std::vector<Edge>{{0, 2}, {2, 1}});
+    CHECK(tl.completion == 15);
+}
+
+TEST_CASE("bhat: the look-ahead of eq. 9 ranges over B only, not over non-destinations") {
+    // Multicast P0 → {P1, P2}. P1's cheapest edge (0.1) leads to P3, which is not in B, so
+    // L1 = C12 = 50 and L2 = C21 = 50: P0→P2 scores 9 + 50 and goes first, then P0→P1 (19).
+    // Were P3 counted, L1 = 0.1 would send P0→P1 first.
+    const Network net = test::costs({{0, 10, 9, 100}, {50, 0, 50, 0.1}, {50, 50, 0, 50}, {100, 100, 100, 0}});
+    const PlanRequest req = test::request(net, 0, {1, 2});
+    const Timeline tl = simulate(net, plan_ecef_la(net, req), req.model);
+    CHECK(edges(tl) == std::vector<Edge>{{0, 2}, {0, 1}});
+    CHECK(tl.completion == 19);
 }
