@@ -71,6 +71,78 @@ expect_usage_error unknown-algo plan --network "$eq1" --algo no-such-algorithm
 expect_usage_error unknown-dest plan --network "$eq1" --algo fnf --dests P1,P9
 expect_usage_error root-in-dests plan --network "$eq1" --algo fnf --root P1 --dests P0,P1
 expect_usage_error missing-file plan --network "$tmp/does-not-exist.yaml" --algo fnf
+expect_usage_error empty-dests plan --network "$eq1" --algo fnf --dests ,
+expect_usage_error bad-model plan --network "$eq1" --algo fnf --model telepathy
+expect_file_error nan-cost $'nodes: [a, b]\ncost:\n  - [0, .nan]\n  - [1, 0]\n'
+
+# Single-source JSON: exactly the issue's keys. On eq. 2 (GUSTO) the optimum and the lower
+# bound are both 296 (AMES→USC-ISI 39, then USC-ISI→IND 257), worked by hand in bhat_test.
+gusto="$src_dir/conf/examples/bhat-eq2-gusto.yaml"
+run json-one plan --network "$gusto" --algo optimal --model blocking --json
+[ "$rc" -eq 0 ] || fail "json-one: exit status $rc: $(cat "$tmp/json-one.err")"
+run json-all plan --network "$gusto" --algo all --model blocking --json
+[ "$rc" -eq 0 ] || fail "json-all: exit status $rc: $(cat "$tmp/json-all.err")"
+python3 - "$tmp" >"$tmp/json.py" 2>&1 <<'PY' || fail "json: $(cat "$tmp/json.py")"
+import json, sys
+tmp = sys.argv[1]
+plan_keys = {"algorithm", "model", "root", "size", "completion_time", "lower_bound", "transfers"}
+transfer_keys = {"message", "from", "to", "start", "sender_free", "arrival", "complete"}
+def check(p):
+    assert set(p) == plan_keys, sorted(p)
+    assert p["model"] == "blocking" and p["root"] == "AMES" and p["size"] == 1048576, p
+    assert p["lower_bound"] == 296, p["lower_bound"]
+    for t in p["transfers"]:
+        assert set(t) == transfer_keys, sorted(t)
+        assert t["message"] == "AMES", t
+    assert sorted(t["to"] for t in p["transfers"]) == ["ANL", "IND", "USC-ISI"], p["algorithm"]
+    assert p["completion_time"] == max(t["complete"] for t in p["transfers"]), p["algorithm"]
+one = json.load(open(tmp + "/json-one.out"))
+check(one)
+assert one["algorithm"] == "optimal" and one["completion_time"] == 296, one
+doc = json.load(open(tmp + "/json-all.out"))
+assert set(doc) == {"plans"}, sorted(doc)
+for p in doc["plans"]:
+    check(p)
+names = [p["algorithm"] for p in doc["plans"]]
+assert len(names) == len(set(names)), names
+for a in ("flat", "binomial", "fnf", "fef", "ecef", "ecef-la", "ecef-relay", "optimal"):
+    assert a in names, "%s missing from --algo all" % a
+times = [p["completion_time"] for p in doc["plans"]]
+assert times == sorted(times), "not sorted by completion: %r" % times
+assert times[0] == 296, times
+PY
+
+# optimal refuses more than 10 participants by name; `all` leaves it out.
+eleven="$tmp/eleven.yaml"
+printf 'nodes: [a, b, c, d, e, f, g, h, i, j, k]\ncost: 1\n' >"$eleven"
+expect_usage_error optimal-11 plan --network "$eleven" --algo optimal
+grep -q 'at most 10' "$tmp/optimal-11.err" || fail "optimal-11: $(cat "$tmp/optimal-11.err")"
+run optimal-11-all plan --network "$eleven" --algo all --json
+[ "$rc" -eq 0 ] || fail "optimal-11-all: exit status $rc: $(cat "$tmp/optimal-11-all.err")"
+python3 -c 'import json, sys; n = [p["algorithm"] for p in json.load(open(sys.argv[1]))["plans"]]; sys.exit("optimal" in n or "ecef" not in n)' \
+    "$tmp/optimal-11-all.out" || fail "optimal-11-all: optimal listed or ecef missing"
+run optimal-10 plan --network "$eleven" --algo optimal --dests b,c,d,e,f,g,h,i,j --model blocking --json
+[ "$rc" -eq 0 ] || fail "optimal-10: exit status $rc: $(cat "$tmp/optimal-10.err")"
+# Unit costs, 10 participants: the holders double each step, so ceil(log2 10) = 4.
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["completion_time"] != 4)' "$tmp/optimal-10.out" ||
+    fail "optimal-10: completion is not 4"
+
+# hetcast map: ECO's partition as {"tolerance", "subnets"}; bad input exits 2.
+three="$src_dir/conf/examples/three-subnets.yaml"
+run map-json map --network "$three" --json
+[ "$rc" -eq 0 ] || fail "map-json: exit status $rc: $(cat "$tmp/map-json.err")"
+python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = {"tolerance": 0.2, "subnets": [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2"]]}
+sys.exit(doc != want and "got %r" % doc)
+' "$tmp/map-json.out" 2>"$tmp/map-json.py" || fail "map-json: $(cat "$tmp/map-json.py")"
+expect_usage_error map-tolerance map --network "$three" --tolerance -0.1
+expect_usage_error map-tolerance-text map --network "$three" --tolerance lots
+expect_usage_error map-missing map --network "$tmp/does-not-exist.yaml"
+printf 'nodes: [a, b]\ncost:\n  - [0, 1]\n  - [-1, 0]\n' >"$tmp/map-bad.yaml"
+expect_usage_error map-bad map --network "$tmp/map-bad.yaml"
+grep -q "^hetcast map: $tmp/map-bad.yaml:4:" "$tmp/map-bad.err" || fail "map-bad: no file:line: $(cat "$tmp/map-bad.err")"
 
 # Multi-source patterns: `hetcast plan --network FILE --pattern FILE --algo NAME`.
 subnets="$src_dir/conf/examples/three-subnets.yaml"
@@ -185,6 +257,54 @@ expect_pattern_error pattern-not-a-list $'source: a1\n'
 expect_pattern_error pattern-syntax $'- {source: a1, size: 1, dests: [a2\n'
 printf '[]\n' >"$tmp/pattern-empty.yaml"
 expect_usage_error pattern-empty plan --network "$subnets" --pattern "$tmp/pattern-empty.yaml" --algo wr
+
+# --matching B and --degree d reach lcf-matching and lcf-degree (Khuller 5.1, 5.3): the
+# inter-cluster transfers overlapping in time never exceed B in all, d_i into or out of cluster i.
+khuller="$src_dir/conf/examples/khuller-clusters.yaml"
+check_limits() {
+    local name=$1 limits=$2
+    shift 2
+    run "$name" plan --network "$khuller" "$@" --json
+    [ "$rc" -eq 0 ] || fail "$name: exit status $rc: $(cat "$tmp/$name.err")"
+    python3 -c '
+import json, sys
+limits = json.loads(sys.argv[2])
+cluster = lambda node: node.split("n")[0]
+inter = [t for t in json.load(open(sys.argv[1]))["transfers"] if cluster(t["from"]) != cluster(t["to"])]
+def peak(ts):
+    events = sorted([(t["start"], 1) for t in ts] + [(t["complete"], -1) for t in ts], key=lambda e: (e[0], e[1]))
+    now = most = 0
+    for _, d in events:
+        now += d
+        most = max(most, now)
+    return most
+if "total" in limits and peak(inter) > limits["total"]:
+    sys.exit("%d inter-cluster transfers at once, limit %d" % (peak(inter), limits["total"]))
+for c, d in enumerate(limits.get("per_cluster", [])):
+    mine = [t for t in inter if "c%d" % c in (cluster(t["from"]), cluster(t["to"]))]
+    if peak(mine) > d:
+        sys.exit("cluster c%d: %d inter-cluster transfers at once, limit %d" % (c, peak(mine), d))
+if not inter:
+    sys.exit("no inter-cluster transfer")
+' "$tmp/$name.out" "$limits" 2>"$tmp/$name.py" || fail "$name: $(cat "$tmp/$name.py")"
+}
+for b in 1 2 3; do
+    check_limits "matching-$b" "{\"total\": $b}" --algo lcf-matching --matching "$b"
+done
+check_limits degree-1 '{"per_cluster": [1, 1, 1, 1, 1, 1, 1, 1, 1]}' --algo lcf-degree --degree 1
+check_limits degree-list '{"per_cluster": [3, 2, 1, 1, 1, 1, 1, 1, 1]}' --algo lcf-degree --degree 3,2,1,1,1,1,1,1,1
+# B = 1 enters the 8 other clusters one after the other: at least 8 C = 32; B = 3 overlaps them.
+python3 -c '
+import json, sys
+one, three = (json.load(open(f))["completion_time"] for f in sys.argv[1:])
+sys.exit(0 if one >= 32 and three < 32 else "B = 1: %r, B = 3: %r" % (one, three))
+' "$tmp/matching-1.out" "$tmp/matching-3.out" 2>"$tmp/matching.py" || fail "matching: $(cat "$tmp/matching.py")"
+expect_usage_error matching-zero plan --network "$khuller" --algo lcf-matching --matching 0
+expect_usage_error matching-list plan --network "$khuller" --algo lcf-matching --matching 1,2
+expect_usage_error degree-count plan --network "$khuller" --algo lcf-degree --degree 1,2
+grep -q '2 degrees given for 9 clusters' "$tmp/degree-count.err" || fail "degree-count: $(cat "$tmp/degree-count.err")"
+expect_usage_error degree-text plan --network "$khuller" --algo lcf-degree --degree two
+expect_usage_error degree-pattern plan --network "$subnets" --pattern "$pattern" --algo wr --degree 2
 
 if [ "$failures" -ne 0 ]; then
     echo "cli test: $failures check(s) failed"

@@ -7,7 +7,6 @@
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
-#include "hetcast/model/units.hpp"
 
 namespace po = boost::program_options;
 
@@ -16,7 +15,7 @@ namespace hetcast::cli {
 int cmd_map(const std::vector<std::string>& args) {
     // `hetcast map show ...` asks the daemons for their measured map.
     if (!args.empty() && args.front() == "show") return cmd_map_show({args.begin() + 1, args.end()});
-    std::string network, size = "1MiB";
+    std::string network;
     double tolerance = eco_default_tolerance;
     po::options_description opts(
         "hetcast map: partition a network into subnets with ECO's algorithm\n"
@@ -25,7 +24,6 @@ int cmd_map(const std::vector<std::string>& args) {
         ("help,h", "show this help")
         ("network,n", po::value(&network)->required(), "network file (YAML)")
         ("tolerance,t", po::value(&tolerance), "how far above a host's cheapest edge a neighbour may be (default 0.2)")
-        ("size,s", po::value(&size), "message size for cost-matrix-free networks without latency (default 1MiB)")
         ("json", "print one JSON object instead of text");
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(opts).run(), vm);
@@ -37,7 +35,8 @@ int cmd_map(const std::vector<std::string>& args) {
     if (!(tolerance >= 0) || tolerance > 100) throw InputError("--tolerance must be between 0 and 100");
 
     const Network net = load_network(network);
-    const Subnets subnets = eco_partition(eco_edge_costs(net, parse_bytes(size)), tolerance);
+    // The latency matrix, or the (size-independent) cost matrix: the message size plays no part.
+    const Subnets subnets = eco_partition(eco_edge_costs(net, 0), tolerance);
     if (vm.count("json")) {
         nlohmann::json out = {{"tolerance", tolerance}, {"subnets", nlohmann::json::array()}};
         for (const auto& sub : subnets) {

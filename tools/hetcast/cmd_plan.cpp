@@ -60,7 +60,7 @@ int plan_pattern(const Network& net, const std::string& file, ExecModel model, c
 }  // namespace
 
 int cmd_plan(const std::vector<std::string>& args) {
-    std::string network, pattern, root, dests, size = "1MiB", model = "nonblocking", algo;
+    std::string network, pattern, root, dests, size = "1MiB", model = "nonblocking", algo, degree, matching;
     po::options_description opts(
         "hetcast plan: plan a broadcast or multicast, or a multi-source pattern, and print its schedule\n\n"
         "  hetcast plan --network FILE [--root N] [--dests A,B] [--size S] --algo NAME [--json]\n"
@@ -75,6 +75,11 @@ int cmd_plan(const std::vector<std::string>& args) {
         ("dests,d", po::value(&dests), "comma-separated destinations (default: every other node)")
         ("size,s", po::value(&size), "message size: 1048576, 64KiB, 1MiB, 10MB (default 1MiB)")
         ("model,m", po::value(&model), "execution model: blocking | nonblocking (default) | postal")
+        ("degree", po::value(&degree),
+         "N: k of eco's k-ary trees and d_i of lcf-degree for every cluster (default 2); "
+         "N1,N2,...: lcf-degree's d_i per cluster, in subnet-map order (Khuller 5.1)")
+        ("matching", po::value(&matching),
+         "B: lcf-matching's inter-cluster transfers at a time (default 1, Khuller 5.3)")
         ("algo,a", po::value(&algo)->required(),
          "algorithm, 'all' to compare every one ranked by completion, or 'auto' for the best one")
         ("json", "print one JSON object instead of text");
@@ -97,6 +102,12 @@ int cmd_plan(const std::vector<std::string>& args) {
                                  ": the pattern file gives each message's source, size and dests");
             }
         }
+        for (const char* knob : {"degree", "matching"}) {
+            if (vm.count(knob)) {
+                throw InputError(std::string("--") + knob + " applies to single-source plans (lcf-degree, "
+                                 "lcf-matching, eco), not to --pattern");
+            }
+        }
         const ExecModel m = parse_exec_model(model);
         return plan_pattern(load_network(network), pattern, m, algo, json);
     }
@@ -108,7 +119,25 @@ int cmd_plan(const std::vector<std::string>& args) {
     for (std::string name; std::getline(ss, name, ',');) {
         if (!name.empty()) d.push_back(net.id(name));
     }
-    const PlanRequest req = make_request(net, r, std::move(d), parse_bytes(size), parse_exec_model(model));
+    // An empty list means a broadcast to make_request; an explicit --dests must name someone.
+    if (vm.count("dests") && d.empty()) throw InputError("--dests names no node (omit it to broadcast)");
+    PlanOptions options;
+    if (vm.count("degree")) {
+        auto list = parse_counts(degree, "--degree");
+        if (list.size() == 1) {
+            options.degree = list.front();
+        } else if (algo == "eco") {
+            throw InputError("--degree: eco takes one k for every subnet, not a list");
+        } else {
+            options.degrees = std::move(list);
+        }
+    }
+    if (vm.count("matching")) {
+        const auto b = parse_counts(matching, "--matching");
+        if (b.size() != 1) throw InputError("--matching: one number B");
+        options.matching = b.front();
+    }
+    const PlanRequest req = make_request(net, r, std::move(d), parse_bytes(size), parse_exec_model(model), options);
 
     if (algo == "all") {
         const auto results = plan_all(net, req);

@@ -38,6 +38,8 @@ std::string format_bytes(double bytes) {
     return buf;
 }
 
+std::string nodes(std::size_t n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
+
 // "completion X, lower bound Y (Z x the bound)".
 void print_summary(std::ostream& out, const PlanResult& r) {
     out << "completion " << format_seconds(r.timeline.completion) << ", lower bound "
@@ -161,8 +163,8 @@ std::string format_seconds(double s) {
 
 void print_plan(std::ostream& out, const Network& net, const PlanRequest& req, const PlanResult& r) {
     out << r.schedule.algorithm << ": " << (req.dests.size() + 1 == net.size() ? "broadcast" : "multicast")
-        << " of " << format_bytes(req.size) << " bytes from " << net.name(req.root) << " to " << req.dests.size()
-        << " nodes, " << to_string(req.model) << " model\n";
+        << " of " << format_bytes(req.size) << " bytes from " << net.name(req.root) << " to "
+        << nodes(req.dests.size()) << ", " << to_string(req.model) << " model\n";
     print_transfers(out, net, r.timeline, false);
     print_summary(out, r);
 }
@@ -174,7 +176,7 @@ void print_pattern(std::ostream& out, const Network& net, const PatternRequest& 
     for (std::size_t k = 0; k < messages.size(); ++k) {
         const Message& m = messages[k];
         out << "  message " << k << ": " << (m.dests.size() + 1 == net.size() ? "broadcast" : "multicast")
-            << " of " << format_bytes(m.size) << " bytes from " << net.name(m.source) << " to " << m.dests.size() << " nodes\n";
+            << " of " << format_bytes(m.size) << " bytes from " << net.name(m.source) << " to " << nodes(m.dests.size()) << '\n';
     }
     print_transfers(out, net, r.timeline, true);
     print_summary(out, r);
