@@ -9,6 +9,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/node.hpp"
+#include "hetcast/runtime/service.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
 
@@ -243,4 +244,82 @@ TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config;
     nodes[3]->withdraw("y");
     CHECK_THROWS_AS((void)nodes[0]->exchange({{"n3", "y", {"n1"}}}), InputError);
     CHECK_THROWS_AS(nodes[4]->set_map(two_subnets(2)), InputError);  // n4 is not in it
+}
+
+TEST_CASE("node: members that are down before a job are skipped by a broadcast and named by a multicast") {
+    Nodes c(5);
+    c[2].stop();
+    const Bytes bytes = random_bytes(64 << 10, 8);
+    const JobReport b = c[0].broadcast(bytes);
+    CHECK(b.ok());
+    CHECK(b.skipped == std::vector<std::string>{"n2"});
+    CHECK(b.outcomes.size() == 3);
+    for (const auto& o : b.outcomes) CHECK(o.dest != "n2");
+    const JobReport m = c[0].multicast(bytes, {"n1", "n2", "n3"}, "flat");
+    CHECK_FALSE(m.ok());
+    CHECK(m.failures() == 1);
+    for (const auto& o : m.outcomes) {
+        CAPTURE(o.dest);
+        CHECK(o.ok == (o.dest != "n2"));
+        if (o.dest == "n2") CHECK(o.error.find("unreachable") != std::string::npos);
+    }
+    for (std::size_t i : {1, 3}) {
+        for (int k = 0; k < 2; ++k) {
+            const auto d = c[i].receive(std::chrono::seconds(5));
+            REQUIRE(d);
+            CHECK(*d->bytes == *bytes);
+        }
+    }
+    CHECK(c[4].receive(std::chrono::seconds(5)));  // the broadcast only
+    CHECK_FALSE(c[4].receive(std::chrono::milliseconds(200)));
+}
+
+TEST_CASE("node: joins a running daemon through it as a seed; the next node to join reaches it too") {
+    TempDir dir;
+    const auto secret = dir.path / "secret";
+    std::ofstream(secret) << "node-test\n";
+    std::filesystem::permissions(secret, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    DaemonConfig dc;
+    dc.name = "d0";
+    dc.port = 0;
+    dc.state_dir = dir.path / "d0" / "state";
+    dc.dest_root = dir.path / "d0" / "files";
+    dc.secret_file = secret;
+    Service daemon(dc);
+    daemon.start();
+    const auto embedded = [&](const std::string& name) {
+        PeerConfig c;
+        c.name = name;
+        c.secret = "node-test";
+        c.dest_root = dir.path / name;
+        c.connect_timeout = std::chrono::milliseconds(3000);
+        auto n = std::make_unique<Node>(c);
+        n->start();
+        return n;
+    };
+    const auto names_of = [](const std::vector<Member>& ms) {
+        std::vector<std::string> out;
+        for (const auto& m : ms) out.push_back(m.name);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    auto a = embedded("a");
+    a->join("127.0.0.1", daemon.port());
+    CHECK(names_of(a->members()) == std::vector<std::string>{"a", "d0"});
+    auto b = embedded("b");
+    b->join("127.0.0.1", daemon.port());
+    CHECK(names_of(b->members()) == std::vector<std::string>{"a", "b", "d0"});
+    // The daemon measured b against a (a answered its ping request) and told a of b.
+    CHECK(test::wait_for([&] { return names_of(a->members()).size() == 3; }));
+    const Bytes bytes = random_bytes(100000, 9);
+    const JobReport r = b->multicast(bytes, {"a"});
+    CHECK(r.ok());
+    const auto d = a->receive(std::chrono::seconds(5));
+    REQUIRE(d);
+    CHECK(d->source == "b");
+    CHECK(*d->bytes == *bytes);
+    CHECK_THROWS_AS(embedded("c")->join("127.0.0.1", 1), Error);
+    b->stop();
+    a->stop();
+    daemon.stop();
 }

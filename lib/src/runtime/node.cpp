@@ -1,10 +1,14 @@
 #include "hetcast/runtime/node.hpp"
 
+#include <algorithm>
+
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/service.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
@@ -31,9 +35,52 @@ NodeConfig load_node_config(const std::filesystem::path& daemon_config) {
     return c;
 }
 
-Node::Node(NodeConfig config) : peer_(std::move(config.peer)) {
+namespace {
+std::pair<Overhead, Overhead> own_overheads(const PeerConfig& c) {
+    if (c.link_profile) {
+        if (const auto id = c.link_profile->find(c.name)) {
+            return {c.link_profile->send_overheads()[*id], c.link_profile->recv_overheads()[*id]};
+        }
+    }
+    return {};
+}
+}  // namespace
+
+Node::Node(NodeConfig config)
+    : host_(config.peer.host), overheads_(own_overheads(config.peer)), peer_(std::move(config.peer)) {
     if (!config.members.empty()) set_members(std::move(config.members));
     if (config.map_file) load_map(*config.map_file);
+    serve_requests();
+}
+
+/// What the daemons ask of a member: who it is (the joining daemon's hello), and the new
+/// member list and map after a join or a leave.
+void Node::serve_requests() {
+    peer_.on_request([this](const std::string& from, const nlohmann::json& req, Peer::Responder respond) {
+        try {
+            const std::string cmd = req.value("cmd", "");
+            if (cmd == "hello") {
+                const auto& [send, recv] = overheads_;
+                respond({{"ok", true},
+                         {"name", name()},
+                         {"version", version()},
+                         {"send_overhead", {send.fixed, send.per_byte}},
+                         {"recv_overhead", {recv.fixed, recv.per_byte}}});
+            } else if (cmd == "ping") {
+                respond(answer_ping(peer_, req));
+            } else if (cmd == "set_members") {
+                set_members(members_from_json(req.at("members")));
+                respond({{"ok", true}});
+            } else if (cmd == "set_map") {
+                set_map(parse_network(req.at("map").get<std::string>(), "the map from '" + from + "'"));
+                respond({{"ok", true}});
+            } else {
+                respond({{"ok", false}, {"error", "an embedded node takes no '" + cmd.substr(0, 32) + "' requests"}});
+            }
+        } catch (const std::exception& e) {
+            respond({{"ok", false}, {"error", e.what()}});
+        }
+    });
 }
 
 Node::Node(PeerConfig config) : Node(NodeConfig{std::move(config), std::nullopt, {}}) {}
@@ -70,6 +117,27 @@ void Node::join(const std::filesystem::path& cluster_file, const std::filesystem
     join(load_cluster(cluster_file), load_network(map_file));
 }
 
+void Node::join(const std::string& seed_host, std::uint16_t seed_port) {
+    const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
+    const nlohmann::json req{{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}};
+    const auto [answer, seed] = peer_.call_at(seed_host, seed_port, req, std::chrono::minutes(2));
+    if (!answer.value("ok", false)) {
+        throw Error("'" + seed + "' at " + seed_host + ":" + std::to_string(seed_port) +
+                    " did not admit this node: " + answer.value("error", std::string("refused")));
+    }
+    join(members_from_json(answer.at("members")),
+         parse_network(answer.at("map").get<std::string>(), "the map from '" + seed + "'"));
+}
+
+std::map<std::string, std::string> Node::unreachable(const std::vector<std::string>& names) {
+    std::map<std::string, std::string> out;
+    for (const auto& n : names) {
+        if (n == name()) continue;
+        if (auto why = peer_.unreachable(n)) out[n] = *why;
+    }
+    return out;
+}
+
 Network Node::map() const {
     std::lock_guard lock(mu_);
     if (!map_) throw InputError("join a cluster first (Node::join)");
@@ -81,8 +149,27 @@ JobReport Node::broadcast(Bytes bytes, const std::string& algo) { return multica
 JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, const std::string& algo) {
     if (!bytes) throw InputError("no buffer");
     const Network net = map();
+    for (const auto& d : dests) (void)net.id(d);  // unknown names are refused before anything else
+    const bool all = dests.empty();
+    std::vector<std::string> wanted = dests;
+    if (all) {
+        for (const auto& n : net.names()) {
+            if (n != name()) wanted.push_back(n);
+        }
+    }
+    const auto down = unreachable(wanted);
     std::vector<NodeId> ids;
-    for (const auto& d : dests) ids.push_back(net.id(d));
+    for (const auto& d : wanted) {
+        if (!down.contains(d)) ids.push_back(net.id(d));
+    }
+    if (ids.empty()) {
+        if (all) throw Error("no other member can be reached");
+        JobReport none;
+        none.algorithm = algo;
+        none.bytes = bytes->size();
+        for (const auto& [d, why] : down) none.outcomes.push_back({0, name(), d, 0, 0, false, "unreachable: " + why});
+        return none;
+    }
     const double size = static_cast<double>(bytes->size());
     const PlanRequest req = make_request(net, net.id(name()), std::move(ids), size, ExecModel::nonblocking);
     JobSpec spec;
@@ -90,7 +177,15 @@ JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, co
     spec.schedule = find_algorithm(algo).plan(net, req);
     spec.lower_bound = bhat_lower_bound(net, req.root, req.dests, size);
     spec.inputs.emplace_back(std::make_shared<BufferBody>(std::move(bytes)), "");
-    return peer_.run(std::move(spec));
+    JobReport report = peer_.run(std::move(spec));
+    for (const auto& [d, why] : down) {
+        if (all) {
+            report.skipped.push_back(d);
+        } else {
+            report.outcomes.push_back({0, name(), d, 0, 0, false, "unreachable: " + why});
+        }
+    }
+    return report;
 }
 
 JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo) {
@@ -98,15 +193,36 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
     const Network net = map();
     PatternRequest req;
     std::vector<JobInput> inputs;
+    std::vector<std::string> everyone;
+    for (const auto& e : pattern) {
+        (void)net.id(e.source);
+        for (const auto& d : e.dests) (void)net.id(d);
+        everyone.push_back(e.source);
+        everyone.insert(everyone.end(), e.dests.begin(), e.dests.end());
+    }
+    if (std::any_of(pattern.begin(), pattern.end(), [](const ExchangeEntry& e) { return e.dests.empty(); })) {
+        everyone = net.names();
+    }
+    std::sort(everyone.begin(), everyone.end());
+    everyone.erase(std::unique(everyone.begin(), everyone.end()), everyone.end());
+    const auto down = unreachable(everyone);
+    for (const auto& e : pattern) {
+        if (const auto it = down.find(e.source); it != down.end()) {
+            throw Error("source '" + e.source + "' cannot be reached: " + it->second);
+        }
+    }
     for (const auto& e : pattern) {
         Message m;
         m.source = net.id(e.source);
-        for (const auto& d : e.dests) m.dests.push_back(net.id(d));
+        for (const auto& d : e.dests) {
+            if (!down.contains(d)) m.dests.push_back(net.id(d));
+        }
         if (e.dests.empty()) {
             for (NodeId v = 0; v < net.size(); ++v) {
-                if (v != m.source) m.dests.push_back(v);
+                if (v != m.source && !down.contains(net.name(v))) m.dests.push_back(v);
             }
         }
+        if (m.dests.empty()) throw Error("no destination of '" + e.source + "' can be reached");
         std::shared_ptr<const net::MessageBody> local;
         if (e.source == name()) {
             std::lock_guard lock(mu_);
@@ -129,7 +245,9 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
     spec.schedule = algo == "auto" ? plan_pattern_auto(net, req).schedule : find_pattern_algorithm(algo).plan(net, req);
     spec.lower_bound = wu_lower_bound(net, req);
     spec.inputs = std::move(inputs);
-    return peer_.run(std::move(spec));
+    JobReport report = peer_.run(std::move(spec));
+    for (const auto& [d, why] : down) report.skipped.push_back(d);
+    return report;
 }
 
 void Node::offer(const std::string& key, Bytes bytes) {

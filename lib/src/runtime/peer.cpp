@@ -1194,4 +1194,13 @@ std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<
     return out;
 }
 
+std::optional<std::string> Peer::unreachable(const std::string& member) {
+    try {
+        (void)impl_->conn_to(member);
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 }  // namespace hetcast

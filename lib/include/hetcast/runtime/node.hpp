@@ -88,16 +88,26 @@ public:
     void join(std::vector<Member> members, Network map);
     /// The same from files: a cluster file (conf/cluster.yaml) and a network file.
     void join(const std::filesystem::path& cluster_file, const std::filesystem::path& map_file);
+    /// Through a running member (a hetcastd) at host:port, as `hetcastd --join` does: it
+    /// admits this node, measures it against every member, re-partitions the map and tells
+    /// everyone; the member list and map come back. Later membership and map changes reach
+    /// this node too. Call after start(). hetcast::Error when the seed cannot be reached or
+    /// refuses.
+    void join(const std::string& seed_host, std::uint16_t seed_port);
 
-    /// `bytes` to every other member of the map.
+    /// `bytes` to every other member of the map that can be reached now; the report's
+    /// `skipped` names the others. hetcast::Error when no other member can be reached.
     [[nodiscard]] JobReport broadcast(Bytes bytes, const std::string& algo = "auto");
-    /// `bytes` to `dests`. Algorithms: those of `hetcast plan --help` (single source).
+    /// `bytes` to `dests`. Algorithms: those of `hetcast plan --help` (single source). A
+    /// destination that cannot be reached is left out of the plan and reported as failed,
+    /// with the reason; the others still get the data.
     [[nodiscard]] JobReport multicast(Bytes bytes, const std::vector<std::string>& dests,
                                       const std::string& algo = "auto");
     /// Several sources at once (Wu's multi-node multicast): every entry's source must have
     /// offer()ed its buffer under the entry's key on its own Node beforehand (this node's
     /// entries: offered here). Remote buffers are described (size, SHA-256) before planning
     /// and must not change until the job ends. Algorithms: fef, ecf, wr, wrp, auto.
+    /// Destinations that cannot be reached are left out and named in `skipped`.
     [[nodiscard]] JobReport exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo = "wrp");
 
     /// Makes `bytes` the body of exchange entries naming this node and `key` (whoever
@@ -112,7 +122,12 @@ public:
 
 private:
     [[nodiscard]] Network map() const;
+    void serve_requests();
+    /// The members of `names` that cannot be reached now, with why.
+    [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);
 
+    std::string host_;  ///< the address this node gives a seed when it joins
+    std::pair<Overhead, Overhead> overheads_;  ///< send and receive, from the link profile
     Peer peer_;
     mutable std::mutex mu_;
     std::optional<Network> map_;

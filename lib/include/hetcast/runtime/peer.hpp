@@ -158,6 +158,10 @@ public:
     [[nodiscard]] nlohmann::json call(const std::string& member, const nlohmann::json& request,
                                       std::chrono::milliseconds timeout);
 
+    /// Why `member` cannot be reached now (connected and authenticated within the connect
+    /// timeout); nothing when it can.
+    [[nodiscard]] std::optional<std::string> unreachable(const std::string& member);
+
     /// Like call(), to whoever listens at host:port (a seed to join through, whose name is
     /// not known yet). Returns the answer and the name the other side proved.
     [[nodiscard]] std::pair<nlohmann::json, std::string> call_at(const std::string& host, std::uint16_t port,

@@ -1,0 +1,60 @@
+#include "hetcast/runtime/membership.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "hetcast/error.hpp"
+
+namespace hetcast {
+using json = nlohmann::json;
+
+json members_to_json(const std::vector<Member>& members) {
+    json a = json::array();
+    for (const auto& m : members) a.push_back({{"name", m.name}, {"host", m.host}, {"port", m.port}});
+    return a;
+}
+
+std::vector<Member> members_from_json(const json& j) {
+    if (!j.is_array()) throw InputError("members: expected a list");
+    std::vector<Member> out;
+    for (const auto& m : j) {
+        if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("host") ||
+            !m["host"].is_string() || !m.contains("port") || !m["port"].is_number_unsigned() ||
+            m["port"].get<std::uint64_t>() > 65535) {
+            throw InputError("members: each member is {name, host, port}");
+        }
+        out.push_back({m["name"].get<std::string>(), m["host"].get<std::string>(), m["port"].get<std::uint16_t>()});
+    }
+    return out;
+}
+
+json samples_to_json(const std::vector<PingSample>& samples) {
+    json a = json::array();
+    for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});
+    return a;
+}
+
+std::vector<PingSample> samples_from_json(const json& j) {
+    if (!j.is_array()) throw Error("a ping answer without samples");
+    std::vector<PingSample> out;
+    for (const auto& s : j) {
+        if (!s.is_array() || s.size() != 4 || !std::all_of(s.begin(), s.end(), [](const json& v) { return v.is_number(); })) {
+            throw Error("a malformed ping sample");
+        }
+        out.push_back({s[0].get<double>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
+    }
+    return out;
+}
+
+json answer_ping(Peer& peer, const json& request) {
+    const auto target = request.value("target", std::string());
+    const auto sizes = request.value("sizes", std::vector<std::size_t>{64});
+    const int reps = request.value("reps", 10);
+    if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
+    for (auto s : sizes) {
+        if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
+    }
+    return {{"ok", true}, {"samples", samples_to_json(peer.ping(target, sizes, reps))}};
+}
+
+}  // namespace hetcast
