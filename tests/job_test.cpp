@@ -41,7 +41,7 @@ JobPlan random_plan(std::mt19937_64& rng) {
         p.tasks.push_back({rng() % 2 ? Op::send : Op::recv, static_cast<MessageId>(rng() % msgs),
                            p.participants[rng() % n].name});
     }
-    p.chunk = 1 + rng() % (64u << 20);
+    p.chunk = 1 + rng() % max_chunk;
     return p;
 }
 

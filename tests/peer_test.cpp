@@ -436,3 +436,35 @@ TEST_CASE("peer: request threads are joined as they end, so a long-lived peer do
     // Each thread left unjoined keeps its stack mapped (8 MiB by default): 150 would be 1.2 GiB.
     CHECK(vm_size_mib() - before < 200);
 }
+
+TEST_CASE("peer: members configured with different chunk sizes still exchange data") {
+    TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    std::vector<Member> members;
+    for (std::size_t chunk : {max_chunk, std::size_t{4096}}) {
+        PeerConfig c;
+        c.name = "p" + std::to_string(peers.size());
+        c.secret = "s";
+        c.dest_root = dir.path / c.name;
+        c.chunk = chunk;
+        peers.push_back(std::make_unique<Peer>(c));
+        peers.back()->start();
+        members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+    }
+    for (auto& p : peers) p->set_members(members);
+    const Network net = three_subnets(2);
+    const auto bytes = random_bytes(20 << 20, 12);
+    // p0 coordinates, so the job's frames are its 8 MiB chunks; p1 itself sends 4 KiB ones.
+    const JobReport r = peers[0]->run(spec_for(net, "flat", 0, {}, {std::make_shared<BufferBody>(bytes), ""}));
+    CHECK(r.ok());
+    const auto d = peers[1]->receive(std::chrono::seconds(10));
+    REQUIRE(d);
+    CHECK(*d->bytes == *bytes);
+    PeerConfig too_big;
+    too_big.name = "x";
+    too_big.secret = "s";
+    too_big.chunk = max_chunk + 1;
+    Peer refused(too_big);
+    CHECK_THROWS_AS(refused.start(), InputError);
+    for (auto& p : peers) p->stop();
+}

@@ -42,8 +42,6 @@ const json& array(const json& j, const char* key) {
     return v;
 }
 
-constexpr std::size_t max_chunk = std::size_t{64} << 20;
-
 }  // namespace
 
 net::Digest digest_from_hex(const std::string& hex) {
@@ -97,7 +95,7 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
     p.algorithm = text(j, "algorithm");
     p.coordinator = text(j, "coordinator");
     p.chunk = count(j, "chunk");
-    if (p.chunk == 0 || p.chunk > max_chunk) throw InputError("job: chunk must be 1 byte to 64 MiB");
+    if (p.chunk == 0 || p.chunk > max_chunk) throw InputError("job: chunk must be 1 byte to 8 MiB");
     std::set<std::string> names;
     for (const json& m : array(j, "participants")) {
         Member mem{text(m, "name"), text(m, "host"), 0};

@@ -416,7 +416,8 @@ struct Peer::Impl {
                     if (r.sink) {
                         r.sink->write(std::move(f.payload));
                     } else {
-                        if (r.buf.empty()) r.buf.reserve(size);
+                        // What the plan claims is reserved only up to 64 MiB; past that it grows as data comes.
+                        if (r.buf.empty()) r.buf.reserve(std::min<std::uint64_t>(size, std::uint64_t{64} << 20));
                         r.buf.insert(r.buf.end(), f.payload.begin(), f.payload.end());
                         r.buf_hash->add(std::move(f.payload));
                     }
@@ -999,7 +1000,8 @@ void Peer::start() {
     tc.secret = d.cfg.secret;
     tc.host = d.cfg.host;
     tc.port = d.cfg.port;
-    tc.max_frame = std::max<std::size_t>(d.cfg.chunk, 1 << 20) + 4096;
+    if (d.cfg.chunk == 0 || d.cfg.chunk > max_chunk) throw InputError("chunk must be 1 byte to 8 MiB");
+    tc.max_frame = max_chunk + 4096;
     tc.timeout = d.cfg.connect_timeout;
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };

@@ -30,6 +30,10 @@
 namespace hetcast {
 
 /// Where a member listens.
+/// The largest data frame any member sends: every member accepts frames this large, so
+/// members configured with different chunk sizes still talk.
+inline constexpr std::size_t max_chunk = std::size_t{8} << 20;
+
 struct Member {
     std::string name;
     std::string host = "127.0.0.1";
@@ -45,7 +49,7 @@ struct PeerConfig {
     std::filesystem::path dest_root;
     /// Relay copies of messages this peer forwards but does not keep; temporary files.
     std::filesystem::path spool;
-    std::size_t chunk = std::size_t{1} << 20;        ///< bytes per data frame
+    std::size_t chunk = std::size_t{1} << 20;        ///< bytes per data frame, at most max_chunk
     std::uint64_t max_message = std::uint64_t{1} << 40;  ///< largest message accepted
     std::chrono::milliseconds connect_timeout{5000};
     /// A receive that sees no progress for this long fails (the job then fails at this node).
