@@ -64,6 +64,7 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.chunk == (std::size_t{1} << 20));
     CHECK(c.tolerance == doctest::Approx(0.2));
     CHECK(c.stall_timeout == std::chrono::milliseconds(30000));
+    CHECK(c.down_after == std::chrono::milliseconds(2000));
 }
 
 TEST_CASE("config: every key is read") {
@@ -75,6 +76,7 @@ TEST_CASE("config: every key is read") {
                                                    "chunk: 256KiB\n"
                                                    "tolerance: 0.35\n"
                                                    "stall_timeout: 2.5\n"
+                                                   "down_after: 0.75\n"
                                                    "link_profile: ../profiles/p.yaml\n",
                                                "d.yaml", "/etc/hetcast");
     CHECK(c.host == "0.0.0.0");
@@ -89,6 +91,7 @@ TEST_CASE("config: every key is read") {
     CHECK(c.chunk == 256 * 1024);
     CHECK(c.tolerance == doctest::Approx(0.35));
     CHECK(c.stall_timeout == std::chrono::milliseconds(2500));
+    CHECK(c.down_after == std::chrono::milliseconds(750));
 
     const DaemonConfig v6 = parse_daemon_config(minimal + "listen: '[::]:0'\nlimits: {max_message: 1000}\n",
                                                 "d.yaml", "/");
@@ -145,6 +148,16 @@ TEST_CASE("config: bad values carry the line and column of the value") {
     CHECK(daemon_error(minimal + "tolerance: .nan\n").find("d.yaml:5:12:") == 0);
     CHECK(daemon_error(minimal + "stall_timeout: 0\n").find("d.yaml:5:16: stall_timeout") == 0);
     CHECK(daemon_error(minimal + "stall_timeout: 1e300\n").find("d.yaml:5:16:") == 0);
+    CHECK(daemon_error(minimal + "down_after: 0\n").find("d.yaml:5:13: down_after") == 0);
+    CHECK(daemon_error(minimal + "down_after: -1\n").find("d.yaml:5:13: down_after") == 0);
+    CHECK(daemon_error(minimal + "down_after: 2s\n").find("d.yaml:5:13: down_after: expected a number, got '2s'") == 0);
+    CHECK(daemon_error(minimal + "down_after: .inf\n").find("d.yaml:5:13: down_after") == 0);
+    CHECK(daemon_error(minimal + "down_after: [2]\n").find("d.yaml:5:13: down_after") == 0);
+    CHECK(daemon_error(minimal + "down_after: 0.001\n").find("d.yaml:5:13: down_after: expected seconds between 0.01 and 3600") == 0);
+    CHECK(daemon_error(minimal + "down_after: 3601\n").find("d.yaml:5:13: down_after: expected seconds between") == 0);
+    CHECK(daemon_error(minimal + "limits: {down_after: 2}\n").find("d.yaml:5:10: limits: unknown key 'down_after'") == 0);
+    CHECK(parse_daemon_config(minimal + "down_after: 0.01\n", "d.yaml", "/").down_after == std::chrono::milliseconds(10));
+    CHECK(parse_daemon_config(minimal + "down_after: 3600\n", "d.yaml", "/").down_after == std::chrono::hours(1));
     CHECK(daemon_error(minimal + "cluster: [a]\n").find("d.yaml:5:10: cluster: expected a non-empty string") == 0);
     CHECK(daemon_error(minimal + "cluster:\n").find("d.yaml:5:1: 'cluster' has no value") == 0);
     CHECK(daemon_error(minimal + "limits:\n  max_jobs: ~\n").find("d.yaml:6:3: limits: 'max_jobs' has no value") == 0);
@@ -258,6 +271,7 @@ TEST_CASE("config: the shipped examples in conf/ load") {
     CHECK(c.dest_root == fs::path("/srv/hetcast"));
     CHECK(c.secret_file == fs::path("/etc/hetcast/secret"));
     CHECK(c.cluster_file == fs::path("/etc/hetcast/cluster.yaml"));
+    CHECK(c.down_after == std::chrono::milliseconds(2000));
 
     const auto members = load_cluster(conf / "cluster.yaml");
     CHECK(members.size() == 3);

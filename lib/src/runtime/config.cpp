@@ -216,6 +216,14 @@ public:
         return *v;
     }
 
+    /// Seconds (fractions allowed) in [lo, hi], as milliseconds.
+    std::chrono::milliseconds seconds(const YAML::Node& n, const std::string& what, double lo, double hi,
+                                      const std::string& range) const {
+        const double s = number(n, what, true);
+        if (s < lo || s > hi) fail(n.Mark(), what + ": expected seconds between " + range + ", got " + shown(n.Scalar()));
+        return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(s * 1000)));
+    }
+
     const YAML::Node& sequence(const YAML::Node& n, const std::string& what) const {
         if (!n.IsSequence()) fail(n.Mark(), what + ": expected a list");
         return n;
@@ -224,7 +232,7 @@ public:
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const {
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "secret_file",
                                              "cluster", "seeds", "limits", "chunk", "tolerance",
-                                             "stall_timeout", "link_profile"});
+                                             "stall_timeout", "down_after", "link_profile"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -273,13 +281,10 @@ public:
             c.tolerance = number(it->second.value, "tolerance", false);
         }
         if (const auto it = e.find("stall_timeout"); it != e.end()) {
-            const YAML::Node& n = it->second.value;
-            const double s = number(n, "stall_timeout", true);
-            if (s < 0.001 || s > 86400.0 * 365) {
-                fail(n.Mark(), "stall_timeout: expected seconds between 0.001 and one year, got " +
-                                   shown(n.Scalar()));
-            }
-            c.stall_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(s * 1000)));
+            c.stall_timeout = seconds(it->second.value, "stall_timeout", 0.001, 86400.0 * 365, "0.001 and one year");
+        }
+        if (const auto it = e.find("down_after"); it != e.end()) {
+            c.down_after = seconds(it->second.value, "down_after", 0.01, 3600, "0.01 and 3600");
         }
         return c;
     }

@@ -26,6 +26,9 @@ struct DaemonConfig {
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
     double tolerance = 0.20;                ///< ECO partition tolerance for probes
     std::chrono::milliseconds stall_timeout{30000};
+    /// A member that does not answer a hello within this is down: status shows it down and
+    /// a push to --all skips it.
+    std::chrono::milliseconds down_after{2000};
     std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
 };
 
