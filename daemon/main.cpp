@@ -127,10 +127,7 @@ int main(int argc, char** argv) {
     try {
         service->start();
     } catch (const std::exception& e) {
-        const std::string what = e.what();
-        const std::string where = cfg.host + ':' + std::to_string(cfg.port);
-        std::cerr << "hetcastd: " << (what.find(where) == std::string::npos ? "cannot listen on " + where + ": " : "")
-                  << what << '\n';
+        std::cerr << "hetcastd: " << e.what() << '\n';
         return 1;
     }
     log_line("INFO", "ready: '" + cfg.name + "' (hetcast " + hetcast::version() + ") on port " +

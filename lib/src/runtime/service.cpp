@@ -2,17 +2,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
@@ -30,8 +33,6 @@ const char* version() { return "0.1.0"; }
 namespace {
 
 constexpr auto call_timeout = std::chrono::seconds(10);
-/// A member that does not answer a hello within this is down: a push to --all skips it.
-constexpr auto liveness_timeout = std::chrono::seconds(2);
 
 std::string utc_now() {
     const std::time_t t = std::time(nullptr);
@@ -54,6 +55,49 @@ void write_atomically(const fs::path& file, const std::string& text) {
     fs::rename(tmp, file);
 }
 
+/// A receiver's temporary file (FileSink): ".NAME.hetcast-NNN.part".
+bool is_stale_part(const fs::path& p) {
+    const std::string f = p.filename().string();
+    constexpr std::string_view tag = ".hetcast-", suffix = ".part";
+    if (f.size() < 1 + tag.size() + suffix.size() || f.front() != '.' || !f.ends_with(suffix)) return false;
+    const auto at = f.rfind(tag, f.size() - suffix.size());
+    if (at == std::string::npos || at == 0) return false;
+    const std::string_view digits = std::string_view(f).substr(at + tag.size(), f.size() - suffix.size() - at - tag.size());
+    return !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// What a daemon killed mid-job leaves behind: receivers' temporary files under the
+/// destination root and relay copies in the spool. Nothing of it can be resumed.
+std::pair<std::size_t, std::size_t> remove_leftovers(const fs::path& dest_root, const fs::path& spool,
+                                                     const std::function<void(const std::string&)>& say) {
+    std::size_t parts = 0, spooled = 0;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dest_root, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code ignored;
+        if (!it->is_regular_file(ignored) || !is_stale_part(it->path())) continue;
+        if (fs::remove(it->path(), ignored)) {
+            ++parts;
+        } else if (ignored) {
+            say("cannot remove the stale " + it->path().string() + ": " + ignored.message());
+        }
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+        say("cannot look for stale temporary files under " + dest_root.string() + ": " + ec.message());
+    }
+    ec.clear();
+    for (auto it = fs::directory_iterator(spool, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::error_code failed;
+        fs::remove_all(it->path(), failed);
+        if (failed) {
+            say("cannot remove the stale " + it->path().string() + ": " + failed.message());
+        } else {
+            ++spooled;
+        }
+    }
+    return {parts, spooled};
+}
+
 json samples_to_json(const std::vector<PingSample>& samples) {
     json a = json::array();
     for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});
@@ -68,6 +112,14 @@ std::vector<PingSample> samples_from_json(const json& a) {
         out.push_back({s[0].get<double>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
     }
     return out;
+}
+
+/// Where a pushed file lands under every destination's root. A path leaving the root is
+/// refused here, before any participant is sent a plan or creates a file.
+std::string landing_name(const std::string& dest_dir, const std::string& file_name) {
+    const std::string name = (fs::path(dest_dir) / file_name).lexically_normal().string();
+    (void)confine("/", name);
+    return name;
 }
 
 template <class T>
@@ -339,7 +391,7 @@ struct Service::Impl {
                 row["version"] = version();
             } else {
                 try {
-                    const json a = peer->call(m.name, {{"cmd", "hello"}}, std::chrono::seconds(3));
+                    const json a = peer->call(m.name, {{"cmd", "hello"}}, cfg.down_after);
                     row["up"] = true;
                     row["version"] = get_or<std::string>(a, "version", "?");
                 } catch (const std::exception& e) {
@@ -425,7 +477,9 @@ struct Service::Impl {
                 std::lock_guard lock(result_mu);
                 lat[i][j] = lat[j][i] = fit.latency;
                 bw[i][j] = bw[j][i] = fit.bandwidth;
+                // The samples are on i's clock with j's stamps: estimate_offset is j's clock minus i's.
                 if (names[i] == cfg.name) offsets[names[j]] = estimate_offset(samples);
+                if (names[j] == cfg.name) offsets[names[i]] = -estimate_offset(samples);
             } catch (const std::exception& e) {
                 std::lock_guard lock(result_mu);
                 if (failure.empty()) failure = "measuring " + names[i] + " -> " + names[j] + ": " + e.what();
@@ -513,11 +567,11 @@ struct Service::Impl {
             const std::string origin = file.empty() ? "gen:" + std::to_string(static_cast<std::uint64_t>(m.size)) + ":" +
                                                           std::to_string(k + 1)
                                                     : "file:" + file;
+            const std::string name = landing_name(dest_dir, file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
+                                                                         : fs::path(file).filename().string());
             const auto d = peer->describe(source, origin);
             m.size = static_cast<double>(d.size);
-            const fs::path name = fs::path(dest_dir) / (file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
-                                                                     : fs::path(file).filename().string());
-            inputs.emplace_back(origin, name.lexically_normal().string(), d.size, d.sha);
+            inputs.emplace_back(origin, name, d.size, d.sha);
         }
         JobSpec spec;
         spec.network = &net;
@@ -561,7 +615,7 @@ struct Service::Impl {
             for (NodeId v = 0; v < net->size(); ++v) {
                 if (v == root) continue;
                 try {
-                    (void)peer->call(net->name(v), {{"cmd", "hello"}}, liveness_timeout);
+                    (void)peer->call(net->name(v), {{"cmd", "hello"}}, cfg.down_after);
                     dests.push_back(v);
                 } catch (const std::exception& e) {
                     say("skipping '" + net->name(v) + "': " + e.what());
@@ -573,12 +627,14 @@ struct Service::Impl {
 
         // Every file is checked before the first one moves.
         std::vector<std::shared_ptr<FileBody>> bodies;
+        std::vector<std::string> names;
         for (const auto& f : files) {
             if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
             if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
             if (fs::file_size(f) > cfg.max_message) {
                 throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
             }
+            names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
             bodies.push_back(std::make_shared<FileBody>(f));
         }
         const Busy busy(*this);
@@ -593,8 +649,7 @@ struct Service::Impl {
             spec.schedule = algo.plan(*net, pr);
             spec.model = model;
             spec.lower_bound = bhat_lower_bound(*net, pr.root, pr.dests, size);
-            const fs::path name = fs::path(dest_dir) / fs::path(files[i]).filename();
-            spec.inputs.emplace_back(bodies[i], name.lexically_normal().string());
+            spec.inputs.emplace_back(bodies[i], names[i]);
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
             JobReport r = run_job(std::move(spec), respond, i, files.size());
             r.skipped = skipped;
@@ -641,6 +696,12 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     }
     fs::create_directories(d.cfg.dest_root);
     fs::create_directories(pc.spool);
+    if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(l); });
+        parts + spooled > 0) {
+        d.say("removed " + std::to_string(parts) + " stale temporary file" + (parts == 1 ? "" : "s") + " under " +
+              d.cfg.dest_root.string() + " and " + std::to_string(spooled) + " spool entr" +
+              (spooled == 1 ? "y" : "ies") + " from an earlier run");
+    }
     d.peer = std::make_unique<Peer>(std::move(pc));
     d.peer->set_members(d.members);
     d.peer->on_request([&d](const std::string& from, const json& req, Peer::Responder respond) {
@@ -651,7 +712,14 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
 Service::~Service() { stop(); }
 
 void Service::start() {
-    impl_->peer->start();
+    try {
+        impl_->peer->start();
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        const std::string where = impl_->cfg.host + ':' + std::to_string(impl_->cfg.port);
+        if (what.find(where) != std::string::npos) throw;
+        throw Error("cannot listen on " + where + ": " + what);
+    }
     if (!impl_->cfg.seeds.empty()) impl_->join_through_seeds();
     impl_->say("listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
                impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));

@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# Integration test of pushes between real hetcastd daemons on 127.0.0.1 (free ports):
+#  - 7 daemons: a 16 MiB random file from n0 to the 6 others with flat, binomial, ecef,
+#    ecef-la, lcf, auto (and wrp, as a one-entry pattern); every copy compared byte for byte,
+#    every report field checked;
+#  - a destination path leaving the root (--dest ../x, /abs) refused, nothing written;
+#  - a daemon with another secret trying to join: refused, the others keep serving;
+#  - 3 daemons on an emulated slow network: a destination SIGKILLed mid-push → the push
+#    fails naming it, the other copy is intact, no final file on the killed one; restarted,
+#    it removes the temporaries the kill left (and its spool) and takes the next push.
+#   usage: daemon_push_test.sh HETCASTD HETCAST
+set -euo pipefail
+
+hetcastd=$(realpath "$1")
+hetcast=$(realpath "$2")
+[[ -x $hetcastd && -x $hetcast ]] || { echo "usage: $0 HETCASTD HETCAST" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-push-test.XXXXXX")
+declare -A pid=()
+cleanup() {
+    local rc=$?
+    set +e
+    trap "" PIPE
+    for p in "${pid[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${pid[@]}"; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    if [[ $rc -ne 0 ]]; then
+        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 15 "$f" >&2; }; done
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "daemon push test: FAILED: $*" >&2; exit 1; }
+step() { echo "daemon push test: $*"; }
+now() { date +%s.%N; }
+
+# free_ports N: N ports the kernel picked (bound and released; the daemons take them next).
+free_ports() {
+    python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
+}
+
+# cluster DIR SECRET PROFILE NAME...: a cluster file and one config per member in DIR.
+declare -A port=()
+cluster() {
+    local dir=$1 secret=$2 profile=$3
+    shift 3
+    local -a names=("$@") ps
+    read -r -a ps < <(free_ports $#)
+    [[ ${#ps[@]} -eq $# ]] || fail "could not pick $# free ports"
+    mkdir -p "$dir"
+    echo "members:" > "$dir/cluster.yaml"
+    for i in "${!names[@]}"; do
+        local n=${names[$i]}
+        port[$n]=${ps[$i]}
+        echo "  - {name: $n, host: 127.0.0.1, port: ${ps[$i]}}" >> "$dir/cluster.yaml"
+        {
+            echo "name: $n"
+            echo "listen: 127.0.0.1:${ps[$i]}"
+            echo "state_dir: $n/state"
+            echo "dest_root: $n/dest"
+            echo "secret_file: $secret"
+            echo "cluster: cluster.yaml"
+            echo "stall_timeout: 20"
+            [[ -z $profile ]] || echo "link_profile: $profile"
+        } > "$dir/$n.yaml"
+    done
+}
+
+# start DIR NAME [ARGS...]: starts NAME's daemon (log: $tmp/NAME.log) and waits, bounded,
+# for its 'ready' line.
+start() {
+    local dir=$1 n=$2
+    shift 2
+    "$hetcastd" --config "$dir/$n.yaml" "$@" 2> "$tmp/$n.log" &
+    pid[$n]=$!
+    for _ in $(seq 100); do
+        grep -q 'INFO ready: ' "$tmp/$n.log" && return 0
+        kill -0 "${pid[$n]}" 2>/dev/null || fail "hetcastd $n exited: $(cat "$tmp/$n.log")"
+        sleep 0.1
+    done
+    fail "hetcastd $n did not get ready within 10 s"
+}
+
+# stop NAME: SIGTERM, bounded wait, exit status 0.
+stop() {
+    local n=$1 rc=0
+    kill -TERM "${pid[$n]}"
+    for _ in $(seq 100); do kill -0 "${pid[$n]}" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "${pid[$n]}" 2>/dev/null && fail "hetcastd $n did not stop within 10 s of SIGTERM"
+    wait "${pid[$n]}" || rc=$?
+    unset "pid[$n]"
+    [[ $rc -eq 0 ]] || fail "hetcastd $n exited with $rc on SIGTERM"
+}
+
+# Every file (hidden ones too) under the given folders, with sizes.
+listing() { find "$@" -xdev \( -type f -o -type l \) -printf '%p %s\n' 2>/dev/null | sort; }
+
+head -c 32 /dev/urandom | base64 > "$tmp/secret"
+chmod 600 "$tmp/secret"
+head -c $((16 << 20)) /dev/urandom > "$tmp/payload.bin"
+
+# --- seven daemons, no emulation ---------------------------------------------------------
+c=$tmp/c7
+names=(n0 n1 n2 n3 n4 n5 n6)
+peers=(n1 n2 n3 n4 n5 n6)
+cluster "$c" "$tmp/secret" "" "${names[@]}"
+for n in "${names[@]}"; do start "$c" "$n"; done
+out=$("$hetcast" probe --config "$c/n0.yaml" --parallel --sizes 64,65536,262144 --reps 3 --json) || fail "probe: $out"
+python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["ok"] and a["pairs"]==21 and len(a["offsets"])==7, a' <<< "$out" \
+    || fail "probe of 7: $out"
+step "7 daemons up and probed"
+
+# (a) every algorithm to 6 peers; every copy byte for byte; every report field.
+jobs=()
+check_report() {  # check_report FILE ALGO SECONDS [pattern]
+    python3 - "$@" <<'PY'
+import json, math, sys
+path, algo, wall = sys.argv[1], sys.argv[2], float(sys.argv[3])
+pattern = len(sys.argv) > 4
+r = json.load(open(path))
+peers = {"n1", "n2", "n3", "n4", "n5", "n6"}
+assert set(r) >= {"job", "algorithm", "model", "bytes", "predicted", "achieved", "lower_bound", "ratio", "ok",
+                  "skipped", "outcomes"}, sorted(r)
+assert r["ok"] is True and r["skipped"] == [], r
+assert isinstance(r["job"], int) and r["job"] > 0, r["job"]
+assert r["algorithm"] == algo if algo != "auto" else r["algorithm"].startswith("auto"), r["algorithm"]
+assert r["model"] == "nonblocking", r["model"]
+assert r["bytes"] == 16 << 20, r["bytes"]
+for k in ("predicted", "achieved", "lower_bound", "ratio"):
+    assert isinstance(r[k], (int, float)) and math.isfinite(r[k]) and r[k] > 0, (k, r[k])
+assert r["lower_bound"] <= r["predicted"] * (1 + 1e-9), r
+# What the daemons measured cannot exceed what the test saw from outside.
+assert r["achieved"] < wall, (r["achieved"], wall)
+assert abs(r["ratio"] - r["achieved"] / r["predicted"]) <= 1e-9 * r["ratio"], r
+os = r["outcomes"]
+assert len(os) == 6 and {o["dest"] for o in os} == peers, os
+for o in os:
+    assert o["ok"] is True and o["error"] == "" and o["source"] == "n0" and o["message"] == 0, o
+    assert 0 < o["achieved"] <= r["achieved"] and 0 < o["predicted"] <= r["predicted"] * (1 + 1e-9), o
+assert r["achieved"] == max(o["achieved"] for o in os), r
+assert r["predicted"] == max(o["predicted"] for o in os) or pattern, r
+print(r["job"])
+PY
+}
+for algo in flat binomial ecef ecef-la lcf auto; do
+    for n in "${peers[@]}"; do rm -f "$c/$n/dest/payload.bin"; done
+    t0=$(now)
+    "$hetcast" push "$tmp/payload.bin" --config "$c/n0.yaml" --all --algo "$algo" --json > "$tmp/push-$algo.json" \
+        || fail "push --algo $algo failed: $(cat "$tmp/push-$algo.json")"
+    wall=$(python3 -c "print($(now) - $t0)")
+    job=$(check_report "$tmp/push-$algo.json" "$algo" "$wall") || fail "push --algo $algo: bad report: $(cat "$tmp/push-$algo.json")"
+    jobs+=("$job")
+    for n in "${peers[@]}"; do
+        cmp -s "$tmp/payload.bin" "$c/$n/dest/payload.bin" || fail "push --algo $algo: $n's copy differs or is missing"
+    done
+    [[ ! -e $c/n0/dest/payload.bin ]] || fail "push --algo $algo: the source got a copy of its own file"
+    step "push --algo $algo: 6 identical copies in ${wall:0:5} s"
+done
+# wrp is a multi-source algorithm: one pattern entry, n0 serving the same file.
+for n in "${peers[@]}"; do rm -f "$c/$n/dest/payload.bin"; done
+echo "- {source: n0, file: $tmp/payload.bin, dests: all}" > "$tmp/one.yaml"
+t0=$(now)
+"$hetcast" push --pattern "$tmp/one.yaml" --config "$c/n0.yaml" --algo wrp --json > "$tmp/push-wrp.json" \
+    || fail "push --pattern --algo wrp failed: $(cat "$tmp/push-wrp.json")"
+wall=$(python3 -c "print($(now) - $t0)")
+job=$(check_report "$tmp/push-wrp.json" wrp "$wall" pattern) || fail "push --algo wrp: bad report: $(cat "$tmp/push-wrp.json")"
+jobs+=("$job")
+for n in "${peers[@]}"; do cmp -s "$tmp/payload.bin" "$c/$n/dest/payload.bin" || fail "push --algo wrp: $n's copy"; done
+[[ $(printf '%s\n' "${jobs[@]}" | sort -u | wc -l) -eq ${#jobs[@]} ]] || fail "job ids repeat: ${jobs[*]}"
+step "push --pattern --algo wrp: 6 identical copies; 7 distinct job ids"
+
+# (b) destination paths leaving the root: refused before anything is written anywhere.
+before=$(listing "$c")
+for dest in ../x ../../x sub/../../x /tmp/hetcast-escape-$$; do
+    rc=0
+    "$hetcast" push "$tmp/payload.bin" --config "$c/n0.yaml" --all --dest "$dest" > "$tmp/trav.out" 2> "$tmp/trav.err" || rc=$?
+    [[ $rc -ne 0 ]] || fail "push --dest $dest succeeded"
+    grep -q 'leaves the destination root' "$tmp/trav.err" || fail "push --dest $dest: unclear error: $(cat "$tmp/trav.err")"
+    [[ $(wc -l < "$tmp/trav.err") -eq 1 ]] || fail "push --dest $dest: more than one line: $(cat "$tmp/trav.err")"
+done
+rc=0
+"$hetcast" push --pattern "$tmp/one.yaml" --config "$c/n0.yaml" --algo wrp --dest ../x > /dev/null 2> "$tmp/trav.err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q 'leaves the destination root' "$tmp/trav.err" || fail "pattern --dest ../x: $(cat "$tmp/trav.err")"
+[[ "$(listing "$c")" == "$before" ]] || fail "a refused push changed files: $(diff <(echo "$before") <(listing "$c"))"
+for n in "${names[@]}"; do [[ ! -e $c/$n/x ]] || fail "$c/$n/x exists"; done
+[[ ! -e /tmp/hetcast-escape-$$ ]] || fail "an absolute --dest was written"
+step "--dest ../x, ../../x, sub/../../x, /abs and a pattern with ../x: refused, nothing written"
+
+# (d) a daemon with another secret: its join is refused, the cluster keeps serving.
+head -c 32 /dev/urandom | base64 > "$tmp/other-secret"
+chmod 600 "$tmp/other-secret"
+read -r intruder_port < <(free_ports 1)
+cat > "$c/intruder.yaml" <<EOF
+name: intruder
+listen: 127.0.0.1:$intruder_port
+state_dir: intruder/state
+dest_root: intruder/dest
+secret_file: $tmp/other-secret
+EOF
+rc=0
+timeout 30 "$hetcastd" --config "$c/intruder.yaml" --join "127.0.0.1:${port[n1]}" 2> "$tmp/intruder.log" || rc=$?
+[[ $rc -ne 0 && $rc -ne 124 ]] || fail "a daemon with another secret: status $rc: $(cat "$tmp/intruder.log")"
+grep -q '^hetcastd: cannot join .*secret' "$tmp/intruder.log" || fail "intruder: unclear error: $(cat "$tmp/intruder.log")"
+grep -q 'cannot listen' "$tmp/intruder.log" && fail "intruder: a join failure reported as a listen failure"
+grep -q 'WARN .*secret' "$tmp/n1.log" || fail "n1 did not log the refused connection"
+for n in n0 n1; do
+    out=$("$hetcast" status --config "$c/$n.yaml")
+    grep -q '7 of 7 up' <<< "$out" || fail "after the intruder, $n's status: $out"
+    grep -q intruder <<< "$out" && fail "the intruder became a member: $out"
+done
+for n in "${peers[@]}"; do rm -f "$c/$n/dest/payload.bin"; done
+"$hetcast" push "$tmp/payload.bin" --config "$c/n0.yaml" --from n1 --all --algo ecef --quiet > /dev/null \
+    || fail "push from n1 after the intruder failed"
+for n in n0 n2 n3 n4 n5 n6; do cmp -s "$tmp/payload.bin" "$c/$n/dest/payload.bin" || fail "after the intruder, $n's copy"; done
+step "another secret: join refused ($(tail -n 1 "$tmp/intruder.log")); 7 of 7 still up, a push from n1 reached all"
+
+for n in "${names[@]}"; do stop "$n"; done
+step "7 daemons stopped"
+
+# --- (c) a destination killed mid-push, on an emulated 4 MB/s network ----------------------
+k=$tmp/k3
+mkdir -p "$k"
+cat > "$k/profile.yaml" <<'EOF'
+nodes: [k0, k1, k2]
+latency:
+  - [0, 0.001, 0.001]
+  - [0.001, 0, 0.001]
+  - [0.001, 0.001, 0]
+bandwidth:
+  - [4.0e+06, 4.0e+06, 4.0e+06]
+  - [4.0e+06, 4.0e+06, 4.0e+06]
+  - [4.0e+06, 4.0e+06, 4.0e+06]
+EOF
+cluster "$k" "$tmp/secret" "$k/profile.yaml" k0 k1 k2
+for n in k0 k1 k2; do mkdir -p "$k/$n/state" && cp "$k/profile.yaml" "$k/$n/state/map.yaml"; done
+for n in k0 k1 k2; do start "$k" "$n"; done
+head -c $((8 << 20)) /dev/urandom > "$tmp/big.bin"
+t0=$(now)
+timeout 60 "$hetcast" push "$tmp/big.bin" --config "$k/k0.yaml" --to k1,k2 --algo flat --json > "$tmp/kill.json" 2> "$tmp/kill.err" &
+push_pid=$!
+victim_part=""
+for _ in $(seq 200); do
+    victim_part=$(find "$k/k2/dest" -name '.big.bin.hetcast-*.part' -size +0 2>/dev/null | head -n 1)
+    [[ -n $victim_part ]] && break
+    kill -0 "$push_pid" 2>/dev/null || break
+    sleep 0.05
+done
+[[ -n $victim_part ]] || fail "k2 never had a partial file; the push ended first: $(cat "$tmp/kill.err")"
+kill -KILL "${pid[k2]}"
+wait "${pid[k2]}" 2>/dev/null || true
+unset "pid[k2]"
+rc=0
+wait "$push_pid" || rc=$?
+kill_secs=$(python3 -c "print(round($(now) - $t0, 2))")
+[[ $rc -ne 0 && $rc -ne 124 ]] || fail "push with k2 killed: status $rc: $(cat "$tmp/kill.err")"
+grep -q 'k2' "$tmp/kill.err" || fail "the push's errors do not name k2: $(cat "$tmp/kill.err")"
+python3 - "$tmp/kill.json" <<'PY' || fail "push with k2 killed: bad report: $(cat "$tmp/kill.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {o["dest"]: o for o in r["outcomes"]}
+assert r["ok"] is False and set(by) == {"k1", "k2"}, r
+assert by["k1"]["ok"] and by["k1"]["achieved"] > 0, by["k1"]
+assert not by["k2"]["ok"] and by["k2"]["error"], by["k2"]
+PY
+cmp -s "$tmp/big.bin" "$k/k1/dest/big.bin" || fail "k1's copy is damaged or missing after k2 was killed"
+[[ ! -e $k/k2/dest/big.bin ]] || fail "the killed k2 has a file under the final name"
+[[ -f $victim_part ]] || fail "SIGKILL should have left k2's temporary file behind"
+step "k2 SIGKILLed mid-push: push failed after $kill_secs s naming k2 ($(head -c 150 "$tmp/kill.err")), k1 intact, no big.bin on k2"
+
+# Restarted, k2 removes what the kill left under its dest_root and its spool, keeps the rest.
+mkdir -p "$k/k2/dest/sub" "$k/k2/state/spool/job-7-0.d"
+touch "$k/k2/dest/sub/.a.bin.hetcast-12345.part" "$k/k2/state/spool/job-7-0" "$k/k2/state/spool/job-7-0.d/x"
+touch "$k/k2/dest/keep.bin" "$k/k2/dest/.keep.part" "$k/k2/dest/keep.hetcast-1.part" "$k/k2/dest/.keep.hetcast-x.part"
+start "$k" k2
+grep -q "INFO removed 2 stale temporary files under .*k2/dest and 2 spool entries" "$tmp/k2.log" \
+    || fail "k2's start did not log the cleanup: $(cat "$tmp/k2.log")"
+[[ -z $(find "$k/k2/dest" -name '.*.hetcast-*[0-9].part') ]] || fail "stale temporaries survived: $(find "$k/k2/dest")"
+[[ -z $(ls -A "$k/k2/state/spool") ]] || fail "the spool is not empty: $(ls -A "$k/k2/state/spool")"
+for f in keep.bin .keep.part keep.hetcast-1.part .keep.hetcast-x.part; do
+    [[ -e $k/k2/dest/$f ]] || fail "k2's start removed $f, which is not a hetcast temporary"
+done
+head -c $((1 << 20)) /dev/urandom > "$tmp/small.bin"
+"$hetcast" push "$tmp/small.bin" --config "$k/k0.yaml" --to k1,k2 --algo flat --quiet > /dev/null \
+    || fail "push after k2's restart failed"
+for n in k1 k2; do cmp -s "$tmp/small.bin" "$k/$n/dest/small.bin" || fail "after the restart, $n's copy"; done
+grep -q 'removed' "$tmp/k1.log" && fail "k1 claims to have removed something"
+step "k2 restarted: 2 stale temporaries and 2 spool entries removed, other files kept, the next push reached it"
+
+for n in k0 k1 k2; do stop "$n"; done
+echo "daemon push test: all checks passed"
