@@ -273,6 +273,24 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["skipped"]
 for i in 1 2 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "with n3 down, n$i's copy"; done
 step "down: n3 stopped, push --all skipped it and named it, the others got the file"
 
+# Named with --to, a member that is down fails the push (status 1, named with its reason);
+# the other destination still gets the file.
+rm -f "$tmp/n1/dest/payload.bin"
+rc=0
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --to n1,n3 --algo flat --json > "$tmp/push-to-down.json" \
+    2> "$tmp/push-to-down.err" || rc=$?
+[[ $rc -eq 1 ]] || fail "push --to n1,n3 with n3 down exited $rc: $(cat "$tmp/push-to-down.err")"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {o["dest"]: o for o in r["outcomes"]}
+assert not r["ok"] and set(by) == {"n1", "n3"}, r
+assert by["n1"]["ok"] and not by["n3"]["ok"] and "unreachable" in by["n3"]["error"], r' "$tmp/push-to-down.json" ||
+    fail "push --to with n3 down: $(cat "$tmp/push-to-down.json")"
+cmp -s "$tmp/payload.bin" "$tmp/n1/dest/payload.bin" || fail "with n3 down, n1's copy (--to)"
+grep -q "n3" "$tmp/push-to-down.err" || fail "push --to did not name n3 on stderr: $(cat "$tmp/push-to-down.err")"
+step "down: push --to n1,n3 names n3 unreachable, exits 1, n1 got the file"
+
 # leave: n3 is removed from every member list and map.
 "$hetcast" leave n3 --config "$tmp/n0.yaml" > /dev/null || fail "leave n3 failed"
 for i in 0 1 2 4; do

@@ -17,6 +17,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/membership.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -98,22 +99,6 @@ std::pair<std::size_t, std::size_t> remove_leftovers(const fs::path& dest_root, 
     return {parts, spooled};
 }
 
-json samples_to_json(const std::vector<PingSample>& samples) {
-    json a = json::array();
-    for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});
-    return a;
-}
-
-std::vector<PingSample> samples_from_json(const json& a) {
-    if (!a.is_array()) throw Error("a ping answer without samples");
-    std::vector<PingSample> out;
-    for (const auto& s : a) {
-        if (!s.is_array() || s.size() != 4) throw Error("a malformed ping sample");
-        out.push_back({s[0].get<double>(), s[1].get<double>(), s[2].get<double>(), s[3].get<double>()});
-    }
-    return out;
-}
-
 /// Where a pushed file lands under every destination's root. A path leaving the root is
 /// refused here, before any participant is sent a plan or creates a file.
 std::string landing_name(const std::string& dest_dir, const std::string& file_name) {
@@ -176,29 +161,13 @@ struct Service::Impl {
         members = std::move(ms);
     }
 
-    static json members_json(const std::vector<Member>& ms) {
-        json a = json::array();
-        for (const auto& m : ms) a.push_back({{"name", m.name}, {"host", m.host}, {"port", m.port}});
-        return a;
-    }
-
-    static std::vector<Member> members_from_json(const json& a) {
-        if (!a.is_array()) throw InputError("members: expected a list");
-        std::vector<Member> out;
-        for (const auto& m : a) {
-            out.push_back({m.at("name").get<std::string>(), m.at("host").get<std::string>(),
-                           m.at("port").get<std::uint16_t>()});
-        }
-        return out;
-    }
-
     /// Tells every other member the new member list and map; who could not be told.
     std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text) {
         std::vector<std::string> missed;
         for (const auto& m : ms) {
             if (m.name == cfg.name) continue;
             try {
-                json a = peer->call(m.name, {{"cmd", "set_members"}, {"members", members_json(ms)}}, call_timeout);
+                json a = peer->call(m.name, {{"cmd", "set_members"}, {"members", members_to_json(ms)}}, call_timeout);
                 if (a.value("ok", false) && map_text) {
                     a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
                 }
@@ -283,7 +252,7 @@ struct Service::Impl {
         const std::string text = format_network(net, utc_now());
         set_map(text);
         const auto missed = distribute(ms, &text);
-        return {{"ok", true}, {"members", members_json(ms)}, {"map", text}, {"not_updated", missed}};
+        return {{"ok", true}, {"members", members_to_json(ms)}, {"map", text}, {"not_updated", missed}};
     }
 
     json leave(const std::string& name) {
@@ -348,7 +317,7 @@ struct Service::Impl {
             if (cmd == "status") return respond(status());
             if (cmd == "map") return respond(map_answer());
             if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
-            if (cmd == "ping") return respond(ping(req));
+            if (cmd == "ping") return respond(answer_ping(*peer, req));
             if (cmd == "probe") return respond(probe(req, respond));
             if (cmd == "push") return respond(push(req, respond));
             if (cmd == "join") return respond(join(req));
@@ -426,19 +395,8 @@ struct Service::Impl {
         return {{"ok", true}};
     }
 
-    json ping(const json& req) {
-        const auto target = get_or<std::string>(req, "target", "");
-        const auto sizes = get_or<std::vector<std::size_t>>(req, "sizes", {64});
-        const int reps = get_or<int>(req, "reps", 10);
-        if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
-        for (auto s : sizes) {
-            if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
-        }
-        return {{"ok", true}, {"samples", samples_to_json(peer->ping(target, sizes, reps))}};
-    }
-
     std::vector<PingSample> measure(const std::string& from, const std::string& to, const json& req) {
-        if (from == cfg.name) return samples_from_json(ping(req)["samples"]);
+        if (from == cfg.name) return samples_from_json(answer_ping(*peer, req)["samples"]);
         json r = req;
         r["cmd"] = "ping";
         const json a = peer->call(from, r, std::chrono::minutes(2));
@@ -607,23 +565,28 @@ struct Service::Impl {
         const auto net = current_map();
         if (!net) throw InputError("no map yet: run 'hetcast probe' first");
         const NodeId root = net->id(cfg.name);
-        std::vector<NodeId> dests;
-        for (const auto& d : to) dests.push_back(net->id(d));
-        std::vector<std::string> skipped;
+        std::vector<NodeId> wanted;
+        for (const auto& d : to) wanted.push_back(net->id(d));
         if (to.empty()) {
-            // --all: every member of the map that answers; the report names the others.
             for (NodeId v = 0; v < net->size(); ++v) {
-                if (v == root) continue;
-                try {
-                    (void)peer->call(net->name(v), {{"cmd", "hello"}}, cfg.down_after);
-                    dests.push_back(v);
-                } catch (const std::exception& e) {
-                    say("skipping '" + net->name(v) + "': " + e.what());
-                    skipped.push_back(net->name(v));
-                }
+                if (v != root) wanted.push_back(v);
             }
-            if (dests.empty()) throw Error("no other member answers");
         }
+        // Members that do not answer are left out of the plan: with --all the report lists
+        // them as skipped, a destination named with --to is reported failed; the others
+        // get the files either way.
+        std::vector<NodeId> dests;
+        std::vector<std::pair<std::string, std::string>> down;
+        for (NodeId v : wanted) {
+            try {
+                (void)peer->call(net->name(v), {{"cmd", "hello"}}, cfg.down_after);
+                dests.push_back(v);
+            } catch (const std::exception& e) {
+                say("leaving out '" + net->name(v) + "': " + e.what());
+                down.emplace_back(net->name(v), e.what());
+            }
+        }
+        if (dests.empty()) throw Error(to.empty() ? "no other member answers" : "no destination answers");
 
         // Every file is checked before the first one moves.
         std::vector<std::shared_ptr<FileBody>> bodies;
@@ -652,7 +615,13 @@ struct Service::Impl {
             spec.inputs.emplace_back(bodies[i], names[i]);
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
             JobReport r = run_job(std::move(spec), respond, i, files.size());
-            r.skipped = skipped;
+            for (const auto& [name, why] : down) {
+                if (to.empty()) {
+                    r.skipped.push_back(name);
+                } else {
+                    r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+                }
+            }
             ok = ok && r.ok();
             json rj = to_json(r);
             rj["file"] = files[i];
@@ -703,6 +672,12 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
               (spooled == 1 ? "y" : "ies") + " from an earlier run");
     }
     d.peer = std::make_unique<Peer>(std::move(pc));
+    // A daemon keeps files; a buffer an embedded Node sends it has nowhere to go, and a
+    // receive queue nobody reads would only grow.
+    d.peer->on_delivery([&d](Delivery x) {
+        d.say("dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
+              "' (a daemon keeps files only)");
+    });
     d.peer->set_members(d.members);
     d.peer->on_request([&d](const std::string& from, const json& req, Peer::Responder respond) {
         d.handle(from, req, respond);
