@@ -143,3 +143,35 @@ TEST_CASE("simulate: infeasible schedules are rejected") {
                              InfeasibleSchedule);
     }
 }
+
+TEST_CASE("simulate: messages in flight on one link share it only when asked to") {
+    const Network net = three_hosts();
+    // Two messages from A, each to B: A's sends start at 0 and 1 (S = 1 each).
+    Schedule s("hand", 3, {Message{0, 1000, {1}}, Message{0, 1000, {1}}});
+    s.add_transfer(0, 0, 1);
+    s.add_transfer(1, 0, 1);
+    // Wu's model: each has the whole link: arrivals 5 and 6, B takes them at 5-7 and 7-9.
+    const Timeline wu = simulate(net, s, ExecModel::nonblocking);
+    REQUIRE(wu.transfers.size() == 2);
+    check(wu.transfers[0], 0, 1, 0, 1, 5, 7);
+    check(wu.transfers[1], 0, 1, 1, 2, 6, 9);
+    // One at a time: the second message's 1 s on the wire waits for the first's to end (at 2),
+    // which here is when A is free anyway; with 3000-byte messages it is not.
+    const Timeline one = simulate(net, s, ExecModel::nonblocking, LinkUse::one_at_a_time);
+    check(one.transfers[1], 0, 1, 1, 2, 6, 9);
+    Schedule big("hand", 3, {Message{0, 3000, {1}}, Message{0, 3000, {1}}});
+    big.add_transfer(0, 0, 1);
+    big.add_transfer(1, 0, 1);
+    // 3 s on the wire each: first leaves 1-4, arrives 7; second leaves 4-7 (not 2-5), arrives 10.
+    const Timeline shared = simulate(net, big, ExecModel::nonblocking, LinkUse::one_at_a_time);
+    check(shared.transfers[0], 0, 1, 0, 1, 7, 9);
+    check(shared.transfers[1], 0, 1, 1, 2, 10, 12);
+    CHECK(simulate(net, big, ExecModel::nonblocking).completion == doctest::Approx(11));
+    CHECK(shared.completion == doctest::Approx(12));
+    // Different links never wait for each other.
+    Schedule two("hand", 3, {Message{0, 3000, {1, 2}}});
+    two.add_transfer(0, 0, 1);
+    two.add_transfer(0, 0, 2);
+    CHECK(simulate(net, two, ExecModel::nonblocking, LinkUse::one_at_a_time).completion ==
+          doctest::Approx(simulate(net, two, ExecModel::nonblocking).completion));
+}

@@ -99,6 +99,11 @@ std::pair<double, double> check_all(const Network& net, const PatternRequest& re
         CHECK(same_messages(s.messages, req.messages));
         const Timeline tl = simulate(net, s, req.model);
         CHECK(tl.completion >= lb * (1 - 1e-12));
+        // A link carrying one message at a time can only delay the same schedule; it changes
+        // nothing on a cost-matrix network (no time on the wire) or for one message.
+        const Timeline one = simulate(net, s, req.model, LinkUse::one_at_a_time);
+        CHECK(one.completion >= tl.completion * (1 - 1e-12));
+        if (net.is_cost_matrix() || req.messages.size() == 1) CHECK(one.completion == doctest::Approx(tl.completion));
         if (a.name == "wr") wr = tl.completion;
         if (a.name == "wrp") wrp = tl.completion;
     }

@@ -81,9 +81,11 @@ void validate(const Network& net, const Schedule& s) {
 
 }  // namespace
 
-Timeline simulate(const Network& net, const Schedule& s, ExecModel model) {
+Timeline simulate(const Network& net, const Schedule& s, ExecModel model, LinkUse links) {
     validate(net, s);
     const std::size_t n = net.size();
+    // A node issues its sends in list order, so the sends on one link come in start order.
+    std::vector<double> link_free(links == LinkUse::one_at_a_time ? n * n : 0, 0.0);
     std::vector<std::size_t> pc(n, 0);
     std::vector<double> clock(n, 0.0);
     std::vector<char> blocked(n, 0);
@@ -110,7 +112,13 @@ Timeline simulate(const Network& net, const Schedule& s, ExecModel model) {
             const double size = s.messages[t->message].size;
             if (model != ExecModel::blocking) {
                 if (t->op == Op::send) {
-                    const StepTimes st = step(net, model, node, t->peer, size, clock[node], 0.0);
+                    StepTimes st = step(net, model, node, t->peer, size, clock[node], 0.0);
+                    if (!link_free.empty() && model == ExecModel::nonblocking) {
+                        const double latency = net.wire(node, t->peer, 0);
+                        double& free = link_free[node * n + t->peer];
+                        free = std::max(st.sender_free, free) + (net.wire(node, t->peer, size) - latency);
+                        st.arrival = free + latency;
+                    }
                     issued[t->message * n + t->peer] = tl.transfers.size();
                     tl.transfers.push_back({t->message, node, t->peer, st.start, st.sender_free, st.arrival, 0.0});
                     clock[node] = st.sender_free;

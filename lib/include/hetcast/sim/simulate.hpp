@@ -23,9 +23,16 @@ struct Timeline {
     double completion = 0;            ///< latest `complete` over all (message, destination)
 };
 
+/// How messages in flight on the same directed link behave in the non-blocking model. Wu's
+/// model (000 §3), which the planners use, gives each of them the whole link at once; a
+/// real link (and hetcast's link emulation) carries one message's bytes at a time, so a
+/// message's m/B on the wire starts only when the previous one on that link has left.
+enum class LinkUse { whole_link_each, one_at_a_time };
+
 /// Simulates every node running its task list in order. Throws InfeasibleSchedule when
 /// a node relays a message it does not hold yet, a destination is never reached or is
 /// reached twice, a send has no matching receive (or the reverse), or the lists deadlock.
-[[nodiscard]] Timeline simulate(const Network& net, const Schedule& s, ExecModel model);
+[[nodiscard]] Timeline simulate(const Network& net, const Schedule& s, ExecModel model,
+                                LinkUse links = LinkUse::whole_link_each);
 
 }  // namespace hetcast
