@@ -27,6 +27,7 @@ JobReport sample() {
     r.model = "nonblocking";
     r.bytes = 32u << 20;
     r.predicted = 0.5;
+    r.predicted_one_per_link = 0.5;
     r.achieved = 0.6;
     r.lower_bound = 0.4;
     r.outcomes = {outcome(0, "a1", "b1", 0.25, 0.3), outcome(0, "a1", "b2", 0.5, 0.6),
@@ -62,6 +63,7 @@ JobReport random_report(std::mt19937_64& rng) {
     r.model = random_text(rng);
     r.bytes = rng() >> (rng() % 64);
     r.predicted = random_time(rng);
+    r.predicted_one_per_link = r.predicted + random_time(rng);
     r.achieved = random_time(rng);
     r.lower_bound = random_time(rng);
     for (std::size_t i = rng() % 4; i > 0; --i) r.skipped.push_back(random_text(rng));
@@ -80,6 +82,7 @@ void check_same(const JobReport& a, const JobReport& b) {
     CHECK(a.model == b.model);
     CHECK(a.bytes == b.bytes);
     CHECK(a.predicted == b.predicted);
+    CHECK(a.predicted_one_per_link == b.predicted_one_per_link);
     CHECK(a.achieved == b.achieved);
     CHECK(a.lower_bound == b.lower_bound);
     CHECK(a.skipped == b.skipped);

@@ -786,6 +786,9 @@ JobReport Peer::Impl::run(JobSpec spec) {
     report.algorithm = s.algorithm;
     report.model = std::string(to_string(spec.model));
     report.predicted = predicted.completion;
+    report.predicted_one_per_link = spec.model == ExecModel::nonblocking
+                                        ? simulate(net, s, spec.model, LinkUse::one_at_a_time).completion
+                                        : predicted.completion;
     report.lower_bound = spec.lower_bound;
 
     JobPlan common;

@@ -86,6 +86,7 @@ nlohmann::json to_json(const JobReport& r) {
             {"model", utf8(r.model)},
             {"bytes", r.bytes},
             {"predicted", r.predicted},
+            {"predicted_one_per_link", r.predicted_one_per_link},
             {"achieved", r.achieved},
             {"lower_bound", r.lower_bound},
             {"ratio", r.ratio()},
@@ -182,6 +183,8 @@ JobReport report_from_json(const json& j) {
     r.model = get_string(j, "model", "");
     r.bytes = get_unsigned(j, "bytes", "");
     r.predicted = get_seconds(j, "predicted", "");
+    r.predicted_one_per_link = j.contains("predicted_one_per_link") ? get_seconds(j, "predicted_one_per_link", "")
+                                                                    : r.predicted;
     r.achieved = get_seconds(j, "achieved", "");
     r.lower_bound = get_seconds(j, "lower_bound", "");
     // "ratio" and "ok" are derived; they must have the right type when present.
@@ -261,6 +264,10 @@ void print_report(std::ostream& out, const JobReport& r) {
     const std::size_t failed = r.failures();
     out << "achieved completion  " << format_seconds(r.achieved) << '\n';
     out << "predicted            " << format_seconds(r.predicted) << '\n';
+    if (r.predicted_one_per_link > r.predicted * 1.005) {
+        out << "  one msg per link   " << format_seconds(r.predicted_one_per_link)
+            << "  (the plan sends several messages over one link at once)\n";
+    }
     out << "lower bound          " << format_seconds(r.lower_bound) << '\n';
     out << "achieved/predicted   " << ratio_text(r.ratio()) << '\n';
     out << "skipped members      ";

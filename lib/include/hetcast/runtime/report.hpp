@@ -30,6 +30,9 @@ struct JobReport {
     std::string model;
     std::uint64_t bytes = 0;       ///< sum of the messages' sizes
     double predicted = 0;          ///< the simulator's completion time for the schedule
+    /// The same when a link carries one message at a time (LinkUse::one_at_a_time): what the
+    /// network can do with a schedule that sends several messages over one link at once.
+    double predicted_one_per_link = 0;
     double achieved = 0;           ///< latest achieved completion over the successful outcomes
     double lower_bound = 0;
     std::vector<Outcome> outcomes; ///< one per (message, destination), in schedule order
@@ -42,7 +45,7 @@ struct JobReport {
 };
 
 /// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
-///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
+///  "predicted_one_per_link", "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);
 /// Throws InputError when `j` is not a report as to_json writes it.
 [[nodiscard]] JobReport report_from_json(const nlohmann::json& j);
