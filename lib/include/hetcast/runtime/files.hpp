@@ -83,12 +83,14 @@ public:
 
 private:
     void write_all(std::span<const std::byte> data);
+    void advance(std::size_t n);
 
     std::filesystem::path final_;
     std::filesystem::path temp_;
     std::shared_ptr<int> fd_;  // closed when the last reader of body() is done
     ChunkHasher hash_;
     std::uint64_t written_ = 0;
+    std::uint64_t flushed_ = 0;  ///< written back up to here (started, not waited for)
     std::optional<net::Digest> verified_;
     bool landed_ = false;
 };
