@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/loader.hpp"
 #include "hetcast/sched/lcf.hpp"
 #include "hetcast/sched/optimal.hpp"
 #include "hetcast/sim/simulate.hpp"
@@ -428,3 +429,35 @@ TEST_CASE("lcf: the family is registered and planned by auto on cluster networks
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("lcf: a network file's degrees are lcf-degree's d_i unless --degree says otherwise") {
+    const std::string clusters = "clusters: {sizes: [6, 5, 3, 2], local: 1, global: 3}\n";
+    const Network file = parse_network(clusters + "degrees: [1, 3, 2, 1]\n", "deg.yaml");
+    REQUIRE(file.degrees() == std::vector<std::size_t>{1, 3, 2, 1});
+    const Network plain = parse_network(clusters, "plain.yaml");
+    PlanRequest req = test::request(plain);
+    req.options.degrees = {1, 3, 2, 1};
+    const Schedule listed = plan_lcf_degree(plain, req);
+    const Schedule from_file = plan_lcf_degree(file, test::request(file));
+    for (NodeId v = 0; v < file.size(); ++v) CHECK(from_file.tasks[v] == listed.tasks[v]);
+    // One --degree N for every cluster wins over the file.
+    PlanRequest one = test::request(file);
+    one.options.degree = 4;
+    one.options.degree_given = true;
+    PlanRequest four = test::request(plain);
+    four.options.degree = 4;
+    const Schedule overridden = plan_lcf_degree(file, one), uniform = plan_lcf_degree(plain, four);
+    for (NodeId v = 0; v < file.size(); ++v) CHECK(overridden.tasks[v] == uniform.tasks[v]);
+    const Peaks p = peaks(file, simulate(file, from_file, ExecModel::blocking));
+    for (std::size_t c = 0; c < 4; ++c) CHECK(p.per_cluster[c] <= file.degrees()[c]);
+
+    for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+             {clusters + "degrees: [1, 3, 2]\n", "3 given for 4 subnets"},
+             {clusters + "degrees: [1, 0, 2, 1]\n", "degrees[1]: expected a positive whole number"},
+             {clusters + "degrees: 2\n", "degrees: expected a list"},
+             {"nodes: [a, b]\ncost: [[0, 1], [1, 0]]\ndegrees: [1]\n", "no subnets"}}) {
+        CAPTURE(text);
+        CHECK_THROWS_WITH_AS((void)parse_network(text, "deg.yaml"), doctest::Contains(why.c_str()), InputError);
+        CHECK_THROWS_WITH_AS((void)parse_network(text, "deg.yaml"), doctest::Contains("deg.yaml:"), InputError);
+    }
+}

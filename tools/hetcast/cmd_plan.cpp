@@ -126,6 +126,7 @@ int cmd_plan(const std::vector<std::string>& args) {
         auto list = parse_counts(degree, "--degree");
         if (list.size() == 1) {
             options.degree = list.front();
+            options.degree_given = true;
         } else if (algo == "eco") {
             throw InputError("--degree: eco takes one k for every subnet, not a list");
         } else {

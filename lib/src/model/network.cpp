@@ -178,4 +178,14 @@ void Network::set_local_broadcast(std::vector<double> t) {
     local_broadcast_ = std::move(t);
 }
 
+void Network::set_degrees(std::vector<std::size_t> d) {
+    if (!subnets_) throw InputError("degrees: the network has no subnets to give degrees to");
+    if (d.size() != subnets_->size()) {
+        throw InputError("degrees: " + std::to_string(d.size()) + " given for " + std::to_string(subnets_->size()) +
+                         " subnets");
+    }
+    if (std::find(d.begin(), d.end(), 0) != d.end()) throw InputError("degrees: each must be at least 1");
+    degrees_ = std::move(d);
+}
+
 }  // namespace hetcast

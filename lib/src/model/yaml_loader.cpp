@@ -339,11 +339,17 @@ public:
         const Entries top = entries(root, "",
                                     {"name", "description", "measured_at", "nodes", "cost", "latency",
                                      "bandwidth", "send_overhead", "recv_overhead", "clusters", "subnets",
-                                     "local_broadcast"});
+                                     "local_broadcast", "degrees"});
         for (const char* key : {"name", "description", "measured_at"}) free_text(top, key);
         Network net = form(top, root);
         if (auto it = top.find("subnets"); it != top.end()) subnets(net, it->second.value);
         if (auto it = top.find("local_broadcast"); it != top.end()) local_broadcast(net, it->second.value);
+        if (auto it = top.find("degrees"); it != top.end()) {
+            const YAML::Node& n = sequence(it->second.value, "degrees");
+            std::vector<std::size_t> d;
+            for (std::size_t i = 0; i < n.size(); ++i) d.push_back(positive_count(n[i], "degrees" + index_text(i)));
+            located(n.Mark(), [&] { net.set_degrees(std::move(d)); });
+        }
         return net;
     }
 

@@ -337,7 +337,8 @@ Schedule plan_lcf(const Network& net, const PlanRequest& req) {
 }
 
 Schedule plan_lcf_degree(const Network& net, const PlanRequest& req) {
-    const auto& given = req.options.degrees;
+    // --degree N1,N2,... first, then the file's degrees, then one --degree N (default 2) for all.
+    const auto& given = !req.options.degrees.empty() || req.options.degree_given ? req.options.degrees : net.degrees();
     if (given.empty() ? req.options.degree == 0 : std::find(given.begin(), given.end(), 0) != given.end()) {
         throw InputError("lcf-degree: the degree must be at least 1");
     }

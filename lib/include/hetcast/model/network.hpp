@@ -88,6 +88,11 @@ public:
     [[nodiscard]] const std::vector<double>& local_broadcast() const { return local_broadcast_; }
     void set_local_broadcast(std::vector<double> t);
 
+    /// Per-subnet degree d_i of lcf-degree (Khuller §5.1), in subnet-map order, when given.
+    [[nodiscard]] const std::vector<std::size_t>& degrees() const { return degrees_; }
+    /// Throws InputError unless there is a subnet map and one degree of at least 1 per subnet.
+    void set_degrees(std::vector<std::size_t> d);
+
 private:
     Network() = default;
     void set_names(std::vector<std::string> names);
@@ -100,6 +105,7 @@ private:
     std::vector<Overhead> recv_;
     std::optional<Subnets> subnets_;
     std::vector<double> local_broadcast_;
+    std::vector<std::size_t> degrees_;
     NodeId default_root_ = 0;
 };
 

@@ -16,6 +16,8 @@ struct PlanOptions {
     std::size_t degree = 2;     ///< k of ECO's k-ary subnet trees; d_i of lcf-degree for every cluster
     /// d_i of lcf-degree per cluster, in subnet-map order (Khuller §5.1); empty: `degree` for all.
     std::vector<std::size_t> degrees = {};
+    /// `degree` was asked for (so it wins over degrees a network file gives).
+    bool degree_given = false;
     std::size_t matching = 1;   ///< B of lcf-matching: simultaneous inter-cluster transfers
     double tolerance = 0.20;    ///< ECO partition tolerance when the network has no subnets
 };
