@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -23,8 +24,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::mutex log_mu;
+std::ofstream log_file;  // state_dir/hetcastd.log, once the config is read
 
-/// One line on stderr: `2026-11-23T15:00:00.123Z LEVEL text`.
+/// One line on stderr and in the log file: `2026-11-23T15:00:00.123Z LEVEL text`.
 void log_line(const char* level, const std::string& text) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
@@ -36,6 +38,7 @@ void log_line(const char* level, const std::string& text) {
     std::snprintf(stamp + n, sizeof stamp - n, ".%03dZ", static_cast<int>(ms));
     std::lock_guard lock(log_mu);
     std::cerr << stamp << ' ' << level << ' ' << text << std::endl;
+    if (log_file.is_open()) log_file << stamp << ' ' << level << ' ' << text << std::endl;
 }
 
 /// The library logs plain lines; the ones reporting a failure are warnings.
@@ -69,8 +72,8 @@ void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config, name, listen, dest_root, state_dir, link_profile, join;
-    po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr)\n\n"
+    std::string config, name, listen, dest_root, state_dir, link_profile, join, secret_file, cluster;
+    po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr and STATE_DIR/hetcastd.log)\n\n"
                                  "  hetcastd --config FILE [flags overriding the file]\n\noptions");
     opts.add_options()("help,h", "show this help")(
         "config,c", po::value(&config), "daemon configuration (YAML, see conf/hetcastd.yaml); required")(
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
         "listen", po::value(&listen), "listen address HOST:PORT ([ADDR]:PORT for IPv6; port 0: ephemeral)")(
         "dest-root", po::value(&dest_root), "folder under which received files land")(
         "state-dir", po::value(&state_dir), "folder for the map and logs")(
+        "secret-file", po::value(&secret_file), "the cluster secret (readable by its owner only)")(
+        "cluster", po::value(&cluster), "cluster file: the members and their addresses")(
         "link-profile", po::value(&link_profile), "network file to emulate links with (one-machine demos)")(
         "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)");
 
@@ -97,6 +102,8 @@ int main(int argc, char** argv) {
         if (!dest_root.empty()) cfg.dest_root = fs::absolute(dest_root);
         if (!state_dir.empty()) cfg.state_dir = fs::absolute(state_dir);
         if (!link_profile.empty()) cfg.link_profile = fs::absolute(link_profile);
+        if (!secret_file.empty()) cfg.secret_file = fs::absolute(secret_file);
+        if (!cluster.empty()) cfg.cluster_file = fs::absolute(cluster);
         if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
     } catch (const po::error& e) {
         std::cerr << "hetcastd: " << e.what() << " (see --help)\n";
@@ -113,6 +120,14 @@ int main(int argc, char** argv) {
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
+
+    std::error_code ec;
+    fs::create_directories(cfg.state_dir, ec);
+    log_file.open(cfg.state_dir / "hetcastd.log", std::ios::app);
+    if (!log_file) {
+        std::cerr << "hetcastd: cannot open " << (cfg.state_dir / "hetcastd.log").string() << " for appending\n";
+        return 1;
+    }
 
     std::unique_ptr<hetcast::Service> service;
     try {

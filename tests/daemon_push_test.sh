@@ -102,7 +102,7 @@ stop() {
 }
 
 # Every file (hidden ones too) under the given folders, with sizes.
-listing() { find "$@" -xdev \( -type f -o -type l \) -printf '%p %s\n' 2>/dev/null | sort; }
+listing() { find "$@" -xdev \( -type f -o -type l \) -not -name hetcastd.log -printf '%p %s\n' 2>/dev/null | sort; }  # the logs grow
 
 head -c 32 /dev/urandom | base64 > "$tmp/secret"
 chmod 600 "$tmp/secret"

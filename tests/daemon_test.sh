@@ -105,6 +105,10 @@ for i in 0 1 2 3; do grep -q "n$i" "$tmp/map.yaml" || fail "the map lacks n$i"; 
 nodes=$("$hetcast" map --network "$tmp/map.yaml" --json | python3 -c 'import json,sys; print(sum(len(s) for s in json.load(sys.stdin)["subnets"]))')
 [[ $nodes -eq 4 ]] || fail "the probed map has $nodes nodes, not 4"
 for i in 0 1 2 3; do [[ -s $tmp/n$i/state/map.yaml ]] || fail "n$i did not store the map"; done
+for i in 0 1 2 3; do
+    grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z INFO ready: .n'$i'.' "$tmp/n$i/state/hetcastd.log" ||
+        fail "n$i's state_dir/hetcastd.log lacks its timestamped ready line"
+done
 "$hetcast" status --config "$tmp/n3.yaml" | grep -q 'map: measured .* ago' || fail "status after the probe shows no map age"
 step "probe: map of 4 nodes"
 
