@@ -295,5 +295,18 @@ for n in k1 k2; do cmp -s "$tmp/small.bin" "$k/$n/dest/small.bin" || fail "after
 grep -q 'removed' "$tmp/k1.log" && fail "k1 claims to have removed something"
 step "k2 restarted: 2 stale temporaries and 2 spool entries removed, other files kept, the next push reached it"
 
+# On a terminal the push draws one progress line, redrawn in place; redirected, it prints
+# none (the pushes above). `script` gives the command a terminal.
+if command -v script > /dev/null; then
+    rm -f "$k/k1/dest/big.bin" "$k/k2/dest/big.bin"
+    timeout 120 script -qec "'$hetcast' push '$tmp/big.bin' --config '$k/k0.yaml' --to k1,k2 --algo flat" /dev/null \
+        > "$tmp/tty.out" 2>&1 || fail "push on a terminal failed: $(tail -c 400 "$tmp/tty.out")"
+    grep -qE $'\r[^\r]*\\[#* *\\] +[0-9.]+%  [0-9.]+/16.0 MiB  [0-9.]+ MiB/s  ETA' "$tmp/tty.out" ||
+        fail "no progress line on a terminal: $(tail -c 400 "$tmp/tty.out" | cat -v)"
+    [[ $(grep -o $'\r' "$tmp/tty.out" | wc -l) -ge 2 ]] || fail "the progress line was not redrawn"
+    for n in k1 k2; do cmp -s "$tmp/big.bin" "$k/$n/dest/big.bin" || fail "after the terminal push, $n's copy"; done
+    step "on a terminal: one progress line (bytes of 16 MiB owed, rate, ETA) redrawn in place"
+fi
+
 for n in k0 k1 k2; do stop "$n"; done
 echo "daemon push test: all checks passed"
