@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <random>
 
@@ -151,6 +153,49 @@ TEST_CASE("transport: a streamed body arrives as data frames and a checksum, pac
     }
     CHECK(got == *bytes);
     CHECK(same_digest(b.frames.back().payload, body->sha256()));
+}
+
+TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced or paced, and a short file fails") {
+    const auto dir = std::filesystem::temp_directory_path() / ("hetcast-transport-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "body.bin";
+    std::vector<std::byte> bytes(3'000'001);
+    std::mt19937 rng(2);
+    for (auto& x : bytes) x = static_cast<std::byte>(rng());
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<long>(bytes.size()));
+    const auto body = std::make_shared<FileBody>(path);
+    for (const bool paced : {false, true}) {
+        CAPTURE(paced);
+        Endpoint a("a", "s"), b("b", "s", 1 << 20);
+        ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+        if (paced) c->set_shape(LinkShape{0, 1e9});
+        std::atomic<int> result{-1};
+        c->send_stream(1, 0, body, 100'000, [&](std::error_code ec) { result = ec ? 1 : 0; });
+        REQUIRE(test::wait_for([&] { return result >= 0; }));
+        CHECK(result == 0);
+        REQUIRE(test::wait_for([&] {
+            std::lock_guard lock(b.mu);
+            return !b.frames.empty() && b.frames.back().header.type == FrameType::data_end;
+        }));
+        std::lock_guard lock(b.mu);
+        std::vector<std::byte> got;
+        for (const auto& f : b.frames) {
+            if (f.header.type != FrameType::data) continue;
+            CHECK(f.payload.size() <= 100'000);
+            got.insert(got.end(), f.payload.begin(), f.payload.end());
+        }
+        CHECK(got == bytes);
+        CHECK(same_digest(b.frames.back().payload, body->sha256()));
+    }
+    // The file shrinks after it was described: the send fails instead of sending less.
+    std::filesystem::resize_file(path, 1000);
+    Endpoint a("a", "s"), b("b", "s", 1 << 20);
+    ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+    std::atomic<int> result{-1};
+    c->send_stream(1, 0, body, 100'000, [&](std::error_code ec) { result = ec ? 1 : 0; });
+    REQUIRE(test::wait_for([&] { return result >= 0; }));
+    CHECK(result == 1);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("transport: before authentication a peer cannot make the server take a large frame") {

@@ -25,25 +25,6 @@ private:
     std::size_t pos_ = 0;
 };
 
-class FileReader final : public net::MessageBody::Reader {
-public:
-    explicit FileReader(const std::filesystem::path& p) : path_(p), f_(std::fopen(p.c_str(), "rb")) {
-        if (!f_) throw Error("cannot read " + p.string() + ": " + std::strerror(errno));
-    }
-    ~FileReader() override { std::fclose(f_); }
-    FileReader(const FileReader&) = delete;
-    FileReader& operator=(const FileReader&) = delete;
-    std::size_t read(std::span<std::byte> out) override {
-        const std::size_t n = std::fread(out.data(), 1, out.size(), f_);
-        if (n == 0 && std::ferror(f_)) throw Error("cannot read " + path_.string());
-        return n;
-    }
-
-private:
-    std::filesystem::path path_;
-    std::FILE* f_;
-};
-
 }  // namespace
 
 BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes) : bytes_(std::move(bytes)) {
@@ -71,6 +52,8 @@ FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
     }
 }
 
-std::unique_ptr<net::MessageBody::Reader> FileBody::open() const { return std::make_unique<FileReader>(path_); }
+std::unique_ptr<net::MessageBody::Reader> FileBody::open() const {
+    return std::make_unique<DescriptorReader>(open_for_reading(path_), size_, path_);
+}
 
 }  // namespace hetcast

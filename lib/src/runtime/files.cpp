@@ -33,37 +33,17 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-/// Reads a verified received file through its descriptor (pread: each reader keeps its
-/// own offset), so a relay forwards it while it is being fsynced and renamed.
+/// A verified received file, read through its descriptor, so a relay forwards it while it
+/// is being fsynced and renamed.
 class DescriptorBody final : public net::MessageBody {
 public:
     DescriptorBody(std::shared_ptr<int> fd, std::filesystem::path name, std::uint64_t size, net::Digest sha)
         : fd_(std::move(fd)), name_(std::move(name)), size_(size), sha_(sha) {}
     std::uint64_t size() const override { return size_; }
     net::Digest sha256() const override { return sha_; }
-    std::unique_ptr<Reader> open() const override { return std::make_unique<PositionReader>(*this); }
+    std::unique_ptr<Reader> open() const override { return std::make_unique<DescriptorReader>(fd_, size_, name_); }
 
 private:
-    class PositionReader final : public Reader {
-    public:
-        explicit PositionReader(const DescriptorBody& b) : body_(b) {}
-        std::size_t read(std::span<std::byte> out) override {
-            const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), body_.size_ - pos_));
-            std::size_t got = 0;
-            while (got < want) {
-                const ssize_t n = ::pread(*body_.fd_, out.data() + got, want - got, static_cast<off_t>(pos_ + got));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) throw Error("cannot read " + body_.name_.string() + ": " + (n < 0 ? errno_text() : "short file"));
-                got += static_cast<std::size_t>(n);
-            }
-            pos_ += got;
-            return got;
-        }
-
-    private:
-        const DescriptorBody& body_;  // a reader never outlives the body it was opened from
-        std::uint64_t pos_ = 0;
-    };
 
     std::shared_ptr<int> fd_;
     std::filesystem::path name_;
@@ -72,6 +52,35 @@ private:
 };
 
 }  // namespace
+
+std::size_t DescriptorReader::read(std::span<std::byte> out) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - pos_));
+    std::size_t got = 0;
+    while (got < want) {
+        const ssize_t n = ::pread(*fd_, out.data() + got, want - got, static_cast<off_t>(pos_ + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error("cannot read " + name_.string() + ": " + (n < 0 ? errno_text() : "the file is shorter"));
+        got += static_cast<std::size_t>(n);
+    }
+    pos_ += got;
+    return got;
+}
+
+std::optional<net::MessageBody::Reader::FileRange> DescriptorReader::next_range(std::size_t max) {
+    if (pos_ >= size_ || max == 0) return std::nullopt;
+    return FileRange{*fd_, pos_, static_cast<std::size_t>(std::min<std::uint64_t>(max, size_ - pos_))};
+}
+
+void DescriptorReader::skip(std::size_t n) { pos_ = std::min<std::uint64_t>(size_, pos_ + n); }
+
+std::shared_ptr<const int> open_for_reading(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot read " + path.string() + ": " + errno_text());
+    return std::shared_ptr<const int>(new int(fd), [](const int* p) {
+        ::close(*p);
+        delete p;
+    });
+}
 
 ChunkHasher::ChunkHasher(bool threaded, std::size_t max_queued) : max_queued_(max_queued) {
     if (threaded) worker_ = std::thread([this] { run(); });

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -33,6 +34,16 @@ public:
         virtual ~Reader() = default;
         /// Fills `out` from the current position; 0 at the end. Throws hetcast::Error.
         virtual std::size_t read(std::span<std::byte> out) = 0;
+        /// Where the next (at most `max`) bytes lie in a file, so that a send can hand them
+        /// to the socket without reading them into memory (sendfile); none when the body is
+        /// not a file, or at the end. The caller then sends them and calls skip().
+        struct FileRange {
+            int fd = -1;
+            std::uint64_t offset = 0;
+            std::size_t length = 0;
+        };
+        [[nodiscard]] virtual std::optional<FileRange> next_range(std::size_t /*max*/) { return std::nullopt; }
+        virtual void skip(std::size_t /*n*/) {}
     };
     virtual ~MessageBody() = default;
     [[nodiscard]] virtual std::uint64_t size() const = 0;

@@ -95,6 +95,26 @@ private:
     bool landed_ = false;
 };
 
+/// Reads bytes [0, size) of an open file with pread (each reader keeps its own position,
+/// so many share one descriptor) and offers them to sendfile through next_range().
+class DescriptorReader final : public net::MessageBody::Reader {
+public:
+    DescriptorReader(std::shared_ptr<const int> fd, std::uint64_t size, std::filesystem::path name)
+        : fd_(std::move(fd)), size_(size), name_(std::move(name)) {}
+    std::size_t read(std::span<std::byte> out) override;
+    [[nodiscard]] std::optional<FileRange> next_range(std::size_t max) override;
+    void skip(std::size_t n) override;
+
+private:
+    std::shared_ptr<const int> fd_;
+    std::uint64_t size_;
+    std::filesystem::path name_;
+    std::uint64_t pos_ = 0;
+};
+
+/// An open descriptor of `path` for reading, closed with the last owner. Throws hetcast::Error.
+[[nodiscard]] std::shared_ptr<const int> open_for_reading(const std::filesystem::path& path);
+
 /// SHA-256 of a whole file, read in chunks. Throws hetcast::Error when unreadable.
 [[nodiscard]] net::Digest file_sha256(const std::filesystem::path& file);
 

@@ -2,6 +2,8 @@
 // GCC 12 miscompiles co_await inside larger expressions (conditions, `?:`, structured
 // bindings, temporaries around it): every co_await here is a statement of its own, and
 // errors come back through redirect_error rather than tuples.
+#include <sys/sendfile.h>
+
 #include <asio.hpp>
 
 #include <deque>
@@ -77,6 +79,7 @@ private:
     asio::awaitable<std::error_code> write_paced(std::vector<asio::const_buffer> buffers, std::size_t bytes,
                                                  Clock::time_point queued);
     asio::awaitable<std::error_code> write_item(Item& item);
+    asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
     asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
 
     TcpTransport& owner_;
@@ -397,13 +400,22 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         owner_.log(std::string("cannot read a message to send: ") + e.what());
         co_return std::make_error_code(std::errc::io_error);
     }
-    std::vector<std::byte> buf(s.chunk);
+    std::vector<std::byte> buf;
     std::array<std::byte, header_size> hdr;
     std::uint64_t sent = 0;
     while (true) {
         std::size_t n = 0;
+        std::optional<MessageBody::Reader::FileRange> range;
         try {
-            n = reader->read(buf);
+            // A file goes from the page cache to the socket (sendfile) unless the link is
+            // emulated: pacing needs each chunk in hand.
+            if (shape_.bandwidth <= 0) range = reader->next_range(s.chunk);
+            if (range) {
+                n = range->length;
+            } else {
+                buf.resize(s.chunk);
+                n = reader->read(buf);
+            }
         } catch (const std::exception& e) {
             owner_.log(std::string("cannot read a message to send: ") + e.what());
             co_return std::make_error_code(std::errc::io_error);
@@ -412,6 +424,15 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         if (closing_) co_return asio::error::operation_aborted;
         sent += n;
         encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)}, hdr);
+        if (range) {
+            std::error_code ec;
+            co_await asio::async_write(socket_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) co_return ec;
+            ec = co_await send_file(*range);
+            if (ec) co_return ec;
+            reader->skip(n);
+            continue;
+        }
         std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(buf.data(), n)};
         const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + n, item.queued);
         if (ec) co_return ec;
@@ -422,6 +443,30 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(sha)};
     const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + sha.size(), item.queued);
     co_return ec;
+}
+
+asio::awaitable<std::error_code> TcpConnection::send_file(MessageBody::Reader::FileRange range) {
+    std::error_code ec;
+    socket_.native_non_blocking(true, ec);
+    if (ec) co_return ec;
+    auto offset = static_cast<off_t>(range.offset);
+    std::size_t left = range.length;
+    while (left > 0) {
+        const ssize_t n = ::sendfile(socket_.native_handle(), range.fd, &offset, left);
+        if (n > 0) {
+            left -= static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) co_return ec;
+            continue;
+        }
+        // 0: the file ended before the range did (it shrank since it was described).
+        co_return n == 0 ? std::make_error_code(std::errc::io_error) : std::error_code(errno, std::system_category());
+    }
+    co_return std::error_code{};
 }
 
 asio::awaitable<void> TcpConnection::write_loop() {
