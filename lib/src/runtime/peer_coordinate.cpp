@@ -1,0 +1,282 @@
+// The coordinator's part of a job: Peer::run sends every participant its plan, starts
+// them together and turns the events they report into a JobReport.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/sim/simulate.hpp"
+#include "peer_impl.hpp"
+
+namespace hetcast {
+using namespace detail;
+
+// --- events, at the coordinator ----------------------------------------------------
+void Peer::Impl::emit(Job& job, const JobEvent& e) {
+    if (job.coordinator) {
+        job.coordinator->send(make_frame(FrameType::job_report, job.plan.job, 0, to_json(e).dump()));
+    } else {
+        apply_event(job.plan.job, cfg.name, e, nullptr);
+    }
+}
+
+void Peer::Impl::on_event(const ConnectionPtr& c, const Frame& f) {
+    const JobEvent e = job_event_from_json(json::parse(net::as_text(f.payload)));
+    apply_event(f.header.job, c->peer(), e, &c);
+}
+
+void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const ConnectionPtr* via) {
+    std::shared_ptr<Coord> k;
+    {
+        std::lock_guard lock(mu);
+        if (auto it = coords.find(id); it != coords.end()) k = it->second;
+    }
+    if (!k) return;  // a late event of a job that has ended
+    std::lock_guard lock(k->mu);
+    auto it = k->nodes.find(who);
+    if (it == k->nodes.end() || (via && it->second.conn != *via)) return;
+    Coord::Node& n = it->second;
+    const double t = now_s();
+    if (via) n.offset_lo = std::max(n.offset_lo, e.clock - t);
+    switch (e.kind) {
+        case JobEvent::Kind::ready:
+            n.ready = true;
+            if (via) {
+                n.offset = exchange_offset(n.sent, e.received, e.clock, t);
+                n.offset_hi = std::min(n.offset_hi, e.received - n.sent);
+            }
+            break;
+        case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = {e.clock, t}; break;
+        case JobEvent::Kind::progress: k->bytes_in += e.bytes; break;
+        case JobEvent::Kind::done: n.finished = true; break;
+        case JobEvent::Kind::failed:
+            n.finished = true;
+            n.error = e.error;
+            break;
+    }
+    k->cv.notify_all();
+}
+
+JobReport Peer::Impl::run(JobSpec spec) {
+    if (!spec.network) throw InputError("a job needs the network it was planned on");
+    const Network& net = *spec.network;
+    const Schedule& s = spec.schedule;
+    if (s.tasks.size() != net.size()) throw InputError("the schedule was planned on another network");
+    const auto self_id = net.find(cfg.name);
+    if (!self_id) throw InputError("this peer '" + cfg.name + "' is not in the network");
+    const Timeline predicted = simulate(net, s, spec.model);
+
+    JobReport report;
+    report.algorithm = s.algorithm;
+    report.model = std::string(to_string(spec.model));
+    report.predicted = predicted.completion;
+    report.predicted_one_per_link = spec.model == ExecModel::nonblocking
+                                        ? simulate(net, s, spec.model, LinkUse::one_at_a_time).completion
+                                        : predicted.completion;
+    report.lower_bound = spec.lower_bound;
+
+    JobPlan common;
+    common.algorithm = s.algorithm;
+    common.coordinator = cfg.name;
+    common.chunk = cfg.chunk;
+    {
+        std::lock_guard lock(mu);
+        common.job = rng() >> 1;
+    }
+    report.job = common.job;
+    if (spec.inputs.size() != s.messages.size()) throw InputError("a job needs one input per message");
+    for (MessageId m = 0; m < s.messages.size(); ++m) {
+        const Message& msg = s.messages[m];
+        const JobInput& in = spec.inputs[m];
+        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin};
+        if (msg.source == *self_id && in.body) {
+            jm.size = in.body->size();
+            jm.sha = in.body->sha256();
+            jm.origin.clear();
+        } else if (in.origin.empty()) {
+            throw InputError("no body and no origin for " + message_label(m));
+        }
+        for (NodeId d : msg.dests) jm.dests.push_back(net.name(d));
+        report.bytes += jm.size;
+        common.messages.push_back(std::move(jm));
+    }
+    std::vector<NodeId> participants;
+    for (NodeId n = 0; n < net.size(); ++n) {
+        if (!s.tasks[n].empty()) participants.push_back(n);
+    }
+    for (NodeId n : participants) {
+        if (n == *self_id) {
+            common.participants.push_back({cfg.name, cfg.host, transport->port()});
+            continue;
+        }
+        const auto m = address(net.name(n), nullptr);
+        if (!m) throw InputError("'" + net.name(n) + "' is in the plan but not a member");
+        common.participants.push_back(*m);
+    }
+    for (MessageId m = 0; m < s.messages.size(); ++m) {
+        for (NodeId d : s.messages[m].dests) {
+            Outcome o{m, net.name(s.messages[m].source), net.name(d), 0, 0, false, {}};
+            for (const Transfer& t : predicted.transfers) {
+                if (t.message == m && t.to == d) o.predicted = t.complete;
+            }
+            report.outcomes.push_back(std::move(o));
+        }
+    }
+
+    auto k = std::make_shared<Coord>();
+    for (NodeId n : participants) k->nodes[net.name(n)];
+    {
+        std::lock_guard lock(mu);
+        coords[common.job] = k;
+    }
+    struct Unregister {
+        Impl& impl;
+        std::uint64_t id;
+        ~Unregister() {
+            std::lock_guard lock(impl.mu);
+            impl.coords.erase(id);
+        }
+    } unregister{*this, common.job};
+
+    // Every participant gets its plan and says it is ready; nothing moves before that, so
+    // an unreachable member or a refused path fails the job with nothing written.
+    std::shared_ptr<Job> own;
+    std::vector<std::string> remote;
+    std::string setup_error;
+    for (NodeId n : participants) {
+        JobPlan p = common;
+        p.tasks = tasks_of(s, net.names(), n);
+        const std::string& name = net.name(n);
+        if (n == *self_id) {
+            try {
+                own = make_job(std::move(p), nullptr);
+                for (MessageId m = 0; m < s.messages.size(); ++m) {
+                    if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
+                }
+                std::lock_guard lock(k->mu);
+                k->nodes[name].ready = true;
+            } catch (const std::exception& e) {
+                setup_error = e.what();
+            }
+            continue;
+        }
+        try {
+            ConnectionPtr c = conn_to(name, &common.participants);
+            {
+                std::lock_guard lock(k->mu);
+                k->nodes[name].conn = c;
+                k->nodes[name].sent = now_s();
+            }
+            c->send(make_frame(FrameType::job_plan, common.job, 0, to_json(p).dump()));
+            remote.push_back(name);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(k->mu);
+            k->nodes[name].finished = true;
+            k->nodes[name].error = e.what();
+        }
+    }
+    const auto setup_deadline = Clock::now() + 2 * cfg.connect_timeout;
+    {
+        std::unique_lock lock(k->mu);
+        k->cv.wait_until(lock, setup_deadline, [&] {
+            return stopping || std::all_of(k->nodes.begin(), k->nodes.end(),
+                                           [](const auto& kv) { return kv.second.ready || kv.second.finished; });
+        });
+        for (auto& [name, n] : k->nodes) {
+            if (!n.ready && !n.finished) {
+                n.finished = true;
+                n.error = "'" + name + "' did not answer the job plan in time";
+            }
+            if (!n.ready && setup_error.empty()) setup_error = name + ": " + n.error;
+        }
+    }
+    const auto cancel_all = [&](const std::string& why) {
+        for (const auto& name : remote) {
+            std::lock_guard lock(k->mu);
+            if (auto& c = k->nodes[name].conn) c->send(make_frame(FrameType::job_cancel, common.job, net::all_messages, why));
+        }
+        if (own) abort_job(*own, why);
+    };
+    if (!setup_error.empty()) {
+        cancel_all("job not started: " + setup_error);
+        if (own) {
+            std::lock_guard lock(mu);
+            jobs.erase(common.job);
+        }
+        for (auto& o : report.outcomes) o.error = "not started: " + setup_error;
+        return report;
+    }
+
+    const double t0 = now_s();
+    {
+        std::lock_guard lock(k->mu);
+        k->started = t0;
+    }
+    for (const auto& name : remote) {
+        std::lock_guard lock(k->mu);
+        k->nodes[name].conn->send(make_frame(FrameType::job_start, common.job, 0, {}));
+    }
+    if (own) start_runner(own);
+
+    const auto deadline = Clock::now() + spec.timeout;
+    const std::uint64_t owed = [&] {
+        std::uint64_t b = 0;
+        for (const auto& m : common.messages) b += m.size * m.dests.size();
+        return b;
+    }();
+    std::uint64_t shown = ~std::uint64_t{0};
+    bool timed_out = false;
+    {
+        std::unique_lock lock(k->mu);
+        while (true) {
+            const bool all = std::all_of(k->nodes.begin(), k->nodes.end(), [](const auto& kv) { return kv.second.finished; });
+            if (all || stopping) break;
+            if (Clock::now() > deadline) {
+                timed_out = true;
+                break;
+            }
+            k->cv.wait_for(lock, std::chrono::milliseconds(100));
+            if (spec.progress && k->bytes_in != shown) {
+                shown = k->bytes_in;
+                const auto b = std::min(shown, owed);
+                lock.unlock();
+                spec.progress(b, owed);
+                lock.lock();
+            }
+        }
+    }
+    if (timed_out || stopping) cancel_all(timed_out ? "the job timed out" : "the coordinator is stopping");
+
+    std::lock_guard lock(k->mu);
+    for (auto& [name, n] : k->nodes) {
+        if (!n.finished) n.error = timed_out ? "timed out" : "the coordinator stopped";
+    }
+    for (auto& o : report.outcomes) {
+        if (auto it = k->delivered.find({o.message, o.dest}); it != k->delivered.end()) {
+            // Whatever error the offset has left, a delivery lies between the start and its event's arrival.
+            const double at = std::clamp(it->second.node_clock - k->nodes[o.dest].bounded_offset(), t0, it->second.arrived);
+            o.ok = true;
+            o.achieved = at - t0;
+            report.achieved = std::max(report.achieved, o.achieved);
+        } else {
+            const auto& n = k->nodes[o.dest];
+            o.error = n.error.empty() ? "not delivered" : n.error;
+        }
+    }
+    if (spec.progress) spec.progress(owed - std::min(owed, [&] {
+        std::uint64_t missing = 0;
+        for (const auto& o : report.outcomes) {
+            if (!o.ok) missing += common.messages[o.message].size;
+        }
+        return missing;
+    }()), owed);
+    return report;
+}
+
+}  // namespace hetcast

@@ -1,0 +1,225 @@
+#pragma once
+// Peer's insides, shared by peer.cpp (connections, frames, requests, the public API),
+// peer_tasks.cpp (a participant's part of a job) and peer_coordinate.cpp (the
+// coordinator's part). Not installed: nothing outside lib/src/runtime includes it.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast {
+
+/// What peer.cpp, peer_tasks.cpp and peer_coordinate.cpp share; each has `using namespace detail`.
+namespace detail {
+
+using json = nlohmann::json;
+using net::ConnectionPtr;
+using net::Frame;
+using net::FrameHeader;
+using net::FrameType;
+using Clock = std::chrono::steady_clock;
+
+inline double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+inline std::vector<std::byte> bytes_of(std::string_view s) {
+    const auto* p = reinterpret_cast<const std::byte*>(s.data());
+    return {p, p + s.size()};
+}
+
+inline Frame make_frame(FrameType type, std::uint64_t job, std::uint32_t message, std::string_view payload) {
+    return Frame{FrameHeader{type, 0, job, message, 0}, bytes_of(payload)};
+}
+
+inline std::string message_label(MessageId m) { return "message " + std::to_string(m); }
+
+/// Progress events go out after this many bytes of a message arrive.
+inline constexpr std::uint64_t progress_step = std::uint64_t{4} << 20;
+
+}  // namespace detail
+
+/// What a participant knows of one message it receives.
+struct Recv {
+    std::string from;
+    bool keep = false;  ///< this node is a destination (else it only relays)
+    std::unique_ptr<FileSink> sink;  ///< file messages; lands (destinations) or is removed at the end
+    std::vector<std::byte> buf;  ///< buffer messages
+    std::unique_ptr<ChunkHasher> buf_hash;
+    std::uint64_t got = 0;
+    bool ended = false;  ///< data_end arrived
+    net::Digest sent_sha{};
+    bool done = false;   ///< verified and held
+    std::string error;
+    std::shared_ptr<const net::MessageBody> body;
+};
+
+/// A participant's part of one job.
+struct Job {
+    JobPlan plan;
+    net::ConnectionPtr coordinator;  ///< null when this peer coordinates the job itself
+    std::mutex mu;
+    std::condition_variable cv;
+    std::map<MessageId, Recv> recv;
+    std::map<MessageId, std::shared_ptr<const net::MessageBody>> held;
+    int outstanding = 0;
+    std::string send_error;
+    bool aborted = false;
+    std::string abort_reason;
+    std::atomic<bool> finished{false};
+    std::uint64_t unreported = 0;
+    std::thread runner;
+};
+
+/// The coordinator's view of one job.
+struct Coord {
+    struct Node {
+        net::ConnectionPtr conn;
+        double sent = 0;    ///< when the plan went out (coordinator clock)
+        double offset = 0;  ///< node clock minus coordinator clock, estimated from the plan's round trip
+        /// What every frame each way proves about the offset: a frame arrives after it left.
+        double offset_lo = -std::numeric_limits<double>::infinity();
+        double offset_hi = std::numeric_limits<double>::infinity();
+        /// The offset estimate within what the frames proved.
+        [[nodiscard]] double bounded_offset() const {
+            return offset_lo <= offset_hi ? std::clamp(offset, offset_lo, offset_hi) : offset;
+        }
+        bool ready = false;
+        bool finished = false;
+        std::string error;
+    };
+    std::mutex mu;
+    std::condition_variable cv;
+    std::map<std::string, Node> nodes;
+    struct Delivered {
+        double node_clock;
+        double arrived;  ///< when the event reached the coordinator
+    };
+    std::map<std::pair<MessageId, std::string>, Delivered> delivered;
+    std::uint64_t bytes_in = 0;
+    double started = 0;  ///< when job_start went out
+};
+
+struct Peer::Impl {
+    PeerConfig cfg;
+    std::unique_ptr<net::Transport> transport;
+    std::optional<NodeId> profile_self;
+    mutable std::mutex host_mu;
+    mutable detail::Clock::time_point host_free{};  ///< the emulated host is busy until then
+
+    mutable std::mutex mu;
+    std::map<std::string, Member> members;
+    std::map<std::string, net::ConnectionPtr> out;
+    std::map<std::uint64_t, std::shared_ptr<Job>> jobs;
+    std::map<std::uint64_t, std::shared_ptr<Coord>> coords;
+    std::map<std::uint32_t, std::promise<std::pair<double, double>>> pings;
+    std::uint32_t ping_seq = 0;
+    std::map<std::uint32_t, std::promise<nlohmann::json>> calls;
+    std::uint32_t call_seq = 0;
+    std::map<std::string, std::shared_ptr<const net::MessageBody>> offers;
+    std::deque<Delivery> inbox;
+    std::condition_variable inbox_cv;
+    std::function<void(Delivery)> delivery_cb;
+    std::function<void(const std::string&, const nlohmann::json&, Responder)> request_handler;
+    /// Request threads; each marks itself finished, and the next request joins those that are.
+    struct Helper {
+        std::thread thread;
+        std::shared_ptr<std::atomic<bool>> finished;
+    };
+    std::vector<Helper> helpers;
+    std::mutex connect_mu;  // one connect at a time: no duplicate connections to a member
+    std::atomic<bool> stopping{false};
+    std::mt19937_64 rng{std::random_device{}()};
+
+    explicit Impl(PeerConfig c) : cfg(std::move(c)) {
+        if (cfg.link_profile) profile_self = cfg.link_profile->find(cfg.name);
+    }
+
+    void log(const std::string& line) const {
+        if (cfg.log) cfg.log(line);
+    }
+
+    // --- link emulation (peer_tasks.cpp) ----------------------------------------------
+    std::optional<NodeId> profile_id(const std::string& name) const {
+        if (!cfg.link_profile || !profile_self) return std::nullopt;
+        return cfg.link_profile->find(name);
+    }
+    /// The emulated host spends `seconds` of its one CPU: send and receive overheads never
+    /// overlap (Wu's model), not even across jobs running at once, so concurrent jobs share
+    /// the host as they would a real one.
+    void busy(double seconds) const;
+    void emulate_send(const std::string& to, double bytes) const;
+    void emulate_recv(double bytes) const;
+
+    // --- connections (peer.cpp) --------------------------------------------------------
+    std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
+    net::ConnectionPtr conn_to(const std::string& name, const std::vector<Member>* hint = nullptr);
+    /// Every connection, whichever side dialled, paces what this peer sends on it: answers
+    /// (pongs, events) cross the emulated link as data does.
+    void on_open(const net::ConnectionPtr& c) const;
+    void on_close(const net::ConnectionPtr& c, const std::string& why);
+
+    // --- frames, pings and requests (peer.cpp) -------------------------------------------
+    void on_frame(const net::ConnectionPtr& c, net::Frame&& f);
+    void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
+    void on_pong(const net::Frame& f);
+    void on_request(const net::ConnectionPtr& c, const net::Frame& f);
+    /// Joins request threads that have ended (a daemon serves requests for months). Under mu.
+    void reap_helpers();
+    void on_response(const net::Frame& f);
+
+    // --- a participant's part of a job (peer_tasks.cpp) ----------------------------------
+    /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
+    /// seed, made in memory (at most 1 GiB).
+    static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
+    /// The body an origin names on this peer. Throws InputError when there is none.
+    std::shared_ptr<const net::MessageBody> resolve(const std::string& origin);
+    std::shared_ptr<Job> find_job(std::uint64_t id);
+    void on_plan(const net::ConnectionPtr& c, const net::Frame& f);
+    /// Registers a job and prepares where each received message goes; throws (and
+    /// registers nothing) when a destination path is refused or cannot be created.
+    std::shared_ptr<Job> make_job(JobPlan plan, net::ConnectionPtr coordinator);
+    void on_start(std::uint64_t id, const net::ConnectionPtr& c);
+    void start_runner(const std::shared_ptr<Job>& job);
+    Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
+    void on_data(const net::ConnectionPtr& c, net::Frame&& f);
+    void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
+    void on_cancel(const net::Frame& f);
+    /// Blocks until message m is in and verified (or fails), then returns its body.
+    std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
+    void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
+    void run_tasks(const std::shared_ptr<Job>& job);
+    /// Joins and forgets jobs whose task lists have ended.
+    void reap();
+    void abort_job(Job& job, const std::string& why);
+
+    // --- events, at the coordinator (peer_coordinate.cpp) --------------------------------
+    void emit(Job& job, const JobEvent& e);
+    void on_event(const net::ConnectionPtr& c, const net::Frame& f);
+    void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
+
+    // --- coordinating (peer_coordinate.cpp) ----------------------------------------------
+    JobReport run(JobSpec spec);
+};
+
+}  // namespace hetcast

@@ -1,0 +1,404 @@
+// A participant's part of a job: taking a plan, preparing where each message goes,
+// receiving data, and running the task list (sends, receives, deliveries) on the job's
+// own thread.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "peer_impl.hpp"
+
+namespace hetcast {
+namespace fs = std::filesystem;
+using namespace detail;
+
+// --- link emulation -------------------------------------------------------------
+void Peer::Impl::busy(double seconds) const {
+    if (seconds <= 0) return;
+    Clock::time_point until;
+    {
+        std::lock_guard lock(host_mu);
+        host_free = std::max(host_free, Clock::now()) +
+                    std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        until = host_free;
+    }
+    std::this_thread::sleep_until(until);
+}
+
+void Peer::Impl::emulate_send(const std::string& to, double bytes) const {
+    if (auto j = profile_id(to)) busy(cfg.link_profile->send_busy(*profile_self, *j, bytes));
+}
+
+void Peer::Impl::emulate_recv(double bytes) const {
+    if (profile_self) busy(cfg.link_profile->recv_busy(*profile_self, bytes));
+}
+
+// --- a job arriving: its plan, start, data and cancellations ---------------------
+std::shared_ptr<const net::MessageBody> Peer::Impl::generated(const std::string& origin) {
+    std::uint64_t size = 0, seed = 0;
+    char extra = 0;
+    if (std::sscanf(origin.c_str(), "gen:%lu:%lu%c", &size, &seed, &extra) != 2) {
+        throw InputError("bad origin '" + origin.substr(0, 40) + "' (gen:SIZE:SEED)");
+    }
+    if (size > (std::uint64_t{1} << 30)) throw InputError("generated payloads are at most 1 GiB");
+    auto bytes = std::make_shared<std::vector<std::byte>>(size);
+    std::mt19937_64 rng(seed);
+    for (std::uint64_t i = 0; i < size; i += 8) {
+        const std::uint64_t v = rng();
+        std::memcpy(bytes->data() + i, &v, std::min<std::uint64_t>(8, size - i));
+    }
+    return std::make_shared<BufferBody>(std::move(bytes));
+}
+
+std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& origin) {
+    if (origin.rfind("offer:", 0) == 0) {
+        std::lock_guard lock(mu);
+        const auto it = offers.find(origin.substr(6));
+        if (it == offers.end()) throw InputError("'" + cfg.name + "' offers nothing as '" + origin.substr(6) + "'");
+        return it->second;
+    }
+    if (origin.rfind("file:", 0) == 0) {
+        if (!cfg.file_origins) throw InputError("'" + cfg.name + "' does not serve files");
+        const fs::path p = origin.substr(5);
+        if (!p.is_absolute()) throw InputError("file origin '" + p.string() + "' is not absolute");
+        return std::make_shared<FileBody>(p);
+    }
+    if (origin.rfind("gen:", 0) == 0) return generated(origin);
+    throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
+}
+
+std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) {
+    std::lock_guard lock(mu);
+    const auto it = jobs.find(id);
+    return it == jobs.end() ? nullptr : it->second;
+}
+
+void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
+    const double received = now_s();
+    JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
+    if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
+    const std::uint64_t id = plan.job;
+    try {
+        auto job = make_job(std::move(plan), c);
+        emit(*job, JobEvent{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received});
+    } catch (const std::exception& e) {
+        c->send(make_frame(FrameType::job_report, id, 0,
+                           to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, e.what()}).dump()));
+    }
+}
+
+std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinator) {
+    reap();
+    auto job = std::make_shared<Job>();
+    job->coordinator = std::move(coordinator);
+    for (const JobTask& t : plan.tasks) {
+        if (t.op != Op::recv) continue;
+        const JobMessage& m = plan.messages.at(t.message);
+        Recv r;
+        r.from = t.peer;
+        r.keep = std::find(m.dests.begin(), m.dests.end(), cfg.name) != m.dests.end();
+        if (!m.name.empty()) {
+            // A relay's copy never lands: it is read while held and removed with the job.
+            const fs::path target = r.keep ? confine(cfg.dest_root, m.name)
+                                           : cfg.spool / ("job-" + std::to_string(plan.job) + "-" +
+                                                          std::to_string(t.message));
+            r.sink = std::make_unique<FileSink>(target, m.size);
+        } else {
+            r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
+        }
+        if (!job->recv.emplace(t.message, std::move(r)).second) {
+            throw InputError("the plan receives " + message_label(t.message) + " twice");
+        }
+    }
+    for (MessageId m = 0; m < plan.messages.size(); ++m) {
+        const JobMessage& msg = plan.messages[m];
+        if (msg.source != cfg.name || msg.origin.empty()) continue;
+        auto body = resolve(msg.origin);
+        if (body->size() != msg.size || !net::same_digest(body->sha256(), msg.sha)) {
+            throw InputError("'" + msg.origin + "' at '" + cfg.name + "' changed since it was described");
+        }
+        job->held[m] = std::move(body);
+    }
+    job->plan = std::move(plan);
+    std::lock_guard lock(mu);
+    if (stopping) throw Error("the peer is stopping");
+    if (!jobs.emplace(job->plan.job, job).second) throw InputError("job " + std::to_string(job->plan.job) + " exists");
+    return job;
+}
+
+void Peer::Impl::on_start(std::uint64_t id, const ConnectionPtr& c) {
+    auto job = find_job(id);
+    if (!job || job->coordinator != c) throw InputError("start of an unknown job");
+    start_runner(job);
+}
+
+void Peer::Impl::start_runner(const std::shared_ptr<Job>& job) {
+    std::lock_guard lock(job->mu);
+    if (job->runner.joinable()) return;
+    job->runner = std::thread([this, job] { run_tasks(job); });
+}
+
+Recv& Peer::Impl::expect(Job& job, const ConnectionPtr& c, MessageId m) {
+    const auto it = job.recv.find(m);
+    if (it == job.recv.end() || it->second.from != c->peer()) {
+        throw InputError("'" + c->peer() + "' sent " + message_label(m) + ", which this node does not expect from it");
+    }
+    return it->second;
+}
+
+void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
+    auto job = find_job(f.header.job);
+    if (!job) throw InputError("data for an unknown job");
+    std::uint64_t report = 0;
+    {
+        std::lock_guard lock(job->mu);
+        Recv& r = expect(*job, c, f.header.message);
+        if (r.done || r.ended || !r.error.empty()) return;
+        const std::uint64_t size = job->plan.messages[f.header.message].size;
+        if (r.got + f.payload.size() > size) {
+            r.error = "'" + c->peer() + "' sent more than the " + std::to_string(size) + " bytes of " +
+                      message_label(f.header.message);
+        } else {
+            try {
+                const std::size_t n = f.payload.size();
+                if (r.sink) {
+                    r.sink->write(std::move(f.payload));
+                } else {
+                    // What the plan claims is reserved only up to 64 MiB; past that it grows as data comes.
+                    if (r.buf.empty()) r.buf.reserve(std::min<std::uint64_t>(size, std::uint64_t{64} << 20));
+                    r.buf.insert(r.buf.end(), f.payload.begin(), f.payload.end());
+                    r.buf_hash->add(std::move(f.payload));
+                }
+                r.got += n;
+                if (r.keep) job->unreported += n;
+                if (job->unreported >= progress_step) report = std::exchange(job->unreported, 0);
+            } catch (const std::exception& e) {
+                r.error = e.what();
+            }
+        }
+        job->cv.notify_all();
+    }
+    if (report) emit(*job, JobEvent{JobEvent::Kind::progress, now_s(), 0, report, {}});
+}
+
+void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
+    auto job = find_job(f.header.job);
+    if (!job) throw InputError("data for an unknown job");
+    if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
+    std::lock_guard lock(job->mu);
+    Recv& r = expect(*job, c, f.header.message);
+    if (r.done || r.ended) return;
+    r.ended = true;
+    std::copy(f.payload.begin(), f.payload.end(), r.sent_sha.begin());
+    job->cv.notify_all();
+}
+
+void Peer::Impl::on_cancel(const Frame& f) {
+    auto job = find_job(f.header.job);
+    if (!job) return;
+    const std::string why(net::as_text(f.payload));
+    std::lock_guard lock(job->mu);
+    if (f.header.message == net::all_messages) {
+        job->aborted = true;
+        job->abort_reason = why;
+    } else if (auto it = job->recv.find(f.header.message); it != job->recv.end() && !it->second.done) {
+        if (it->second.error.empty()) it->second.error = why;
+    }
+    job->cv.notify_all();
+}
+
+// --- a participant's task list ------------------------------------------------------
+std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageId m) {
+    std::unique_lock lock(job.mu);
+    Recv& r = job.recv.at(m);
+    const JobMessage& msg = job.plan.messages.at(m);
+    auto last = std::make_pair(r.got, Clock::now());
+    while (!r.ended && r.error.empty() && !job.aborted) {
+        job.cv.wait_for(lock, std::chrono::milliseconds(200));
+        if (r.got != last.first) {
+            last = {r.got, Clock::now()};
+        } else if (r.got > 0 && Clock::now() - last.second > cfg.stall_timeout) {
+            r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
+                      std::to_string(msg.size) + " bytes";
+        }
+    }
+    if (job.aborted) throw Error(job.abort_reason);
+    if (!r.error.empty()) throw Error(r.error);
+    if (r.got != msg.size) {
+        throw Error(message_label(m) + " from '" + r.from + "' ended after " + std::to_string(r.got) + " of " +
+                    std::to_string(msg.size) + " bytes");
+    }
+    if (!net::same_digest(r.sent_sha, msg.sha)) throw Error("the sender's checksum of " + message_label(m) + " differs from the job's");
+    // Verify outside the lock: the last chunks may still be hashing. The sink stays in
+    // r (data after data_end is ignored) until its copy lands or the job ends.
+    FileSink* sink = r.sink.get();
+    std::vector<std::byte> buf = std::move(r.buf);
+    std::unique_ptr<ChunkHasher> buf_hash = std::move(r.buf_hash);
+    lock.unlock();
+    std::shared_ptr<const net::MessageBody> body;
+    if (sink) {
+        sink->verify(msg.sha);  // throws when the bytes do not match
+        body = sink->body();
+    } else {
+        if (!net::same_digest(buf_hash->finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
+        body = std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(std::move(buf)), msg.sha);
+    }
+    lock.lock();
+    r.done = true;
+    r.body = body;
+    return body;
+}
+
+void Peer::Impl::deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body) {
+    const auto* buffer = dynamic_cast<const BufferBody*>(body.get());
+    if (!buffer) return;
+    Delivery d{job.plan.messages[m].source, job.plan.job, m, buffer->bytes()};
+    std::function<void(Delivery)> cb;
+    {
+        std::lock_guard lock(mu);
+        cb = delivery_cb;
+        if (!cb) {
+            inbox.push_back(std::move(d));
+            inbox_cv.notify_all();
+            return;
+        }
+    }
+    cb(std::move(d));
+}
+
+void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
+    const JobPlan& plan = job->plan;
+    std::size_t i = 0;
+    std::string failure;
+    // A verified copy is forwarded at once; landing it (fsync, rename) runs alongside,
+    // and it counts as delivered only when it has landed.
+    std::vector<std::future<void>> landings;
+    try {
+        for (; i < plan.tasks.size(); ++i) {
+            const JobTask& t = plan.tasks[i];
+            const JobMessage& msg = plan.messages[t.message];
+            if (t.op == Op::send) {
+                std::shared_ptr<const net::MessageBody> body;
+                {
+                    std::lock_guard lock(job->mu);
+                    if (job->aborted) throw Error(job->abort_reason);
+                    if (auto it = job->held.find(t.message); it != job->held.end()) body = it->second;
+                }
+                if (!body) throw Error("the plan relays " + message_label(t.message) + " before it is held");
+                emulate_send(t.peer, static_cast<double>(msg.size));
+                ConnectionPtr c = conn_to(t.peer, &plan.participants);
+                {
+                    std::lock_guard lock(job->mu);
+                    ++job->outstanding;
+                }
+                c->send_stream(plan.job, t.message, body, plan.chunk,
+                               [job, peer = t.peer, m = t.message](std::error_code ec) {
+                                   std::lock_guard lock(job->mu);
+                                   --job->outstanding;
+                                   if (ec && job->send_error.empty()) {
+                                       job->send_error = "sending " + message_label(m) + " to '" + peer +
+                                                         "' failed: " + ec.message();
+                                   }
+                                   job->cv.notify_all();
+                               });
+            } else {
+                auto body = wait_recv(*job, t.message);
+                emulate_recv(static_cast<double>(msg.size));
+                {
+                    std::lock_guard lock(job->mu);
+                    job->held[t.message] = body;
+                }
+                Recv& r = job->recv.at(t.message);
+                if (r.keep && r.sink) {
+                    landings.push_back(std::async(std::launch::async, [this, job, m = t.message, sink = r.sink.get()] {
+                        sink->land();
+                        emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+                    }));
+                } else if (r.keep) {
+                    emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), t.message, 0, {}});
+                    deliver(*job, t.message, body);
+                }
+            }
+        }
+        std::unique_lock lock(job->mu);
+        job->cv.wait(lock, [&] { return job->outstanding == 0 || job->aborted; });
+        if (job->aborted) throw Error(job->abort_reason);
+        if (!job->send_error.empty()) throw Error(job->send_error);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    for (auto& l : landings) {
+        try {
+            l.get();
+        } catch (const std::exception& e) {
+            if (failure.empty()) failure = e.what();
+        }
+    }
+    if (!failure.empty()) {
+        // Whoever waits on this node for a message it will not send now is told so.
+        for (std::size_t k = i; k < plan.tasks.size(); ++k) {
+            const JobTask& t = plan.tasks[k];
+            if (t.op != Op::send) continue;
+            try {
+                conn_to(t.peer, &plan.participants)
+                    ->send(make_frame(FrameType::job_cancel, plan.job, t.message,
+                                      "'" + cfg.name + "' failed: " + failure));
+            } catch (const std::exception&) {
+                // That peer is unreachable too; its own connection loss tells it.
+            }
+        }
+        log("job " + std::to_string(plan.job) + " failed here: " + failure);
+    }
+    {
+        std::lock_guard lock(job->mu);
+        job->held.clear();
+        for (auto& [m, r] : job->recv) r.sink.reset();  // removes temporaries
+    }
+    if (failure.empty()) {
+        emit(*job, JobEvent{JobEvent::Kind::done, now_s(), 0, 0, {}});
+    } else {
+        emit(*job, JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, failure});
+    }
+    job->finished = true;
+}
+
+void Peer::Impl::reap() {
+    std::vector<std::shared_ptr<Job>> done;
+    {
+        std::lock_guard lock(mu);
+        for (auto it = jobs.begin(); it != jobs.end();) {
+            if (it->second->finished) {
+                done.push_back(it->second);
+                it = jobs.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (auto& j : done) {
+        if (j->runner.joinable()) j->runner.join();
+    }
+}
+
+void Peer::Impl::abort_job(Job& job, const std::string& why) {
+    std::lock_guard lock(job.mu);
+    job.aborted = true;
+    job.abort_reason = why;
+    job.cv.notify_all();
+}
+
+}  // namespace hetcast
