@@ -2,7 +2,14 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -467,4 +474,34 @@ TEST_CASE("peer: members configured with different chunk sizes still exchange da
     Peer refused(too_big);
     CHECK_THROWS_AS(refused.start(), InputError);
     for (auto& p : peers) p->stop();
+}
+
+TEST_CASE("peer: a member that never completes its handshake holds up only those who want it") {
+    // A socket that listens but never speaks: connects to it wait for the handshake timeout.
+    const int ghost = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(ghost >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(ghost, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(ghost, 8) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(ghost, reinterpret_cast<sockaddr*>(&addr), &len);
+    Cluster c(2);
+    auto members = c.peers[0]->members();
+    members.push_back({"ghost", "127.0.0.1", ntohs(addr.sin_port)});
+    c.peers[0]->set_members(members);
+    std::atomic<bool> ghost_done{false};
+    std::optional<std::string> why;
+    std::thread waiting([&] {
+        why = c.peers[0]->unreachable("ghost");
+        ghost_done = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its connect is under way
+    CHECK_FALSE(c.peers[0]->unreachable("p1"));
+    CHECK_FALSE(ghost_done.load());  // p1 was reached while the ghost's handshake still waited
+    waiting.join();
+    REQUIRE(why);
+    CHECK(why->find("handshake") != std::string::npos);
+    ::close(ghost);
 }

@@ -42,7 +42,14 @@ ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Mem
     }
     const auto m = address(name, hint);
     if (!m) throw Error("'" + name + "' is not a known member");
-    std::lock_guard serial(connect_mu);
+    std::shared_ptr<std::mutex> member_mu;
+    {
+        std::lock_guard lock(mu);
+        auto& slot = connecting[name];
+        if (!slot) slot = std::make_shared<std::mutex>();
+        member_mu = slot;
+    }
+    std::lock_guard serial(*member_mu);
     {
         std::lock_guard lock(mu);
         if (auto it = out.find(name); it != out.end()) return it->second;
@@ -410,7 +417,13 @@ std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<
                 d.pings.erase(seq);
                 throw Error("no answer from '" + member + "' to a ping of " + std::to_string(size) + " bytes");
             }
-            const auto [peer_time, received] = answer.get();
+            std::pair<double, double> got;
+            try {
+                got = answer.get();
+            } catch (const std::future_error&) {  // stop() dropped the promise
+                throw Error("the peer stopped before '" + member + "' answered a ping");
+            }
+            const auto [peer_time, received] = got;
             out.push_back(PingSample{static_cast<double>(size), sent, peer_time, received});
         }
     }

@@ -147,7 +147,9 @@ struct Peer::Impl {
         std::shared_ptr<std::atomic<bool>> finished;
     };
     std::vector<Helper> helpers;
-    std::mutex connect_mu;  // one connect at a time: no duplicate connections to a member
+    /// One connect at a time per member (no duplicate connections to it); a member that
+    /// does not answer holds up only those who want that member.
+    std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
     std::mt19937_64 rng{std::random_device{}()};
 
