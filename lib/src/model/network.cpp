@@ -167,7 +167,39 @@ void Network::set_subnets(Subnets s) {
     for (NodeId n = 0; n < size(); ++n) {
         if (!seen[n]) throw InputError("subnets: node '" + names_[n] + "' is in no subnet");
     }
+    if (capacities_ && !capacities_->uplink.empty() && (!subnets_ || *subnets_ != s)) capacities_->uplink.clear();
     subnets_ = std::move(s);
+}
+
+void Network::set_capacities(Capacities c) {
+    if (is_cost_matrix()) throw InputError("capacity: only parametric networks have capacities");
+    const auto check = [](const std::vector<double>& v, std::size_t want, const std::string& what,
+                          const std::string& per) {
+        if (v.size() != want) {
+            throw InputError("capacity." + what + ": expected " + std::to_string(want) + " rates (one per " + per +
+                             "), got " + std::to_string(v.size()));
+        }
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (!(v[i] > 0)) throw InputError("capacity." + what + "[" + std::to_string(i) + "] must be positive");
+        }
+    };
+    check(c.egress, size(), "egress", "node");
+    check(c.ingress, size(), "ingress", "node");
+    check(c.disk, size(), "disk", "node");
+    if (!c.uplink.empty()) {
+        if (!subnets_) throw InputError("capacity.uplink: the network has no subnets to give uplinks to");
+        check(c.uplink, subnets_->size(), "uplink", "subnet");
+    }
+    capacities_ = std::move(c);
+}
+
+std::vector<std::size_t> Network::subnet_of() const {
+    std::vector<std::size_t> out(size(), 0);
+    if (!subnets_) return out;
+    for (std::size_t k = 0; k < subnets_->size(); ++k) {
+        for (NodeId n : (*subnets_)[k]) out[n] = k;
+    }
+    return out;
 }
 
 void Network::set_local_broadcast(std::vector<double> t) {

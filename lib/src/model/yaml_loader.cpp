@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/units.hpp"
 
 namespace hetcast {
 namespace {
@@ -261,6 +262,65 @@ public:
         located(n.Mark(), [&] { net.set_local_broadcast(std::move(t)); });
     }
 
+    /// A rate: bytes/s as a number, a string with a unit ("200Mbit"), or .inf (unconstrained).
+    double rate(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsScalar()) fail(n.Mark(), what + ": expected a rate (bytes/s, or like 200Mbit)");
+        if (const auto v = to_double(n.Scalar()); v && std::isinf(*v) && *v > 0) return *v;
+        try {
+            return parse_rate(n.Scalar());
+        } catch (const InputError& e) {
+            fail(n.Mark(), what + ": " + e.what());
+        }
+    }
+
+    /// One rate for all, a list with one per item, or (per node) a map {name: rate} that
+    /// changes the named nodes of `base`.
+    std::vector<double> rates(const Network& net, const YAML::Node& n, std::size_t count, const std::string& what,
+                              bool per_node, std::vector<double> base = {}) const {
+        if (n.IsScalar()) return std::vector<double>(count, rate(n, what));
+        if (n.IsSequence()) {
+            expect_count(n, count, what, per_node ? "rates (one per node)" : "rates (one per subnet)");
+            std::vector<double> out;
+            for (std::size_t i = 0; i < count; ++i) out.push_back(rate(n[i], what + index_text(i)));
+            return out;
+        }
+        if (!per_node || !n.IsMap()) fail(n.Mark(), what + ": expected a rate or a list of rates");
+        std::vector<double> out = base.size() == count ? std::move(base)
+                                                       : std::vector<double>(count, std::numeric_limits<double>::infinity());
+        std::vector<bool> given(count, false);
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            const NodeId id = node_named(net, it->first, what);
+            if (given[id]) fail(it->first.Mark(), what + ": node " + quoted(net.name(id)) + " given twice");
+            given[id] = true;
+            out[id] = rate(it->second, what + "." + net.name(id));
+        }
+        return out;
+    }
+
+    void capacity(Network& net, const YAML::Node& n) const {
+        const Entries e = entries(n, "capacity", {"egress", "ingress", "nic", "disk", "uplink"});
+        if (net.is_cost_matrix()) fail(n.Mark(), "capacity: only the parametric form (latency, bandwidth) has capacities");
+        const double inf = std::numeric_limits<double>::infinity();
+        Capacities c{std::vector<double>(net.size(), inf), std::vector<double>(net.size(), inf),
+                     std::vector<double>(net.size(), inf), {}};
+        // `nic` gives both directions; `egress` and `ingress` then change some or all nodes.
+        if (auto it = e.find("nic"); it != e.end()) {
+            c.egress = c.ingress = rates(net, it->second.value, net.size(), "capacity.nic", true);
+        }
+        if (auto it = e.find("egress"); it != e.end()) {
+            c.egress = rates(net, it->second.value, net.size(), "capacity.egress", true, c.egress);
+        }
+        if (auto it = e.find("ingress"); it != e.end()) {
+            c.ingress = rates(net, it->second.value, net.size(), "capacity.ingress", true, c.ingress);
+        }
+        if (auto it = e.find("disk"); it != e.end()) c.disk = rates(net, it->second.value, net.size(), "capacity.disk", true);
+        if (auto it = e.find("uplink"); it != e.end()) {
+            if (!net.subnets()) fail(it->second.key.Mark(), "capacity.uplink: needs 'subnets' (one uplink per subnet)");
+            c.uplink = rates(net, it->second.value, net.subnets()->size(), "capacity.uplink", false);
+        }
+        located(n.Mark(), [&] { net.set_capacities(std::move(c)); });
+    }
+
     Network clusters(const Entry& c) const {
         const Entries e = entries(c.value, "clusters", {"sizes", "local", "global"});
         const auto sizes_it = e.find("sizes");
@@ -339,7 +399,7 @@ public:
         const Entries top = entries(root, "",
                                     {"name", "description", "measured_at", "nodes", "cost", "latency",
                                      "bandwidth", "send_overhead", "recv_overhead", "clusters", "subnets",
-                                     "local_broadcast", "degrees"});
+                                     "local_broadcast", "degrees", "capacity"});
         for (const char* key : {"name", "description", "measured_at"}) free_text(top, key);
         Network net = form(top, root);
         if (auto it = top.find("subnets"); it != top.end()) subnets(net, it->second.value);
@@ -350,6 +410,7 @@ public:
             for (std::size_t i = 0; i < n.size(); ++i) d.push_back(positive_count(n[i], "degrees" + index_text(i)));
             located(n.Mark(), [&] { net.set_degrees(std::move(d)); });
         }
+        if (auto it = top.find("capacity"); it != top.end()) capacity(net, it->second.value);
         return net;
     }
 
@@ -432,6 +493,16 @@ std::string format_network(const Network& net, std::string_view measured_at) {
             out << YAML::Flow << names;
         }
         out << YAML::EndSeq;
+    }
+    if (const auto& c = net.capacities()) {
+        out << YAML::Key << "capacity" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "egress" << YAML::Value << YAML::Flow << c->egress;
+        out << YAML::Key << "ingress" << YAML::Value << YAML::Flow << c->ingress;
+        if (std::any_of(c->disk.begin(), c->disk.end(), [](double d) { return std::isfinite(d); })) {
+            out << YAML::Key << "disk" << YAML::Value << YAML::Flow << c->disk;
+        }
+        if (!c->uplink.empty()) out << YAML::Key << "uplink" << YAML::Value << YAML::Flow << c->uplink;
+        out << YAML::EndMap;
     }
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";

@@ -175,7 +175,7 @@ JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, co
     JobSpec spec;
     spec.network = &net;
     spec.schedule = find_algorithm(algo).plan(net, req);
-    spec.lower_bound = bhat_lower_bound(net, req.root, req.dests, size);
+    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, size);
     spec.inputs.emplace_back(std::make_shared<BufferBody>(std::move(bytes)), "");
     JobReport report = peer_.run(std::move(spec));
     for (const auto& [d, why] : down) {

@@ -611,7 +611,7 @@ struct Service::Impl {
             spec.network = &*net;
             spec.schedule = algo.plan(*net, pr);
             spec.model = model;
-            spec.lower_bound = bhat_lower_bound(*net, pr.root, pr.dests, size);
+            spec.lower_bound = broadcast_lower_bound(*net, pr.root, pr.dests, size);
             spec.inputs.emplace_back(bodies[i], names[i]);
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
             JobReport r = run_job(std::move(spec), respond, i, files.size());

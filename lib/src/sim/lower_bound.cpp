@@ -36,4 +36,25 @@ double bhat_lower_bound(const Network& net, NodeId root, const std::vector<NodeI
     return lb;
 }
 
+double capacity_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+    const auto& c = net.capacities();
+    if (!c || dests.empty()) return 0;
+    double slowest = c->egress[root];
+    const auto sub = net.subnet_of();
+    bool leaves_root_subnet = false;
+    for (NodeId d : dests) {
+        slowest = std::min({slowest, c->ingress[d], c->disk[d]});
+        if (sub[d] != sub[root]) {
+            leaves_root_subnet = true;
+            if (!c->uplink.empty()) slowest = std::min(slowest, c->uplink[sub[d]]);
+        }
+    }
+    if (leaves_root_subnet && !c->uplink.empty()) slowest = std::min(slowest, c->uplink[sub[root]]);
+    return m / slowest;
+}
+
+double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+    return std::max(bhat_lower_bound(net, root, dests, m), capacity_lower_bound(net, root, dests, m));
+}
+
 }  // namespace hetcast

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "hetcast/error.hpp"
+#include "hetcast/sim/flow.hpp"
+#include "timeline_checks.hpp"
 
 namespace hetcast {
 namespace {
@@ -18,9 +20,11 @@ std::string describe(const Network& net, const Schedule& s, NodeId node, const T
            (t.op == Op::send ? " to " : " from ") + net.name(t.peer);
 }
 
-// Static checks: ids in range, every send matched by exactly one receive and back,
-// every destination reached exactly once, nobody relays what it has not received.
-void validate(const Network& net, const Schedule& s) {
+}  // namespace
+
+namespace detail {
+
+void validate_schedule(const Network& net, const Schedule& s) {
     const std::size_t n = net.size();
     if (s.tasks.size() != n) throw InfeasibleSchedule("schedule has task lists for a different node count");
     for (const auto& msg : s.messages) {
@@ -79,10 +83,32 @@ void validate(const Network& net, const Schedule& s) {
     }
 }
 
-}  // namespace
+void close_timeline(const Network& net, const Schedule& s, const std::vector<std::size_t>& pc, Timeline& tl) {
+    const std::size_t n = net.size();
+    for (NodeId i = 0; i < n; ++i) {
+        if (pc[i] < s.tasks[i].size()) {
+            throw InfeasibleSchedule("deadlock: " + describe(net, s, i, s.tasks[i][pc[i]]) + " and waits forever");
+        }
+    }
+    std::vector<char> is_dest(s.messages.size() * n, 0);
+    for (MessageId m = 0; m < s.messages.size(); ++m) {
+        for (NodeId d : s.messages[m].dests) is_dest[m * n + d] = 1;
+    }
+    for (const auto& tr : tl.transfers) {
+        if (is_dest[tr.message * n + tr.to]) tl.completion = std::max(tl.completion, tr.complete);
+    }
+    std::sort(tl.transfers.begin(), tl.transfers.end(), [](const Transfer& a, const Transfer& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.from != b.from) return a.from < b.from;
+        return a.to < b.to;
+    });
+}
+
+}  // namespace detail
 
 Timeline simulate(const Network& net, const Schedule& s, ExecModel model, LinkUse links) {
-    validate(net, s);
+    if (model == ExecModel::nonblocking && net.capacities()) return simulate_flows(net, s);
+    detail::validate_schedule(net, s);
     const std::size_t n = net.size();
     // A node issues its sends in list order, so the sends on one link come in start order.
     std::vector<double> link_free(links == LinkUse::one_at_a_time ? n * n : 0, 0.0);
@@ -155,23 +181,7 @@ Timeline simulate(const Network& net, const Schedule& s, ExecModel model, LinkUs
             ready.push_back(other);
         }
     }
-    for (NodeId i = 0; i < n; ++i) {
-        if (const Task* t = at(i)) {
-            throw InfeasibleSchedule("deadlock: " + describe(net, s, i, *t) + " and waits forever");
-        }
-    }
-    std::vector<char> is_dest(s.messages.size() * n, 0);
-    for (MessageId m = 0; m < s.messages.size(); ++m) {
-        for (NodeId d : s.messages[m].dests) is_dest[m * n + d] = 1;
-    }
-    for (const auto& tr : tl.transfers) {
-        if (is_dest[tr.message * n + tr.to]) tl.completion = std::max(tl.completion, tr.complete);
-    }
-    std::sort(tl.transfers.begin(), tl.transfers.end(), [](const Transfer& a, const Transfer& b) {
-        if (a.start != b.start) return a.start < b.start;
-        if (a.from != b.from) return a.from < b.from;
-        return a.to < b.to;
-    });
+    detail::close_timeline(net, s, pc, tl);
     return tl;
 }
 

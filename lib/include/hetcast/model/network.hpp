@@ -10,6 +10,12 @@
 /// sending i→j takes C_ij, the sender is busy for all of it, and there is no
 /// separate wire or receive time.
 ///
+/// Shared capacities (optional, docs/model.md "Shared capacities"): a host's NIC sends at
+/// most `egress` and receives at most `ingress` in all, a subnet's uplink carries at most
+/// `uplink` out of and into the subnet (each direction), and a destination writes at most
+/// `disk` — whatever the number of transfers that share them. The pair bandwidth B_ij then
+/// caps each single transfer i→j (one TCP stream) and the capacities cap their sums.
+///
 /// A Network is an immutable value once built; it is safe to share between threads.
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +35,14 @@ struct Overhead {
     double fixed = 0.0;     ///< seconds
     double per_byte = 0.0;  ///< seconds per byte
     [[nodiscard]] double at(double bytes) const { return fixed + per_byte * bytes; }
+};
+
+/// Bytes per second; infinity where a resource does not constrain.
+struct Capacities {
+    std::vector<double> egress;   ///< per node
+    std::vector<double> ingress;  ///< per node
+    std::vector<double> disk;     ///< per node: write rate of a destination
+    std::vector<double> uplink;   ///< per subnet of the subnet map, in its order; empty: none
 };
 
 class Network {
@@ -78,7 +92,8 @@ public:
 
     /// A subnet map given with the network (the file's `subnets`, or the cluster model's clusters).
     [[nodiscard]] const std::optional<Subnets>& subnets() const { return subnets_; }
-    /// Throws InputError unless `s` partitions the nodes.
+    /// Throws InputError unless `s` partitions the nodes. A partition other than the
+    /// current one drops the uplink capacities (they belong to the old subnets).
     void set_subnets(Subnets s);
 
     /// The node a plan starts from when none is named (the first node, or c0n0).
@@ -93,6 +108,15 @@ public:
     /// Throws InputError unless there is a subnet map and one degree of at least 1 per subnet.
     void set_degrees(std::vector<std::size_t> d);
 
+    /// Shared capacities, when the network has them (a probed map, a netlab topology).
+    [[nodiscard]] const std::optional<Capacities>& capacities() const { return capacities_; }
+    /// Throws InputError unless every list has one positive rate per node (per subnet for
+    /// `uplink`, which needs a subnet map; an empty `uplink` means no uplink constraint).
+    /// Only parametric networks have capacities.
+    void set_capacities(Capacities c);
+    /// The subnet index of every node (its position in subnets()); every node 0 without a map.
+    [[nodiscard]] std::vector<std::size_t> subnet_of() const;
+
 private:
     Network() = default;
     void set_names(std::vector<std::string> names);
@@ -106,6 +130,7 @@ private:
     std::optional<Subnets> subnets_;
     std::vector<double> local_broadcast_;
     std::vector<std::size_t> degrees_;
+    std::optional<Capacities> capacities_;
     NodeId default_root_ = 0;
 };
 

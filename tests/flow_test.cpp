@@ -1,0 +1,336 @@
+// The flow-level model of shared capacities: max-min fair sharing, the flow simulator, the
+// capacity lower bound, and capacities in network files.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "hetcast/error.hpp"
+#include "hetcast/model/generators.hpp"
+#include "hetcast/model/loader.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/flow.hpp"
+#include "hetcast/sim/lower_bound.hpp"
+#include "hetcast/sim/simulate.hpp"
+#include "support.hpp"
+
+using namespace hetcast;
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
+
+/// n hosts in `subnets` groups (round robin), uniform latency and pair bandwidth, and the
+/// given NIC and uplink rates (bytes/s; infinity for none).
+Network capacity_net(std::size_t n, std::size_t groups, double pair_bw, double nic, double uplink,
+                     double latency = 0, Overhead send = {}, Overhead recv = {}) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("h" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n, latency)), bw(n, std::vector<double>(n, pair_bw));
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n, send), std::vector<Overhead>(n, recv));
+    Subnets sub(groups);
+    for (NodeId i = 0; i < n; ++i) sub[i % groups].push_back(i);
+    net.set_subnets(sub);
+    Capacities c{std::vector<double>(n, nic), std::vector<double>(n, nic), std::vector<double>(n, inf),
+                 std::isfinite(uplink) ? std::vector<double>(groups, uplink) : std::vector<double>{}};
+    net.set_capacities(c);
+    return net;
+}
+
+/// A random network with random capacities (some infinite), random subnets and overheads.
+Network random_capacity_net(std::mt19937_64& rng, std::size_t n) {
+    std::uniform_real_distribution<double> rate(1e6, 1e8), lat(0, 1e-3), fixed(0, 1e-4), per_byte(0, 1e-9);
+    std::vector<std::string> names;
+    Matrix l(n, std::vector<double>(n)), b(n, std::vector<double>(n));
+    std::vector<Overhead> send(n), recv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        names.push_back("n" + std::to_string(i));
+        send[i] = {fixed(rng), per_byte(rng)};
+        recv[i] = {fixed(rng), per_byte(rng)};
+        for (std::size_t j = 0; j < n; ++j) {
+            l[i][j] = lat(rng);
+            b[i][j] = rate(rng);
+        }
+    }
+    Network net = Network::parametric(names, l, b, send, recv);
+    const std::size_t groups = 1 + rng() % std::min<std::size_t>(n, 3);
+    Subnets sub(groups);
+    for (NodeId i = 0; i < n; ++i) sub[i < groups ? i : rng() % groups].push_back(i);
+    net.set_subnets(sub);
+    const auto maybe = [&] { return rng() % 4 == 0 ? inf : rate(rng); };
+    Capacities c;
+    for (std::size_t i = 0; i < n; ++i) {
+        c.egress.push_back(maybe());
+        c.ingress.push_back(maybe());
+        c.disk.push_back(rng() % 3 == 0 ? rate(rng) : inf);
+    }
+    for (std::size_t k = 0; k < groups; ++k) c.uplink.push_back(maybe());
+    net.set_capacities(c);
+    return net;
+}
+
+Schedule random_plan(std::mt19937_64& rng, const Network& net) {
+    const NodeId root = static_cast<NodeId>(rng() % net.size());
+    std::vector<NodeId> dests;
+    for (NodeId i = 0; i < net.size(); ++i) {
+        if (i != root) dests.push_back(i);
+    }
+    const auto& algos = algorithms();
+    for (;;) {
+        const Algorithm& a = algos[rng() % algos.size()];
+        PlanRequest req = make_request(net, root, dests, 1e5 + static_cast<double>(rng() % 10'000'000), ExecModel::nonblocking);
+        if (a.name == "auto" || a.name == "optimal" || (a.applies && !a.applies(net, req))) continue;
+        return a.plan(net, req);
+    }
+}
+
+/// One message per destination, from node 0, of the given sizes: all start at once.
+Schedule fan_out(std::size_t n, const std::vector<double>& sizes) {
+    std::vector<Message> msgs;
+    for (std::size_t k = 0; k < sizes.size(); ++k) msgs.push_back({0, sizes[k], {static_cast<NodeId>(k + 1)}});
+    Schedule s("fan-out", n, msgs);
+    for (std::size_t k = 0; k < sizes.size(); ++k) s.add_transfer(static_cast<MessageId>(k), 0, static_cast<NodeId>(k + 1));
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("max-min rates: a fair share that fills some resource of every flow, and never more than a resource holds") {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 2000; ++trial) {
+        const std::size_t resources = 1 + rng() % 6, flows = 1 + rng() % 8;
+        std::vector<double> cap(resources);
+        for (auto& c : cap) c = 1 + static_cast<double>(rng() % 100);
+        std::vector<FlowPath> f(flows);
+        for (auto& p : f) {
+            for (std::size_t r = 0; r < resources; ++r) {
+                if (rng() % 2) p.resources.push_back(r);
+            }
+            p.cap = rng() % 3 == 0 ? 1 + static_cast<double>(rng() % 100) : inf;
+            if (p.resources.empty() && !std::isfinite(p.cap)) p.cap = 50;
+        }
+        const auto rate = max_min_rates(cap, f);
+        std::vector<double> used(resources, 0);
+        for (std::size_t i = 0; i < flows; ++i) {
+            CHECK(rate[i] > 0);
+            CHECK(rate[i] <= f[i].cap * (1 + 1e-9));
+            for (std::size_t r : f[i].resources) used[r] += rate[i];
+        }
+        for (std::size_t r = 0; r < resources; ++r) CHECK(used[r] <= cap[r] * (1 + 1e-9));
+        // Max-min fairness: every flow is held back by its cap, or by a full resource on
+        // which no other flow gets more than it does.
+        for (std::size_t i = 0; i < flows; ++i) {
+            bool bottleneck = close(rate[i], f[i].cap);
+            for (std::size_t r : f[i].resources) {
+                if (!close(used[r], cap[r])) continue;
+                bool largest = true;
+                for (std::size_t j = 0; j < flows; ++j) {
+                    const bool crosses = std::find(f[j].resources.begin(), f[j].resources.end(), r) != f[j].resources.end();
+                    if (crosses && rate[j] > rate[i] * (1 + 1e-9)) largest = false;
+                }
+                bottleneck = bottleneck || largest;
+            }
+            CHECK_MESSAGE(bottleneck, "trial " << trial << " flow " << i);
+        }
+    }
+}
+
+TEST_CASE("max-min rates: n equal flows through one NIC each get 1/n of it") {
+    for (std::size_t n = 1; n <= 16; ++n) {
+        const auto rate = max_min_rates({120.0}, std::vector<FlowPath>(n, FlowPath{{0}, inf}));
+        for (double r : rate) CHECK(r == doctest::Approx(120.0 / static_cast<double>(n)));
+    }
+}
+
+TEST_CASE("flow simulator: one transfer takes S + L + m / bottleneck + R") {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> rate(1e6, 1e9);
+    for (int trial = 0; trial < 300; ++trial) {
+        const double pair = rate(rng), nic = rate(rng), up = rate(rng), m = 1 + static_cast<double>(rng() % 100'000'000);
+        const Overhead s{1e-4, 1e-9}, r{2e-4, 2e-9};
+        const Network net = capacity_net(4, 2, pair, nic, up, 1e-3, s, r);
+        for (NodeId to : {NodeId{1}, NodeId{2}}) {  // h1 is in the other subnet, h2 in h0's
+            PlanRequest req = make_request(net, 0, {to}, m, ExecModel::nonblocking);
+            const Schedule sched = find_algorithm("flat").plan(net, req);
+            const Timeline tl = simulate(net, sched, ExecModel::nonblocking);
+            const double bottleneck = to == 1 ? std::min({pair, nic, up}) : std::min(pair, nic);
+            CHECK(tl.completion == doctest::Approx(s.at(m) + 1e-3 + m / bottleneck + r.at(m)).epsilon(1e-9));
+        }
+    }
+}
+
+TEST_CASE("flow simulator: flows that start together through one NIC finish when it has carried their sum") {
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t k = 1 + rng() % 7;
+        std::vector<double> sizes;
+        for (std::size_t i = 0; i < k; ++i) sizes.push_back(1e3 + static_cast<double>(rng() % 50'000'000));
+        const double nic = 1e6 + static_cast<double>(rng() % 100'000'000);
+        const Network net = capacity_net(k + 1, 1, 1e15, nic, inf);
+        const Timeline tl = simulate_flows(net, fan_out(k + 1, sizes));
+        double total = 0;
+        for (double x : sizes) total += x;
+        CHECK(tl.completion == doctest::Approx(total / nic).epsilon(1e-9));
+        // The smallest message is done first, at the time k equal shares carried k copies of it.
+        const double smallest = *std::min_element(sizes.begin(), sizes.end());
+        double first = inf;
+        for (const auto& t : tl.transfers) first = std::min(first, t.arrival);
+        CHECK(first == doctest::Approx(smallest * static_cast<double>(k) / nic).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("flow simulator: with infinite capacities it is the per-pair non-blocking model") {
+    std::mt19937_64 rng(3);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t n = 2 + rng() % 9;
+        const Network base = random_capacity_net(rng, n);
+        Network open = Network::parametric(base.names(), base.latency(), base.bandwidth(), base.send_overheads(),
+                                           base.recv_overheads());
+        open.set_subnets(*base.subnets());
+        const Schedule s = random_plan(rng, open);
+        const Timeline want = simulate(open, s, ExecModel::nonblocking);
+        Capacities none{std::vector<double>(n, inf), std::vector<double>(n, inf), std::vector<double>(n, inf),
+                        std::vector<double>(base.subnets()->size(), inf)};
+        open.set_capacities(none);
+        const Timeline got = simulate(open, s, ExecModel::nonblocking);
+        REQUIRE(got.transfers.size() == want.transfers.size());
+        CHECK(got.completion == doctest::Approx(want.completion).epsilon(1e-9));
+        for (std::size_t i = 0; i < got.transfers.size(); ++i) {
+            CHECK(got.transfers[i].complete == doctest::Approx(want.transfers[i].complete).epsilon(1e-9));
+        }
+    }
+}
+
+TEST_CASE("flow simulator: no resource carries more than its capacity over the time it is in use") {
+    // Each transfer's bytes cross its resources between its flow start (sender_free) and
+    // its last byte (arrival − L); a resource can carry at most capacity × the length of
+    // the union of those intervals. And no capacity can make a schedule faster.
+    std::mt19937_64 rng(17);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t n = 2 + rng() % 9;
+        const Network net = random_capacity_net(rng, n);
+        const Schedule s = random_plan(rng, net);
+        const Timeline tl = simulate(net, s, ExecModel::nonblocking);
+        const auto caps = resource_capacities(net);
+        std::vector<std::vector<std::pair<double, double>>> busy(caps.size());
+        std::vector<double> bytes(caps.size(), 0);
+        for (const auto& t : tl.transfers) {
+            const double m = s.messages[t.message].size;
+            const double end = t.arrival - net.wire(t.from, t.to, 0);
+            const FlowPath p = flow_path(net, t.from, t.to);
+            CHECK(end - t.sender_free >= m / p.cap * (1 - 1e-9));
+            for (std::size_t r : p.resources) {
+                CHECK(end - t.sender_free >= m / caps[r] * (1 - 1e-9));
+                busy[r].emplace_back(t.sender_free, end);
+                bytes[r] += m;
+            }
+        }
+        for (std::size_t r = 0; r < caps.size(); ++r) {
+            if (!std::isfinite(caps[r])) continue;
+            auto& iv = busy[r];
+            std::sort(iv.begin(), iv.end());
+            double covered = 0, from = -inf, to = -inf;
+            for (auto [a, b] : iv) {
+                if (a > to) {
+                    if (to > from) covered += to - from;
+                    from = a;
+                    to = b;
+                } else {
+                    to = std::max(to, b);
+                }
+            }
+            if (to > from) covered += to - from;
+            CHECK(bytes[r] <= caps[r] * covered * (1 + 1e-6) + 1e-6);
+        }
+        Network open = Network::parametric(net.names(), net.latency(), net.bandwidth(), net.send_overheads(),
+                                           net.recv_overheads());
+        CHECK(tl.completion >= simulate(open, s, ExecModel::nonblocking).completion * (1 - 1e-9));
+    }
+}
+
+TEST_CASE("a flat send from one NIC is not free: flat's prediction grows with the fan-out") {
+    // 2 subnets × 4 hosts, 25 MB/s NICs, 5 MB/s uplinks (netlab's two-subnets).
+    const Network net = capacity_net(8, 2, 25e6, 25e6, 5e6);
+    const double m = 32 << 20;
+    PlanRequest req = make_request(net, 0, {}, m, ExecModel::nonblocking);
+    const double flat = simulate(net, find_algorithm("flat").plan(net, req), ExecModel::nonblocking).completion;
+    // Seven copies leave h0's NIC, four of them through the 5 MB/s uplink: those four share
+    // it, so flat can finish no sooner than 4 m / 5 MB/s.
+    CHECK(flat >= 4 * m / 5e6 * (1 - 1e-9));
+    CHECK(broadcast_lower_bound(net, 0, req.dests, m) == doctest::Approx(m / 5e6));
+    const Schedule best = find_algorithm("auto").plan(net, req);
+    CHECK(best.algorithm != "auto:flat");
+    CHECK(simulate(net, best, ExecModel::nonblocking).completion < 0.6 * flat);
+}
+
+TEST_CASE("capacity lower bound: never above what any plan achieves in the flow model") {
+    std::mt19937_64 rng(23);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t n = 2 + rng() % 9;
+        const Network net = random_capacity_net(rng, n);
+        const Schedule s = random_plan(rng, net);
+        const Timeline tl = simulate(net, s, ExecModel::nonblocking);
+        const auto& msg = s.messages[0];
+        CHECK(broadcast_lower_bound(net, msg.source, msg.dests, msg.size) <= tl.completion * (1 + 1e-9));
+    }
+}
+
+TEST_CASE("network files: capacity in bytes/s or with units, written and read back") {
+    const Network net = parse_network(R"(
+nodes: [a1, a2, b1]
+latency: 1e-4
+bandwidth: 25e6
+subnets: [[a1, a2], [b1]]
+capacity:
+  nic: 200Mbit
+  ingress: {b1: 100Mbit}
+  disk: [.inf, .inf, 10MB/s]
+  uplink: [40Mbit, 5e6]
+)", "t.yaml");
+    REQUIRE(net.capacities());
+    const auto& c = *net.capacities();
+    CHECK(c.egress == std::vector<double>{25e6, 25e6, 25e6});
+    CHECK(c.ingress[0] == 25e6);
+    CHECK(c.ingress[2] == doctest::Approx(12.5e6));
+    CHECK(c.disk[2] == doctest::Approx(10e6));
+    CHECK(c.uplink == std::vector<double>{5e6, 5e6});
+    const Network back = parse_network(format_network(net), "back.yaml");
+    REQUIRE(back.capacities());
+    CHECK(back.capacities()->egress == c.egress);
+    CHECK(back.capacities()->ingress == c.ingress);
+    CHECK(back.capacities()->disk == c.disk);
+    CHECK(back.capacities()->uplink == c.uplink);
+}
+
+TEST_CASE("network files: a bad capacity is a one-line error with its place") {
+    const auto error_of = [](const std::string& text) {
+        try {
+            (void)parse_network(text, "t.yaml");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string head = "nodes: [a, b]\nlatency: 0\nbandwidth: 1e6\n";
+    CHECK(error_of(head + "capacity: {nic: 0}\n").find("t.yaml:4:") == 0);
+    CHECK(error_of(head + "capacity: {nic: fast}\n").find("bad rate 'fast'") != std::string::npos);
+    CHECK(error_of(head + "capacity: {uplink: 1e6}\n").find("needs 'subnets'") != std::string::npos);
+    CHECK(error_of(head + "subnets: [[a], [b]]\ncapacity: {uplink: [1e6]}\n").find("expected 2 rates") !=
+          std::string::npos);
+    CHECK(error_of(head + "capacity: {egress: {c: 1e6}}\n").find("unknown node 'c'") != std::string::npos);
+    CHECK(error_of("nodes: [a, b]\ncost: 1\ncapacity: {nic: 1e6}\n").find("only the parametric form") !=
+          std::string::npos);
+}
+
+TEST_CASE("a new subnet map drops the uplinks of the old one") {
+    Network net = capacity_net(4, 2, 1e6, 1e6, 1e5);
+    net.set_subnets(*net.subnets());
+    CHECK(net.capacities()->uplink.size() == 2);
+    net.set_subnets({{0, 1, 2, 3}});
+    CHECK(net.capacities()->uplink.empty());
+    CHECK(net.capacities()->egress.size() == 4);
+}
