@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -60,13 +61,6 @@ fs::path checked_output(const std::string& file, const char* option) {
     return p;
 }
 
-std::string shell_quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-    return out;
-}
-
 std::vector<std::string> split_list(const std::string& text) {
     std::vector<std::string> out;
     std::stringstream ss(text);
@@ -116,6 +110,7 @@ private:
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args) {
+    if (std::find(args.begin(), args.end(), "--live") != args.end()) return cmd_sweep_live(args);
     std::string generator = "bhat", nodes, algos, model, csv, summary_csv, plot, title, degree, matching;
     std::size_t trials = 100, threads = 0;
     std::uint64_t seed = 1;
@@ -215,28 +210,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
         po.x_label = gen.n_means;
         po.hit_rate = generator == "grid" || vm.count("hit-rate");
         po.log_y = vm.count("logy") != 0;
-        fs::path gp = *svg_path;
-        gp.replace_extension(".gp");
-        sweep::write_file_atomic(gp, sweep::gnuplot_script(summary, po));
-        if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-            std::cerr << "gnuplot not found: apt-get install gnuplot-nox, then run gnuplot " << gp.string() << '\n';
-            return 0;
-        }
-        fs::path temp = *svg_path;
-        std::string temp_name = ".";
-        temp_name += svg_path->filename().string();
-        temp_name += ".tmp";
-        temp.replace_filename(temp_name);
-        std::string outfile = "outfile='";
-        for (char c : temp.string()) outfile += c == '\'' ? std::string("''") : std::string(1, c);
-        outfile += '\'';
-        const std::string cmd = "gnuplot -e " + shell_quote(outfile) + " " + shell_quote(gp.string());
-        if (std::system(cmd.c_str()) != 0) {
-            std::error_code ec;
-            fs::remove(temp, ec);
-            throw Error("gnuplot failed on " + gp.string());
-        }
-        fs::rename(temp, *svg_path);
+        sweep::render_svg(*svg_path, sweep::gnuplot_script(summary, po));
     }
     return 0;
 }

@@ -9,6 +9,7 @@ namespace hetcast::cli {
 int cmd_plan(const std::vector<std::string>& args);
 int cmd_map(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
+int cmd_sweep_live(const std::vector<std::string>& args);  // cmd_sweep_live.cpp: `sweep --live`
 int cmd_push(const std::vector<std::string>& args);    // cmd_push.cpp
 int cmd_probe(const std::vector<std::string>& args);   // cmd_cluster.cpp
 int cmd_status(const std::vector<std::string>& args);  // cmd_cluster.cpp

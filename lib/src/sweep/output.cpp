@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <fstream>
 #include <limits>
 #include <ostream>
@@ -184,6 +186,32 @@ std::string gnuplot_script(const std::vector<Summary>& summary, const PlotOption
            << "unset multiplot\n";
     }
     return gp.str();
+}
+
+bool render_svg(const std::filesystem::path& svg, const std::string& script) {
+    namespace fs = std::filesystem;
+    const auto shell_quote = [](const std::string& t) {
+        std::string out = "'";
+        for (char c : t) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return out + '\'';
+    };
+    fs::path gp = svg;
+    gp.replace_extension(".gp");
+    write_file_atomic(gp, script);
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        std::cerr << "gnuplot not found: apt-get install gnuplot-nox, then run gnuplot " << gp.string() << '\n';
+        return false;
+    }
+    fs::path temp = svg;
+    temp.replace_filename("." + svg.filename().string() + ".tmp");
+    const std::string cmd = "gnuplot -e " + shell_quote("outfile=" + gp_quote(temp.string())) + " " + shell_quote(gp.string());
+    if (std::system(cmd.c_str()) != 0) {
+        std::error_code ec;
+        fs::remove(temp, ec);
+        throw Error("gnuplot failed on " + gp.string());
+    }
+    fs::rename(temp, svg);
+    return true;
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {

@@ -155,4 +155,9 @@ struct PlotOptions {
 /// Throws hetcast::Error on failure, leaving `path` untouched.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+/// Writes `script` as the .gp next to `svg` and runs gnuplot on it, which writes `svg`
+/// (through a temporary, renamed into place). Without gnuplot it says so on stderr (how to
+/// install it, and the command to run later) and returns false. Throws Error when gnuplot fails.
+bool render_svg(const std::filesystem::path& svg, const std::string& script);
+
 }  // namespace hetcast::sweep
