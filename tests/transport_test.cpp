@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -127,7 +128,7 @@ TEST_CASE("transport: a streamed body arrives as data frames and a checksum, pac
     auto body = std::make_shared<BufferBody>(bytes);
     ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
     // 300 kB at 3 MB/s takes 0.1 s on the emulated wire, plus 50 ms latency.
-    c->set_shape(LinkShape{0.05, 3e6});
+    c->set_shape(LinkShape{0.05, 3e6, {}});
     std::atomic<bool> done{false};
     const auto t0 = std::chrono::steady_clock::now();
     c->send_stream(9, 3, body, 65536, [&](std::error_code ec) {
@@ -168,7 +169,7 @@ TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced o
         CAPTURE(paced);
         Endpoint a("a", "s"), b("b", "s", 1 << 20);
         ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
-        if (paced) c->set_shape(LinkShape{0, 1e9});
+        if (paced) c->set_shape(LinkShape{0, 1e9, {}});
         std::atomic<int> result{-1};
         c->send_stream(1, 0, body, 100'000, [&](std::error_code ec) { result = ec ? 1 : 0; });
         REQUIRE(test::wait_for([&] { return result >= 0; }));
@@ -222,4 +223,65 @@ TEST_CASE("transport: before authentication a peer cannot make the server take a
     ::close(fd);
     CHECK(test::wait_for([&] { return server.logged("exceeds the limit"); }));
     CHECK(server.opened == 0);
+}
+
+namespace {
+// A shared rate that keeps every booking, to check how connections use it.
+class RecordingRate final : public SharedRate {
+public:
+    explicit RecordingRate(double rate) : rate_(rate) {}
+    double rate() const override { return rate_; }
+    Clock::time_point free_at() const override {
+        std::lock_guard lock(mu_);
+        return free_;
+    }
+    void book(Clock::time_point start, std::size_t bytes) override {
+        std::lock_guard lock(mu_);
+        const auto from = std::max(start, free_);
+        free_ = from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(bytes / rate_));
+        bookings.push_back({start, free_, bytes});
+    }
+    struct Booking {
+        Clock::time_point start, end;
+        std::size_t bytes;
+    };
+    std::vector<Booking> bookings;
+
+private:
+    double rate_;
+    mutable std::mutex mu_;
+    Clock::time_point free_{};
+};
+}  // namespace
+
+TEST_CASE("transport: connections that share a rate book it one piece after another, every byte once") {
+    // Two connections (to two receivers) share one emulated NIC of 20 MB/s: every piece
+    // asks for it only once it is free, so bookings never overlap, and together they
+    // carry both bodies.
+    Endpoint a("a", "s"), b("b", "s", 1 << 20), c("c", "s", 1 << 20);
+    auto nic = std::make_shared<RecordingRate>(20e6);
+    auto bytes = std::make_shared<std::vector<std::byte>>(400'000, std::byte{7});
+    auto body = std::make_shared<BufferBody>(bytes);
+    std::atomic<int> done{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    for (Endpoint* to : {&b, &c}) {
+        ConnectionPtr conn = a.t->connect("127.0.0.1", to->t->port());
+        conn->set_shape(LinkShape{0, 0, {nic}});
+        conn->send_stream(1, 0, body, 50'000, [&](std::error_code ec) {
+            CHECK(!ec);
+            ++done;
+        });
+    }
+    REQUIRE(test::wait_for([&] { return done == 2; }));
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::size_t total = 0;
+    std::vector<RecordingRate::Booking> books = nic->bookings;
+    std::sort(books.begin(), books.end(), [](const auto& x, const auto& y) { return x.end < y.end; });
+    for (std::size_t i = 0; i < books.size(); ++i) {
+        total += books[i].bytes;
+        if (i > 0) CHECK(books[i].start >= books[i - 1].end - std::chrono::microseconds(1));
+    }
+    // Frame headers are paced too: at least the bodies' bytes went through the NIC.
+    CHECK(total >= 2 * bytes->size());
+    CHECK(elapsed >= 2 * 400'000 / 20e6 * 0.99);
 }

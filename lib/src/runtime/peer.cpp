@@ -68,7 +68,8 @@ ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Mem
 void Peer::Impl::on_open(const ConnectionPtr& c) const {
     if (auto j = profile_id(c->peer())) {
         const Network& p = *cfg.link_profile;
-        c->set_shape({p.wire(*profile_self, *j, 0), p.bandwidth().empty() ? 0.0 : p.bandwidth()[*profile_self][*j]});
+        c->set_shape({p.wire(*profile_self, *j, 0), p.bandwidth().empty() ? 0.0 : p.bandwidth()[*profile_self][*j],
+                      link_state ? link_state->rates(*profile_self, *j) : std::vector<std::shared_ptr<net::SharedRate>>{}});
     }
 }
 

@@ -28,6 +28,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "link_state.hpp"
 
 namespace hetcast {
 
@@ -155,6 +156,9 @@ struct Peer::Impl {
 
     explicit Impl(PeerConfig c) : cfg(std::move(c)) {
         if (cfg.link_profile) profile_self = cfg.link_profile->find(cfg.name);
+        if (profile_self && cfg.link_profile->capacities()) {
+            link_state = std::make_unique<detail::LinkState>(*cfg.link_profile, cfg.link_state);
+        }
     }
 
     void log(const std::string& line) const {
@@ -162,6 +166,8 @@ struct Peer::Impl {
     }
 
     // --- link emulation (peer_tasks.cpp) ----------------------------------------------
+    /// The profile's NICs and uplinks, when it has capacities.
+    std::unique_ptr<detail::LinkState> link_state;
     std::optional<NodeId> profile_id(const std::string& name) const {
         if (!cfg.link_profile || !profile_self) return std::nullopt;
         return cfg.link_profile->find(name);

@@ -653,6 +653,11 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     if (d.cfg.link_profile) {
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;
+        // The members of one cluster file emulate one network: they share its NICs and uplinks.
+        if (d.cfg.cluster_file) {
+            pc.link_state = d.cfg.cluster_file->parent_path() /
+                            ("." + d.cfg.link_profile->stem().string() + ".link-state");
+        }
     }
     if (fs::exists(d.members_file())) {
         d.members = load_cluster(d.members_file());

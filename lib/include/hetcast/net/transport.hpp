@@ -51,11 +51,28 @@ public:
     [[nodiscard]] virtual std::unique_ptr<Reader> open() const = 0;
 };
 
-/// Emulated link shape of one direction: sends are paced at `bandwidth` bytes/s and
-/// delivered `latency` seconds after they leave. bandwidth 0 means unpaced.
+/// An emulated rate that several connections share — of this process or of several
+/// (a NIC, a subnet's uplink): a piece of data books its time on it, after the pieces booked
+/// before it.
+class SharedRate {
+public:
+    using Clock = std::chrono::steady_clock;
+    virtual ~SharedRate() = default;
+    [[nodiscard]] virtual double rate() const = 0;  ///< bytes/s
+    /// When what is booked so far has passed.
+    [[nodiscard]] virtual Clock::time_point free_at() const = 0;
+    /// Books `bytes` starting at `start` (or when the rate is free, if later).
+    virtual void book(Clock::time_point start, std::size_t bytes) = 0;
+};
+
+/// Emulated link shape of one direction: each piece leaves when the connection itself
+/// (`bandwidth` bytes/s, 0: unpaced) and every shared rate it crosses are free, occupies
+/// them all at once, and is delivered `latency` seconds after its last byte left the
+/// slowest of them.
 struct LinkShape {
     double latency = 0;
     double bandwidth = 0;
+    std::vector<std::shared_ptr<SharedRate>> shared;
 };
 
 class Connection {

@@ -57,8 +57,14 @@ struct PeerConfig {
     /// Link emulation (off when empty): sends to a member are paced at the profile's
     /// bandwidth, delayed by its latency, and the send/receive overheads are spent as
     /// busy time, so one machine behaves like the heterogeneous network the profile
-    /// describes. Node names in the profile are member names.
+    /// describes. Node names in the profile are member names. When the profile has
+    /// capacities, every piece also waits for the NICs and uplinks it crosses, shared with
+    /// the other members that emulate the same profile through `link_state`.
     std::optional<Network> link_profile;
+    /// A small file the members emulating one profile share (mapped into each), holding
+    /// when each emulated NIC and uplink is free. Empty: this process's own memory, so only
+    /// this member's own sends share its rates.
+    std::filesystem::path link_state;
     /// Whether "file:/path" origins may be read (a daemon's files; off for embedded peers).
     bool file_origins = false;
     std::function<void(const std::string&)> log;

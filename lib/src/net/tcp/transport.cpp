@@ -366,14 +366,22 @@ asio::awaitable<void> TcpConnection::read_loop() {
 
 asio::awaitable<std::error_code> TcpConnection::write_paced(std::vector<asio::const_buffer> buffers,
                                                             std::size_t bytes, Clock::time_point queued) {
-    if (shape_.bandwidth > 0) {
-        // The link is busy until next_free_; this piece leaves then (or when it was queued),
-        // takes bytes/bandwidth on the wire and arrives `latency` later.
-        const auto dep = std::max(queued, next_free_);
-        next_free_ = dep + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(static_cast<double>(bytes) / shape_.bandwidth));
-        pace_.expires_at(next_free_ + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(shape_.latency)));
+    if (shape_.bandwidth > 0 || !shape_.shared.empty()) {
+        const auto span = [bytes](double rate) {
+            return std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double>(static_cast<double>(bytes) / rate));
+        };
+        // The piece leaves when this connection and every shared rate it crosses are free,
+        // and holds each of them for bytes/rate.
+        auto dep = std::max(queued, next_free_);
+        for (const auto& r : shape_.shared) dep = std::max(dep, r->free_at());
+        auto end = shape_.bandwidth > 0 ? dep + span(shape_.bandwidth) : dep;
+        for (const auto& r : shape_.shared) {
+            r->book(dep, bytes);
+            end = std::max(end, dep + span(r->rate()));
+        }
+        next_free_ = end;
+        pace_.expires_at(end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(shape_.latency)));
         std::error_code ignore;
         co_await pace_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
     }
@@ -409,7 +417,7 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         try {
             // A file goes from the page cache to the socket (sendfile) unless the link is
             // emulated: pacing needs each chunk in hand.
-            if (shape_.bandwidth <= 0) range = reader->next_range(s.chunk);
+            if (shape_.bandwidth <= 0 && shape_.shared.empty()) range = reader->next_range(s.chunk);
             if (range) {
                 n = range->length;
             } else {
