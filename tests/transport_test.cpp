@@ -230,16 +230,12 @@ namespace {
 class RecordingRate final : public SharedRate {
 public:
     explicit RecordingRate(double rate) : rate_(rate) {}
-    double rate() const override { return rate_; }
-    Clock::time_point free_at() const override {
+    Clock::time_point book(Clock::time_point earliest, std::size_t bytes) override {
         std::lock_guard lock(mu_);
-        return free_;
-    }
-    void book(Clock::time_point start, std::size_t bytes) override {
-        std::lock_guard lock(mu_);
-        const auto from = std::max(start, free_);
+        const auto from = std::max(earliest, free_);
         free_ = from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(bytes / rate_));
-        bookings.push_back({start, free_, bytes});
+        bookings.push_back({from, free_, bytes});
+        return free_;
     }
     struct Booking {
         Clock::time_point start, end;
@@ -255,9 +251,9 @@ private:
 }  // namespace
 
 TEST_CASE("transport: connections that share a rate book it one piece after another, every byte once") {
-    // Two connections (to two receivers) share one emulated NIC of 20 MB/s: every piece
-    // asks for it only once it is free, so bookings never overlap, and together they
-    // carry both bodies.
+    // Two connections (to two receivers) share one emulated NIC of 20 MB/s: its bookings
+    // never overlap, together they carry both bodies, and each connection waits for its
+    // pieces' bookings.
     Endpoint a("a", "s"), b("b", "s", 1 << 20), c("c", "s", 1 << 20);
     auto nic = std::make_shared<RecordingRate>(20e6);
     auto bytes = std::make_shared<std::vector<std::byte>>(400'000, std::byte{7});

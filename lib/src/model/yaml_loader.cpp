@@ -158,10 +158,15 @@ public:
         return out;
     }
 
-    Matrix matrix(const YAML::Node& n, std::size_t size, const std::string& what, Bound bound) const {
+    /// `as_rate`: entries may carry a rate unit ("200Mbit"; bandwidths).
+    Matrix matrix(const YAML::Node& n, std::size_t size, const std::string& what, Bound bound, bool as_rate = false) const {
         Matrix m(size, std::vector<double>(size, 0.0));
+        const auto entry = [&](const YAML::Node& e, const std::string& where) {
+            if (as_rate && e.IsScalar() && !to_double(e.Scalar())) return rate(e, where);
+            return number(e, where, bound);
+        };
         if (n.IsScalar()) {
-            const double v = number(n, what, bound);
+            const double v = entry(n, what);
             for (std::size_t i = 0; i < size; ++i) {
                 for (std::size_t j = 0; j < size; ++j) m[i][j] = i == j ? 0.0 : v;
             }
@@ -175,8 +180,8 @@ public:
             sequence(row, row_what);
             expect_count(row, size, row_what, "entries (one per node)");
             std::size_t j = 0;
-            for (const auto& entry : row) {
-                if (i != j) m[i][j] = number(entry, what + index_text(i) + index_text(j), bound);
+            for (const auto& cell : row) {
+                if (i != j) m[i][j] = entry(cell, what + index_text(i) + index_text(j));
                 ++j;
             }
             ++i;
@@ -379,7 +384,7 @@ public:
                                     parametric ? "" : " (or 'latency' and 'bandwidth', or 'clusters')");
         const Entry& bw = required(top, root, "bandwidth");
         Matrix latency = matrix(lat.value, n, "latency", Bound::non_negative);
-        Matrix bandwidth = matrix(bw.value, n, "bandwidth", Bound::positive);
+        Matrix bandwidth = matrix(bw.value, n, "bandwidth", Bound::positive, true);
         auto send = overheads(top, "send_overhead", n);
         auto recv = overheads(top, "recv_overhead", n);
         return located(root.Mark(), [&] {

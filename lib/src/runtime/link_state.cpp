@@ -20,16 +20,15 @@ static_assert(std::atomic<std::int64_t>::is_always_lock_free, "shared slots need
 class Slot final : public net::SharedRate {
 public:
     Slot(std::atomic<std::int64_t>* at, double rate) : at_(at), rate_(rate) {}
-    double rate() const override { return rate_; }
-    Clock::time_point free_at() const override { return Clock::time_point(Clock::duration(at_->load())); }
-    void book(Clock::time_point start, std::size_t bytes) override {
+    Clock::time_point book(Clock::time_point earliest, std::size_t bytes) override {
         const auto span = std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(static_cast<double>(bytes) / rate_))
                               .count();
-        const auto from = start.time_since_epoch().count();
+        const auto from = earliest.time_since_epoch().count();
         auto cur = at_->load();
         while (!at_->compare_exchange_weak(cur, std::max(cur, from) + span)) {
         }
+        return Clock::time_point(Clock::duration(std::max(cur, from) + span));
     }
 
 private:

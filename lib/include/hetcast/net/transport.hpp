@@ -52,23 +52,23 @@ public:
 };
 
 /// An emulated rate that several connections share — of this process or of several
-/// (a NIC, a subnet's uplink): a piece of data books its time on it, after the pieces booked
-/// before it.
+/// (a NIC, a subnet's uplink): a piece of data books bytes/rate on it, after what was
+/// booked before.
 class SharedRate {
 public:
     using Clock = std::chrono::steady_clock;
     virtual ~SharedRate() = default;
-    [[nodiscard]] virtual double rate() const = 0;  ///< bytes/s
-    /// When what is booked so far has passed.
-    [[nodiscard]] virtual Clock::time_point free_at() const = 0;
-    /// Books `bytes` starting at `start` (or when the rate is free, if later).
-    virtual void book(Clock::time_point start, std::size_t bytes) = 0;
+    /// Books `bytes` from `earliest` on (or from when the rate is free, if later); returns
+    /// when they have passed.
+    virtual Clock::time_point book(Clock::time_point earliest, std::size_t bytes) = 0;
 };
 
-/// Emulated link shape of one direction: each piece leaves when the connection itself
-/// (`bandwidth` bytes/s, 0: unpaced) and every shared rate it crosses are free, occupies
-/// them all at once, and is delivered `latency` seconds after its last byte left the
-/// slowest of them.
+/// Emulated link shape of one direction: each piece books the connection itself
+/// (`bandwidth` bytes/s, 0: unpaced) and every shared rate it crosses, each from when that
+/// one is free, and is delivered `latency` seconds after the last of them has passed it. A
+/// connection sends its next piece only then, so a flow held back by a slow uplink books
+/// its NIC at the uplink's pace and leaves the rest of the NIC to other flows, as TCP's
+/// self-clocking does.
 struct LinkShape {
     double latency = 0;
     double bandwidth = 0;

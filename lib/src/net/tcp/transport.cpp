@@ -367,19 +367,12 @@ asio::awaitable<void> TcpConnection::read_loop() {
 asio::awaitable<std::error_code> TcpConnection::write_paced(std::vector<asio::const_buffer> buffers,
                                                             std::size_t bytes, Clock::time_point queued) {
     if (shape_.bandwidth > 0 || !shape_.shared.empty()) {
-        const auto span = [bytes](double rate) {
-            return std::chrono::duration_cast<Clock::duration>(
-                std::chrono::duration<double>(static_cast<double>(bytes) / rate));
-        };
-        // The piece leaves when this connection and every shared rate it crosses are free,
-        // and holds each of them for bytes/rate.
-        auto dep = std::max(queued, next_free_);
-        for (const auto& r : shape_.shared) dep = std::max(dep, r->free_at());
-        auto end = shape_.bandwidth > 0 ? dep + span(shape_.bandwidth) : dep;
-        for (const auto& r : shape_.shared) {
-            r->book(dep, bytes);
-            end = std::max(end, dep + span(r->rate()));
-        }
+        const auto dep = std::max(queued, next_free_);
+        auto end = shape_.bandwidth > 0
+                       ? dep + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(static_cast<double>(bytes) / shape_.bandwidth))
+                       : dep;
+        for (const auto& r : shape_.shared) end = std::max(end, r->book(dep, bytes));
         next_free_ = end;
         pace_.expires_at(end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(shape_.latency)));
         std::error_code ignore;
