@@ -41,23 +41,6 @@ double estimate_offset(const std::vector<PingSample>& samples) {
     return best->peer_time - (best->sent + best->round_trip() / 2);
 }
 
-std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n) {
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> rounds;
-    if (n < 2) return rounds;
-    const std::uint32_t m = n % 2 ? n + 1 : n;  // a ghost player when n is odd
-    std::vector<std::uint32_t> ring(m);
-    for (std::uint32_t i = 0; i < m; ++i) ring[i] = i;
-    for (std::uint32_t r = 0; r + 1 < m; ++r) {
-        auto& round = rounds.emplace_back();
-        for (std::uint32_t k = 0; k < m / 2; ++k) {
-            const auto a = ring[k], b = ring[m - 1 - k];
-            if (a < n && b < n) round.emplace_back(std::min(a, b), std::max(a, b));
-        }
-        std::rotate(ring.begin() + 1, ring.end() - 1, ring.end());  // player 0 stays put
-    }
-    return rounds;
-}
-
 double exchange_offset(double t1, double t2, double t3, double t4) { return ((t2 - t1) + (t3 - t4)) / 2; }
 
 }  // namespace hetcast

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hetcast/map/probe.hpp"  // round_robin, the rounds pings and probes go in
+
 namespace hetcast {
 
 /// One ping-pong exchange of `size` bytes each way, timed on the prober's clock
@@ -36,9 +38,5 @@ struct LinkFit {
 /// we sent at t1, the peer received at t2 and answered at t3 (its clock), the answer came
 /// back at t4. The peer's processing time between t2 and t3 cancels out.
 [[nodiscard]] double exchange_offset(double t1, double t2, double t3, double t4);
-
-/// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
-/// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).
-[[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n);
 
 }  // namespace hetcast

@@ -1,0 +1,79 @@
+#pragma once
+/// Finding subnets and shared capacities from concurrent bulk transfers (docs/protocol.md,
+/// "Probing"). ECO (Lowekamp & Beguelin §3–4) partitions on latency; inside one machine
+/// room round trips differ by microseconds while rates differ by 5×, so this partitions on
+/// what the NICs and uplinks let through: goodputs of TCP flows measured together.
+///
+/// The algorithm is a pure function: it drives every measurement through a callback, so it
+/// runs the same against daemons and against a synthetic network (the flow model).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hetcast/model/network.hpp"
+
+namespace hetcast {
+
+using FlowPair = std::pair<NodeId, NodeId>;
+
+/// Runs the flows (from, to) together for about `seconds`; returns each one's goodput
+/// (bytes/s), in order. Throws hetcast::Error when it cannot measure.
+using MeasureFlows = std::function<std::vector<double>(const std::vector<FlowPair>& flows, double seconds)>;
+
+struct ProbeOptions {
+    /// ECO's tolerance; also how far a rate must fall short of what the NICs allow before
+    /// something between the hosts counts as limiting it.
+    double tolerance = 0.2;
+    int repeats = 3;          ///< passes over every measurement; medians count
+    double seconds = 0.3;     ///< per measurement
+    double message = 1 << 20; ///< bytes: the representative message of the partition's cost
+    /// Node names for the notes; empty: node numbers.
+    std::vector<std::string> names;
+    /// Called before each measurement with its phase ("pairs", "uplinks", "placing") and the
+    /// number of measurements made so far.
+    std::function<void(std::string_view phase, std::size_t done)> progress;
+};
+
+struct ProbeResult {
+    Matrix goodput;          ///< median per ordered pair, measured in rounds of disjoint pairs
+    Matrix bandwidth;        ///< B_ij: what one stream i→j gets alone
+    Subnets subnets;         ///< ordered by lowest member, members ascending (like ECO's)
+    Capacities capacities;   ///< egress, ingress per node; disk infinite; uplink per subnet
+    std::vector<std::string> notes;
+    std::size_t measurements = 0;  ///< calls of the callback
+    double measured_seconds = 0;   ///< their durations summed
+};
+
+/// Measures `names.size()` hosts (at least 2) through `measure`; `latency` (seconds, n×n)
+/// comes from pings. Throws InputError for bad options or latency, hetcast::Error when the
+/// callback returns a wrong number of rates or a rate that is not positive and finite.
+/// 1. Pair goodputs: the rounds of round_robin(n), every pair both ways at once (NIC
+///    egress and ingress are separate), all pairs of a round together, `repeats` passes.
+/// 2. NIC rates: egress_i = max_j G_ij, ingress_j = max_i G_ij.
+/// 3. The cost of a pair: the time to move `message` over what the NICs allow,
+///    L_ij·r/m + r/G_ij with r = min(eg_i, in_j), the larger of both directions: 1 when
+///    only the endpoints' NICs limit the pair (latency aside), more when something between
+///    them does. A host that sends slowly is NIC-bound towards everyone, but what it
+///    receives from afar is not: the larger direction tells.
+/// 4. A host near two hosts that are not near each other (ECO's test: within 1 + tolerance
+///    of both hosts' cheapest edge) is NIC-bound on both sides of an uplink and tells
+///    nothing by its rates; such hosts are set aside, the worst first, until none is left.
+/// 5. ECO over the other hosts on that cost.
+/// 6. Uplinks: per subnet, up to 3 flows out of it and 3 into it at once; the larger
+///    aggregate, unless the NICs alone explain it (then infinite).
+/// 7. Each host set aside is placed by a sharing test: a flow out of (and one into) a
+///    candidate subnet, measured alone and together with the host's flows to (and from)
+///    another subnet; a drop means the host is behind that subnet's uplink.
+/// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
+[[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
+                                           const ProbeOptions& options = {});
+
+/// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
+/// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).
+[[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n);
+
+}  // namespace hetcast

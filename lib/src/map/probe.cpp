@@ -1,0 +1,546 @@
+#include "hetcast/map/probe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/eco.hpp"
+#include "hetcast/sim/flow.hpp"
+
+namespace hetcast {
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+/// A sharing test must predict at least this drop (a fraction of the watched flows' rate)
+/// to tell anything through noise of a few percent.
+constexpr double least_drop = 0.2;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t k = v.size();
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+std::string mbit(double bytes_per_s) {
+    if (!std::isfinite(bytes_per_s)) return "unlimited";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f Mbit/s", bytes_per_s * 8 / 1e6);
+    return buf;
+}
+
+std::string percent(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * x);
+    return buf;
+}
+
+/// What the probe knows of the network so far: the NICs, the uplinks of the subnets found,
+/// and which host is behind which uplink (none: not placed yet). Predicts flows' rates with
+/// the flow model's max-min sharing (sim/flow.hpp).
+struct Model {
+    std::vector<double> egress, ingress;
+    std::vector<std::size_t> subnet;
+    std::vector<double> uplink;
+
+    [[nodiscard]] std::vector<double> rates(const std::vector<FlowPair>& flows) const {
+        const std::size_t n = egress.size(), s = uplink.size();
+        std::vector<double> cap(2 * n + 2 * s);
+        std::copy(egress.begin(), egress.end(), cap.begin());
+        std::copy(ingress.begin(), ingress.end(), cap.begin() + static_cast<std::ptrdiff_t>(n));
+        std::copy(uplink.begin(), uplink.end(), cap.begin() + static_cast<std::ptrdiff_t>(2 * n));
+        std::copy(uplink.begin(), uplink.end(), cap.begin() + static_cast<std::ptrdiff_t>(2 * n + s));
+        std::vector<FlowPath> paths;
+        for (const auto& [i, j] : flows) {
+            FlowPath p{{i, n + j}, inf};
+            if (subnet[i] != none && subnet[j] != none && subnet[i] != subnet[j]) {
+                p.resources.push_back(2 * n + subnet[i]);
+                p.resources.push_back(2 * n + s + subnet[j]);
+            }
+            paths.push_back(std::move(p));
+        }
+        return max_min_rates(cap, paths);
+    }
+};
+
+/// One sharing test of a host against a candidate subnet: `watched` flows measured alone
+/// (`base`) and with the host's flows added (`test`, which starts with `base`).
+struct Design {
+    std::vector<FlowPair> base, test;
+    double log_drop = 0;  ///< predicted Σ log(rate with / rate alone) of the watched flows
+};
+
+class Prober {
+public:
+    Prober(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
+        : lat_(latency), measure_(measure), opt_(opt), n_(latency.size()) {}
+
+    ProbeResult run() {
+        measure_pairs();
+        nic_rates();
+        affinities();
+        costs();
+        const std::vector<char> informative = set_aside();
+        Subnets found = partition(informative);
+        model_ = Model{eg_, in_, std::vector<std::size_t>(n_, none), std::vector<double>(found.size(), inf)};
+        for (std::size_t k = 0; k < found.size(); ++k) {
+            for (NodeId h : found[k]) model_.subnet[h] = k;
+        }
+        if (found.size() >= 2) measure_uplinks(found);
+        const Subnets core = found;
+        for (NodeId h = 0; h < n_; ++h) {
+            if (!informative[h]) place(h, core, found);
+        }
+        finish(found);
+        return std::move(out_);
+    }
+
+private:
+    [[nodiscard]] std::string name(NodeId i) const {
+        return i < opt_.names.size() ? opt_.names[i] : std::to_string(i);
+    }
+    [[nodiscard]] std::string flow_name(const FlowPair& f) const { return name(f.first) + " -> " + name(f.second); }
+
+    /// One call of the callback, checked.
+    std::vector<double> once(const std::vector<FlowPair>& flows, std::string_view phase) {
+        if (opt_.progress) opt_.progress(phase, out_.measurements);
+        std::vector<double> r = measure_(flows, opt_.seconds);
+        ++out_.measurements;
+        out_.measured_seconds += opt_.seconds;
+        if (r.size() != flows.size()) {
+            throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
+                        std::to_string(r.size()) + " rates");
+        }
+        for (std::size_t k = 0; k < r.size(); ++k) {
+            if (!std::isfinite(r[k]) || r[k] <= 0) {
+                throw Error("probe: flow " + flow_name(flows[k]) + " measured " + std::to_string(r[k]) +
+                            " bytes/s, not a positive rate");
+            }
+        }
+        return r;
+    }
+
+    /// Every set measured `repeats` times, the passes one after the other so that what
+    /// disturbs the network for a while hits different sets: [set][pass][flow].
+    std::vector<std::vector<std::vector<double>>> passes(const std::vector<std::vector<FlowPair>>& sets,
+                                                         std::string_view phase) {
+        std::vector<std::vector<std::vector<double>>> out(sets.size());
+        for (int p = 0; p < opt_.repeats; ++p) {
+            for (std::size_t s = 0; s < sets.size(); ++s) {
+                if (!sets[s].empty()) out[s].push_back(once(sets[s], phase));
+            }
+        }
+        return out;
+    }
+
+    // 1. Disjoint pairs, both directions at once, median per ordered pair.
+    void measure_pairs() {
+        std::vector<std::vector<FlowPair>> sets;
+        for (const auto& round : round_robin(static_cast<std::uint32_t>(n_))) {
+            auto& s = sets.emplace_back();
+            for (const auto& [i, j] : round) {
+                s.emplace_back(i, j);
+                s.emplace_back(j, i);
+            }
+        }
+        const auto got = passes(sets, "pairs");
+        g_.assign(n_, std::vector<double>(n_, 0));
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            for (std::size_t f = 0; f < sets[s].size(); ++f) {
+                std::vector<double> v;
+                for (const auto& pass : got[s]) v.push_back(pass[f]);
+                g_[sets[s][f].first][sets[s][f].second] = median(v);
+            }
+        }
+    }
+
+    // 2. A host's best partner is in its own subnet: only the NICs limit that pair.
+    void nic_rates() {
+        eg_.assign(n_, 0);
+        in_.assign(n_, 0);
+        for (NodeId i = 0; i < n_; ++i) {
+            for (NodeId j = 0; j < n_; ++j) {
+                if (i == j) continue;
+                eg_[i] = std::max(eg_[i], g_[i][j]);
+                in_[j] = std::max(in_[j], g_[i][j]);
+            }
+        }
+    }
+
+    /// How much of what the NICs allow a pair gets, the worse direction; orders the
+    /// candidate subnets of a host set aside.
+    void affinities() {
+        aff_.assign(n_, std::vector<double>(n_, 1));
+        for (NodeId i = 0; i < n_; ++i) {
+            for (NodeId j = 0; j < n_; ++j) {
+                if (i == j) continue;
+                const double there = g_[i][j] / std::min(eg_[i], in_[j]);
+                const double back = g_[j][i] / std::min(eg_[j], in_[i]);
+                aff_[i][j] = std::min({1.0, there, back});
+            }
+        }
+    }
+
+    /// The time to move the representative message i→j over what the NICs alone allow.
+    [[nodiscard]] double normalised(NodeId i, NodeId j) const {
+        const double r = std::min(eg_[i], in_[j]);
+        return lat_[i][j] * r / opt_.message + r / g_[i][j];
+    }
+
+    // 3. Every entry is at least 1: the NIC rates are the pairs' maxima.
+    void costs() {
+        cost_.assign(n_, std::vector<double>(n_, 0));
+        for (NodeId i = 0; i < n_; ++i) {
+            for (NodeId j = 0; j < n_; ++j) {
+                if (i != j) cost_[i][j] = std::max(normalised(i, j), normalised(j, i));
+            }
+        }
+    }
+
+    // 4. A host near two hosts that are not near each other is NIC-bound on both sides of
+    // an uplink: its rates cannot say where it is, and ECO would join the subnets through
+    // it. Near is ECO's own test (within 1 + tolerance of both hosts' cheapest edge). The
+    // worst goes first (ties: the one near more hosts, then the slower), so that one such
+    // host does not cost its neighbours their place.
+    std::vector<char> set_aside() const {
+        std::vector<char> on(n_, 1);
+        for (;;) {
+            std::vector<double> least(n_, inf);
+            for (NodeId i = 0; i < n_; ++i) {
+                for (NodeId j = 0; j < n_; ++j) {
+                    if (i != j && on[i] && on[j]) least[i] = std::min(least[i], cost_[i][j]);
+                }
+            }
+            const auto near = [&](NodeId i, NodeId j) {
+                return cost_[i][j] <= (1 + opt_.tolerance) * std::min(least[i], least[j]);
+            };
+            NodeId worst = 0;
+            std::size_t worst_bad = 0, worst_near = 0;
+            for (NodeId h = 0; h < n_; ++h) {
+                if (!on[h]) continue;
+                std::vector<NodeId> close;
+                for (NodeId j = 0; j < n_; ++j) {
+                    if (j != h && on[j] && near(h, j)) close.push_back(j);
+                }
+                std::size_t bad = 0;
+                for (std::size_t a = 0; a < close.size(); ++a) {
+                    for (std::size_t b = a + 1; b < close.size(); ++b) bad += near(close[a], close[b]) ? 0 : 1;
+                }
+                const bool worse = bad > worst_bad || (bad == worst_bad && bad > 0 &&
+                                                       (close.size() > worst_near ||
+                                                        (close.size() == worst_near && nic(h) < nic(worst))));
+                if (worse) {
+                    worst = h;
+                    worst_bad = bad;
+                    worst_near = close.size();
+                }
+            }
+            if (worst_bad == 0) return on;
+            on[worst] = 0;
+        }
+    }
+
+    [[nodiscard]] double nic(NodeId h) const { return std::min(eg_[h], in_[h]); }
+
+    // 5. ECO (§4.1) over the informative hosts.
+    Subnets partition(const std::vector<char>& informative) const {
+        std::vector<NodeId> ids;
+        for (NodeId h = 0; h < n_; ++h) {
+            if (informative[h]) ids.push_back(h);
+        }
+        const std::size_t m = ids.size();
+        Matrix sub(m, std::vector<double>(m, 0));
+        for (std::size_t a = 0; a < m; ++a) {
+            for (std::size_t b = 0; b < m; ++b) sub[a][b] = cost_[ids[a]][ids[b]];
+        }
+        Subnets found;
+        for (const auto& group : eco_partition(sub, opt_.tolerance)) {
+            auto& out = found.emplace_back();
+            for (NodeId a : group) out.push_back(ids[a]);
+        }
+        return found;
+    }
+
+    /// `group`'s hosts, fastest first by `rate`.
+    static std::vector<NodeId> fastest(const std::vector<NodeId>& group, const std::vector<double>& rate) {
+        std::vector<NodeId> v = group;
+        std::stable_sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return rate[a] > rate[b]; });
+        return v;
+    }
+
+    /// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
+    /// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
+    static std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate,
+                                      std::size_t count) {
+        std::vector<std::vector<NodeId>> lists;
+        for (std::size_t l = 0; l < subs.size(); ++l) {
+            if (l != k) lists.push_back(fastest(subs[l], rate));
+        }
+        std::vector<NodeId> out;
+        for (std::size_t depth = 0; out.size() < count; ++depth) {
+            bool any = false;
+            for (const auto& list : lists) {
+                if (depth < list.size() && out.size() < count) {
+                    out.push_back(list[depth]);
+                    any = true;
+                }
+            }
+            if (!any) break;
+        }
+        return out;
+    }
+
+    static double sum_of(const std::vector<double>& v, std::size_t from, std::size_t to) {
+        return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to),
+                               0.0);
+    }
+
+    // 6. Flows out of and into subnet k at once (they cross its uplink in opposite
+    // directions); each aggregate is bounded by the uplink or by the other side.
+    void measure_uplinks(const Subnets& found) {
+        const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
+        // With two subnets every flow out of one goes into the other: only the slower
+        // uplink shows, and both get it (the same predictions either way).
+        const std::size_t count = found.size() == 2 ? 1 : found.size();
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
+            const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
+            std::vector<FlowPair> out_flows, in_flows;
+            for (std::size_t f = 0; f < outside_in.size(); ++f) out_flows.emplace_back(senders[f % senders.size()], outside_in[f]);
+            for (std::size_t f = 0; f < outside_eg.size(); ++f) in_flows.emplace_back(outside_eg[f], takers[f % takers.size()]);
+            std::vector<FlowPair> flows = out_flows;
+            flows.insert(flows.end(), in_flows.begin(), in_flows.end());
+            const auto got = passes({flows}, "uplinks")[0];
+            std::vector<double> outs, ins;
+            for (const auto& pass : got) {
+                outs.push_back(sum_of(pass, 0, out_flows.size()));
+                ins.push_back(sum_of(pass, out_flows.size(), flows.size()));
+            }
+            const double agg_out = median(outs), agg_in = median(ins);
+            const auto nic_out = nics.rates(out_flows), nic_in = nics.rates(in_flows);
+            const double slack = 1 + opt_.tolerance;
+            const bool nic_bound = agg_out * slack >= sum_of(nic_out, 0, nic_out.size()) ||
+                                   agg_in * slack >= sum_of(nic_in, 0, nic_in.size());
+            model_.uplink[k] = nic_bound ? inf : std::max(agg_out, agg_in);
+            if (nic_bound) {
+                out_.notes.push_back("subnet of " + name(found[k][0]) + ": " + std::to_string(out_flows.size()) +
+                                     " flows out and in reached what the NICs allow (" + mbit(agg_out) + " out, " +
+                                     mbit(agg_in) + " in): its uplink is not a bottleneck");
+            }
+        }
+        if (found.size() == 2) {
+            model_.uplink[1] = model_.uplink[0];
+            if (std::isfinite(model_.uplink[0])) {
+                out_.notes.push_back("two subnets: only the slower uplink shows (" + mbit(model_.uplink[0]) +
+                                     "); both are given it");
+            }
+        }
+    }
+
+    /// Σ log(with / alone) of the first base.size() flows, as `model` predicts them.
+    static double predicted_log_drop(const Model& model, const Design& d) {
+        const auto alone = model.rates(d.base), with = model.rates(d.test);
+        double s = 0;
+        for (std::size_t f = 0; f < d.base.size(); ++f) s += std::log(with[f] / alone[f]);
+        return s;
+    }
+
+    /// The test of "h is behind subnet a's uplink" that the model says shows it best: the
+    /// host's flows add to a's uplink (out, in, or both) and, if h is elsewhere, share
+    /// nothing with the watched flows.
+    std::optional<Design> design(NodeId h, std::size_t a, const Subnets& found) const {
+        const std::size_t s = found.size();
+        const NodeId x = fastest(found[a], eg_)[0], v = fastest(found[a], in_)[0];
+        std::optional<Design> best;
+        for (std::size_t y = 0; y < s; ++y) {
+            for (std::size_t w = 0; w < s; ++w) {
+                // With three or more subnets the host's flows go to a third one: if h is in y,
+                // its flow to w must not meet x→y at y's uplink. With two, w is y.
+                if (y == a || w == a || (s >= 3 ? w == y : w != y)) continue;
+                const auto y_in = fastest(found[y], in_), y_eg = fastest(found[y], eg_);
+                const auto w_in = fastest(found[w], in_), w_eg = fastest(found[w], eg_);
+                const auto other = [](const std::vector<NodeId>& list, NodeId not_this) -> std::optional<NodeId> {
+                    for (NodeId c : list) {
+                        if (c != not_this) return c;
+                    }
+                    return std::nullopt;
+                };
+                const auto to = other(w_in, y_in[0]);
+                const auto from = other(w_eg, y_eg[0]);
+                std::vector<Design> tries;
+                if (to) tries.push_back({{{x, y_in[0]}}, {{x, y_in[0]}, {h, *to}}, 0});
+                if (from) tries.push_back({{{y_eg[0], v}}, {{y_eg[0], v}, {*from, h}}, 0});
+                // Out of and into the subnet at once only with two subnets: with more, h's flow
+                // out of a third subnet would meet the watched flow into a at that one's uplink.
+                if (to && from && s == 2) {
+                    tries.push_back({{{x, y_in[0]}, {y_eg[0], v}}, {{x, y_in[0]}, {y_eg[0], v}, {h, *to}, {*from, h}}, 0});
+                }
+                for (auto& d : tries) {
+                    Model m = model_;
+                    m.subnet[h] = a;
+                    d.log_drop = predicted_log_drop(m, d);
+                    if (d.log_drop > std::log(1 - least_drop) * static_cast<double>(d.base.size())) continue;
+                    bool leaks = false;
+                    for (std::size_t b = 0; b < s && !leaks; ++b) {
+                        if (b == a) continue;
+                        m.subnet[h] = b;
+                        leaks = predicted_log_drop(m, d) < d.log_drop / 4;
+                    }
+                    if (!leaks && (!best || d.log_drop < best->log_drop)) best = d;
+                }
+            }
+        }
+        return best;
+    }
+
+    // 7. Candidates by affinity, then latency: pairs inside the host's own subnet are never
+    // slowed by other pairs of their round, those across sometimes are. The first test
+    // that shows sharing places the host; none: the first candidate, and a note says so.
+    void place(NodeId h, const Subnets& core, Subnets& found) {
+        std::vector<std::size_t> order(core.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::vector<double> near(core.size());
+        std::vector<long> fit(core.size());
+        for (std::size_t k = 0; k < core.size(); ++k) {
+            std::vector<double> l;
+            double a = 0;
+            for (NodeId j : core[k]) {
+                l.push_back(std::min(lat_[h][j], lat_[j][h]));
+                a += aff_[h][j] / static_cast<double>(core[k].size());
+            }
+            near[k] = median(l);
+            fit[k] = std::lround(a * 50);  // steps of 0.02: within the noise, latency decides
+        }
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return fit[a] != fit[b] ? fit[a] > fit[b] : near[a] < near[b];
+        });
+        std::size_t where = order[0];
+        std::string why = core.size() == 1 ? "the only subnet"
+                                           : "affinity and latency: too slow for a sharing test to show an uplink";
+        for (std::size_t a : core.size() >= 2 ? order : std::vector<std::size_t>{}) {
+            const auto d = design(h, a, core);
+            if (!d) continue;
+            why = "affinity and latency: no sharing test showed an uplink";
+            // Passes until most of them agree on which side of half the predicted drop the
+            // drop is (the side of their median); a baseline measured for another host is reused.
+            auto& base = baselines_[d->base];
+            std::vector<double> drops;
+            std::size_t shared = 0;
+            for (int p = 0; p < opt_.repeats; ++p) {
+                if (base.size() <= static_cast<std::size_t>(p)) base.push_back(once(d->base, "placing"));
+                const auto with = once(d->test, "placing");
+                double s = 0;
+                for (std::size_t f = 0; f < d->base.size(); ++f) s += std::log(with[f] / base[p][f]);
+                drops.push_back(s);
+                shared += s / d->log_drop > 0.5 ? 1 : 0;
+                const auto half = static_cast<std::size_t>(opt_.repeats) / 2;
+                if (shared > half || drops.size() - shared > half) break;
+            }
+            if (shared * 2 > drops.size()) {
+                const auto watched = static_cast<double>(d->base.size());
+                where = a;
+                why = "a sharing test: " + flow_name(d->base[0]) + (d->base.size() > 1 ? " and " + flow_name(d->base[1]) : "") +
+                      " kept " + percent(std::exp(median(drops) / watched)) + " of their rate with its flows (" +
+                      percent(std::exp(d->log_drop / watched)) + " predicted)";
+                break;
+            }
+        }
+        found[where].push_back(h);
+        model_.subnet[h] = where;
+        out_.notes.push_back(name(h) + ": NIC-bound (" + mbit(eg_[h]) + " out, " + mbit(in_[h]) +
+                             " in) towards hosts on both sides of an uplink; placed with " + name(core[where][0]) +
+                             " by " + why);
+    }
+
+    // 8. Canonical order, capacities, and B_ij.
+    void finish(Subnets& found) {
+        std::vector<std::size_t> order(found.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        for (auto& sub : found) std::sort(sub.begin(), sub.end());
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return found[a][0] < found[b][0]; });
+        out_.subnets.clear();
+        std::vector<double> uplink;
+        for (std::size_t k : order) {
+            out_.subnets.push_back(found[k]);
+            uplink.push_back(model_.uplink[k]);
+        }
+        std::vector<std::size_t> sub(n_);
+        for (std::size_t k = 0; k < out_.subnets.size(); ++k) {
+            for (NodeId h : out_.subnets[k]) sub[h] = k;
+        }
+        out_.capacities = Capacities{eg_, in_, std::vector<double>(n_, inf), {}};
+        if (out_.subnets.size() >= 2) out_.capacities.uplink = uplink;
+        out_.goodput = g_;
+        out_.bandwidth.assign(n_, std::vector<double>(n_, 0));
+        for (NodeId i = 0; i < n_; ++i) {
+            for (NodeId j = 0; j < n_; ++j) {
+                if (i == j) continue;
+                // A pair across an uplink may have shared it in its round: the model's view.
+                out_.bandwidth[i][j] = sub[i] == sub[j] ? g_[i][j]
+                                                        : std::min({eg_[i], in_[j], uplink[sub[i]], uplink[sub[j]]});
+            }
+        }
+    }
+
+    const Matrix& lat_;
+    const MeasureFlows& measure_;
+    const ProbeOptions& opt_;
+    const std::size_t n_;
+    Matrix g_, aff_, cost_;
+    std::vector<double> eg_, in_;
+    Model model_;
+    std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]
+    ProbeResult out_;
+};
+
+void check(const Matrix& latency, const ProbeOptions& opt) {
+    const std::size_t n = latency.size();
+    if (n < 2) throw InputError("probe: at least two hosts");
+    for (std::size_t i = 0; i < n; ++i) {
+        if (latency[i].size() != n) throw InputError("probe: the latency matrix is not square");
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i != j && !(std::isfinite(latency[i][j]) && latency[i][j] >= 0)) {
+                throw InputError("probe: latency[" + std::to_string(i) + "][" + std::to_string(j) +
+                                 "] must be non-negative and finite");
+            }
+        }
+    }
+    if (!(opt.tolerance >= 0 && opt.tolerance <= 10)) throw InputError("probe: tolerance must be between 0 and 10");
+    if (opt.repeats < 1 || opt.repeats > 100) throw InputError("probe: repeats must be between 1 and 100");
+    if (!(opt.seconds > 0 && opt.seconds <= 60)) throw InputError("probe: seconds must be above 0 and at most 60");
+    if (!(opt.message > 0 && std::isfinite(opt.message))) throw InputError("probe: the message size must be positive");
+    if (!opt.names.empty() && opt.names.size() != n) throw InputError("probe: one name per host");
+}
+
+}  // namespace
+
+ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& options) {
+    check(latency, options);
+    if (!measure) throw InputError("probe: no way to measure");
+    return Prober(latency, measure, options).run();
+}
+
+std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n) {
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> rounds;
+    if (n < 2) return rounds;
+    const std::uint32_t m = n % 2 ? n + 1 : n;  // a ghost player when n is odd
+    std::vector<std::uint32_t> ring(m);
+    for (std::uint32_t i = 0; i < m; ++i) ring[i] = i;
+    for (std::uint32_t r = 0; r + 1 < m; ++r) {
+        auto& round = rounds.emplace_back();
+        for (std::uint32_t k = 0; k < m / 2; ++k) {
+            const auto a = ring[k], b = ring[m - 1 - k];
+            if (a < n && b < n) round.emplace_back(std::min(a, b), std::max(a, b));
+        }
+        std::rotate(ring.begin() + 1, ring.end() - 1, ring.end());  // player 0 stays put
+    }
+    return rounds;
+}
+
+}  // namespace hetcast

@@ -1,0 +1,394 @@
+// The probe's algorithm (map/probe.hpp) against synthetic networks: every measurement is the
+// flow model's max-min share of the true network, with noise and an occasional disturbed repeat.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/probe.hpp"
+#include "hetcast/sim/flow.hpp"
+
+using namespace hetcast;
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double mbit = 1e6 / 8;  // bytes/s
+
+/// A true network for the probe to find, and what the test may expect of it.
+struct Truth {
+    Network net;
+    std::vector<double> egress, ingress, uplink;
+    std::vector<std::size_t> sub;
+    Matrix latency;  ///< what pings would give: noise that says nothing of the subnets
+};
+
+Truth make_truth(std::mt19937_64& rng, const std::vector<std::vector<std::pair<double, double>>>& hosts,
+                 const std::vector<double>& uplink) {
+    std::vector<std::string> names;
+    std::vector<double> eg, in;
+    std::vector<std::size_t> sub;
+    Subnets subnets;
+    for (std::size_t k = 0; k < hosts.size(); ++k) {
+        auto& group = subnets.emplace_back();
+        for (const auto& [e, i] : hosts[k]) {
+            group.push_back(static_cast<NodeId>(names.size()));
+            names.push_back("s" + std::to_string(k) + "h" + std::to_string(group.size()));
+            eg.push_back(e);
+            in.push_back(i);
+            sub.push_back(k);
+        }
+    }
+    const std::size_t n = names.size();
+    std::uniform_real_distribution<double> l(50e-6, 150e-6);
+    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = i + 1; j < n; ++j) lat[i][j] = lat[j][i] = l(rng);
+    }
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets(subnets);
+    net.set_capacities({eg, in, std::vector<double>(n, inf), hosts.size() > 1 ? uplink : std::vector<double>{}});
+    return {std::move(net), eg, in, uplink, sub, lat};
+}
+
+/// The flow model's rates times ±5 % noise; a tenth of the calls are disturbed (every flow
+/// at half its rate, as if a host were busy), but never twice the same set of flows.
+struct Synthetic {
+    Synthetic(const Network& n, std::uint64_t seed) : net(n), rng(seed) {}
+    const Network& net;
+    std::mt19937_64 rng;
+    std::vector<double> caps = resource_capacities(net);
+    std::set<std::vector<FlowPair>> disturbed;
+
+    std::vector<double> operator()(const std::vector<FlowPair>& flows, double) {
+        std::vector<FlowPath> paths;
+        for (const auto& [i, j] : flows) paths.push_back(flow_path(net, i, j));
+        std::vector<double> r = max_min_rates(caps, paths);
+        std::uniform_real_distribution<double> noise(0.95, 1.05), u(0, 1);
+        const bool outlier = u(rng) < 0.1 && disturbed.insert(flows).second;
+        for (double& x : r) x *= noise(rng) * (outlier ? 0.5 : 1.0);
+        return r;
+    }
+};
+
+ProbeResult probe(const Truth& t, std::uint64_t seed) {
+    Synthetic s(t.net, seed);
+    ProbeOptions o;
+    o.names = t.net.names();
+    return probe_capacities(t.latency, [&s](const auto& flows, double seconds) { return s(flows, seconds); }, o);
+}
+
+std::set<std::set<NodeId>> as_sets(const Subnets& s) {
+    std::set<std::set<NodeId>> out;
+    for (const auto& g : s) out.emplace(g.begin(), g.end());
+    return out;
+}
+
+/// The rate of `watched` alone and with `added`, in the true network.
+double kept(const Truth& t, FlowPair watched, FlowPair added) {
+    const auto caps = resource_capacities(t.net);
+    const double alone = max_min_rates(caps, {flow_path(t.net, watched.first, watched.second)})[0];
+    const double with = max_min_rates(caps, {flow_path(t.net, watched.first, watched.second),
+                                             flow_path(t.net, added.first, added.second)})[0];
+    return with / alone;
+}
+
+/// Whether the probe can be expected to find `t` exactly (with ±5 % noise, tolerance 0.2):
+/// - every subnet has two hosts whose NICs (both ways) are at least 1.5× every uplink, so
+///   that a pair across an uplink reads at most 2/3 of what its NICs allow;
+/// - every other host has one direction that fast (it is told apart by that direction), or
+///   is at most 0.8× every uplink both ways (NIC-bound towards everyone: it is placed by a
+///   sharing test), and for each of those a test exists in which a flow between the fast
+///   hosts of its subnet and another keeps at most 75 % of its rate once the host's flow to
+///   (or from) a further subnet (with two subnets: another host of the same one) joins it.
+/// One subnet is always identifiable.
+bool identifiable(const Truth& t, std::string* why = nullptr) {
+    const std::size_t s = t.uplink.size(), n = t.egress.size();
+    if (s == 1) return true;
+    const double umax = *std::max_element(t.uplink.begin(), t.uplink.end());
+    const double umin = *std::min_element(t.uplink.begin(), t.uplink.end());
+    const auto fast = [&](NodeId h) { return std::min(t.egress[h], t.ingress[h]) >= 1.5 * umax; };
+    std::vector<std::vector<NodeId>> fasts(s);
+    for (NodeId h = 0; h < n; ++h) {
+        if (fast(h)) fasts[t.sub[h]].push_back(h);
+    }
+    const auto say = [&](const std::string& w) {
+        if (why) *why = w;
+        return false;
+    };
+    for (std::size_t k = 0; k < s; ++k) {
+        if (fasts[k].size() < 2) return say("subnet " + std::to_string(k) + " has fewer than two fast hosts");
+    }
+    const auto best = [&](const std::vector<NodeId>& g, const std::vector<double>& rate, NodeId skip) {
+        NodeId b = g[0] == skip ? g[1] : g[0];
+        for (NodeId h : g) {
+            if (h != skip && rate[h] > rate[b]) b = h;
+        }
+        return b;
+    };
+    for (NodeId h = 0; h < n; ++h) {
+        if (fast(h) || std::max(t.egress[h], t.ingress[h]) >= 1.5 * umax) continue;
+        if (std::max(t.egress[h], t.ingress[h]) > 0.8 * umin) return say(t.net.name(h) + " is neither fast nor slow");
+        const std::size_t a = t.sub[h];
+        bool shows = false;
+        for (std::size_t y = 0; y < s && !shows; ++y) {
+            for (std::size_t w = 0; w < s && !shows; ++w) {
+                if (y == a || w == a || (s >= 3 ? w == y : w != y)) continue;
+                const NodeId x = best(fasts[a], t.egress, n), yi = best(fasts[y], t.ingress, n);
+                const NodeId v = best(fasts[a], t.ingress, n), ye = best(fasts[y], t.egress, n);
+                shows = kept(t, {x, yi}, {h, best(fasts[w], t.ingress, yi)}) <= 0.75 ||
+                        kept(t, {ye, v}, {best(fasts[w], t.egress, ye), h}) <= 0.75;
+            }
+        }
+        if (!shows) return say("no sharing test shows where " + t.net.name(h) + " is");
+    }
+    return true;
+}
+
+/// What a host's NIC rate can show: the most it gets with a partner of its own subnet.
+double observable(const Truth& t, NodeId h, bool out) {
+    double best = 0;
+    for (NodeId j = 0; j < t.egress.size(); ++j) {
+        if (j == h || t.sub[j] != t.sub[h]) continue;
+        best = std::max(best, out ? std::min(t.egress[h], t.ingress[j]) : std::min(t.egress[j], t.ingress[h]));
+    }
+    return best;
+}
+
+/// 1–4 subnets of 1–6 hosts; NICs of 100–1000 Mbit/s (each way within 10 %), uplinks 1.5–3×
+/// slower than the slowest fast NIC and within 1.7× of each other; a host is slow both ways
+/// (15 %) or a slow sender (10 %) at 0.4–0.8× the slowest uplink.
+Truth random_truth(std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<std::size_t> sizes(1 + rng() % 4);
+    std::size_t n = 0;
+    do {
+        n = 0;
+        for (auto& z : sizes) n += z = 1 + rng() % 6;
+    } while (n < 2);
+    std::vector<std::vector<std::pair<double, double>>> hosts(sizes.size());
+    std::vector<int> kind;
+    double slowest = inf;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+        for (std::size_t i = 0; i < sizes[k]; ++i) {
+            const double r = 100 * mbit * std::pow(10.0, u(rng));
+            hosts[k].emplace_back(r * (0.9 + 0.2 * u(rng)), r * (0.9 + 0.2 * u(rng)));
+            slowest = std::min({slowest, hosts[k].back().first, hosts[k].back().second});
+            const double roll = u(rng);
+            kind.push_back(roll < 0.15 ? 1 : roll < 0.25 ? 2 : 0);
+        }
+    }
+    const double umax = slowest / (1.5 + 1.5 * u(rng));
+    std::vector<double> uplink;
+    for (std::size_t k = 0; k < sizes.size(); ++k) uplink.push_back(umax * (0.6 + 0.4 * u(rng)));
+    const double umin = *std::min_element(uplink.begin(), uplink.end());
+    std::size_t h = 0;
+    for (auto& group : hosts) {
+        for (auto& [e, i] : group) {
+            const double slow = umin * (0.4 + 0.4 * u(rng));
+            if (kind[h] == 1) e = i = slow;
+            if (kind[h] == 2) e = slow;
+            ++h;
+        }
+    }
+    return make_truth(rng, hosts, uplink);
+}
+
+std::string describe(const Truth& t, const ProbeResult& r) {
+    std::ostringstream s;
+    s << "true:";
+    for (const auto& g : *t.net.subnets()) {
+        s << " {";
+        for (NodeId h : g) s << ' ' << t.net.name(h) << '(' << t.egress[h] / mbit << '/' << t.ingress[h] / mbit << ')';
+        s << " }";
+    }
+    s << " uplinks";
+    for (double x : t.uplink) s << ' ' << x / mbit;
+    s << "\nfound:";
+    for (const auto& g : r.subnets) {
+        s << " {";
+        for (NodeId h : g) s << ' ' << t.net.name(h);
+        s << " }";
+    }
+    s << " uplinks";
+    for (double x : r.capacities.uplink) s << ' ' << x / mbit;
+    for (const auto& note : r.notes) s << "\n  " << note;
+    return s.str();
+}
+
+bool within(double got, double want, double rel) { return std::abs(got - want) <= rel * want; }
+
+}  // namespace
+
+TEST_CASE("probe: random topologies are found exactly when identifiable, within budget") {
+    std::mt19937_64 rng(20261125);
+    const int total = 400;
+    int trials = 0, found = 0, wrong = 0;
+    double worst8 = 0, worst16 = 0;
+    for (int trial = 0; trial < total; ++trial) {
+        const Truth t = random_truth(rng);
+        const std::size_t n = t.egress.size();
+        const ProbeResult r = probe(t, rng());
+        if (n <= 8) worst8 = std::max(worst8, r.measured_seconds);
+        if (n <= 16) worst16 = std::max(worst16, r.measured_seconds);
+        CHECK(r.measured_seconds <= (n <= 8 ? 15 : n <= 16 ? 40 : 60));
+        if (!identifiable(t)) continue;
+        ++trials;
+        const bool same = as_sets(r.subnets) == as_sets(*t.net.subnets());
+        found += same ? 1 : 0;
+        wrong += same ? 0 : 1;
+        CHECK_MESSAGE(same, "trial " << trial << "\n" << describe(t, r));
+        if (!same) continue;
+        for (NodeId h = 0; h < n; ++h) {
+            const double eg = observable(t, h, true), in = observable(t, h, false);
+            CHECK_MESSAGE(within(r.capacities.egress[h], eg, 0.1), "trial " << trial << " egress of " << t.net.name(h));
+            CHECK_MESSAGE(within(r.capacities.ingress[h], in, 0.1), "trial " << trial << " ingress of " << t.net.name(h));
+        }
+        if (t.uplink.size() < 2) {
+            CHECK(r.capacities.uplink.empty());
+            continue;
+        }
+        // Found subnets come in the same order as the true ones (both by lowest member).
+        REQUIRE(r.capacities.uplink.size() == t.uplink.size());
+        const double slower = std::min(t.uplink[0], t.uplink[1]);
+        for (std::size_t k = 0; k < t.uplink.size(); ++k) {
+            // With two subnets only the slower uplink shows; with more each one's own.
+            const double want = t.uplink.size() == 2 ? slower : t.uplink[k];
+            CHECK_MESSAGE(within(r.capacities.uplink[k], want, 0.15), "trial " << trial << " uplink " << k << "\n"
+                                                                             << describe(t, r));
+        }
+    }
+    MESSAGE(trials << " of " << total << " random topologies identifiable; " << found << " found exactly, " << wrong
+                   << " not; the most measuring: " << worst8 << " s (≤ 8 hosts), " << worst16 << " s (≤ 16 hosts)");
+    CHECK(trials >= 100);
+}
+
+TEST_CASE("probe: two subnets behind 40 Mbit/s uplinks, 200 Mbit/s NICs (netlab's two-subnets)") {
+    std::mt19937_64 rng(1);
+    const std::vector<std::pair<double, double>> four(4, {200 * mbit, 200 * mbit});
+    const Truth t = make_truth(rng, {four, four}, {40 * mbit, 40 * mbit});
+    const ProbeResult r = probe(t, 7);
+    CHECK(as_sets(r.subnets) == as_sets(*t.net.subnets()));
+    REQUIRE(r.capacities.uplink.size() == 2);
+    CHECK(within(r.capacities.uplink[0], 40 * mbit, 0.1));
+    for (double e : r.capacities.egress) CHECK(within(e, 200 * mbit, 0.1));
+    // 7 rounds and one uplink measurement, 3 passes each, 0.3 s: 7.2 s.
+    CHECK(r.measurements == 24);
+    CHECK(r.measured_seconds <= 15);
+    CHECK(within(r.bandwidth[0][1], 200 * mbit, 0.1));
+    CHECK(within(r.bandwidth[0][4], 40 * mbit, 0.1));
+}
+
+TEST_CASE("probe: a 20 Mbit/s host in a 200 Mbit/s subnet is found, by a sharing test when its rates say nothing") {
+    // The case: 30–80 Mbit/s uplinks; the slow host reads 20 with every host whose
+    // uplink it does not share with other pairs of its round.
+    int tested = 0;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+        std::mt19937_64 rng(seed);
+        const std::pair<double, double> fast{200 * mbit, 200 * mbit}, slow{20 * mbit, 20 * mbit};
+        const bool first = seed % 2 == 0;
+        const double up[] = {30, 50, 80};
+        const Truth t = make_truth(rng, {{fast, fast, fast, first ? slow : fast}, {fast, fast, fast, first ? fast : slow}},
+                                   {up[seed % 3] * mbit, up[seed / 3 % 3] * mbit});
+        const ProbeResult r = probe(t, seed);
+        CHECK_MESSAGE(as_sets(r.subnets) == as_sets(*t.net.subnets()), describe(t, r));
+        const NodeId slow_host = first ? 3 : 7;
+        CHECK(within(r.capacities.egress[slow_host], 20 * mbit, 0.1));
+        CHECK(r.measured_seconds <= 15);
+        for (const auto& note : r.notes) {
+            if (note.rfind(t.net.name(slow_host) + ": ", 0) != 0) continue;
+            CHECK_MESSAGE(note.find("by a sharing test:") != std::string::npos, note);
+            ++tested;
+        }
+    }
+    MESSAGE(tested << " of 40 placed by a sharing test, the others by their pair rates");
+    CHECK(tested >= 10);
+}
+
+TEST_CASE("probe: four subnets of four with two slow hosts, and the projection for 100 hosts") {
+    std::mt19937_64 rng(3);
+    const std::pair<double, double> fast{400 * mbit, 400 * mbit}, slow{30 * mbit, 30 * mbit};
+    const std::vector<std::pair<double, double>> four(4, fast);
+    auto a = four, c = four;
+    a[2] = slow;
+    c[1] = slow;
+    const Truth t = make_truth(rng, {a, four, c, four}, {60 * mbit, 100 * mbit, 80 * mbit, 120 * mbit});
+    REQUIRE(identifiable(t));
+    const ProbeResult r = probe(t, 11);
+    CHECK_MESSAGE(as_sets(r.subnets) == as_sets(*t.net.subnets()), describe(t, r));
+    CHECK(r.measured_seconds <= 40);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(within(r.capacities.uplink[k], t.uplink[k], 0.15));
+
+    // 100 hosts: ten subnets of ten, one slow host in every other subnet.
+    std::vector<std::vector<std::pair<double, double>>> hosts(10, std::vector<std::pair<double, double>>(10, fast));
+    std::vector<double> uplinks;
+    for (std::size_t k = 0; k < 10; ++k) {
+        if (k % 2 == 0) hosts[k][k % 10] = slow;
+        uplinks.push_back((60 + 6 * static_cast<double>(k)) * mbit);
+    }
+    const Truth big = make_truth(rng, hosts, uplinks);
+    const ProbeResult rb = probe(big, 5);
+    CHECK(as_sets(rb.subnets) == as_sets(*big.net.subnets()));
+    MESSAGE("projection: 100 hosts (10 subnets of 10, 5 slow hosts) take " << rb.measurements << " measurements, "
+                                                                           << rb.measured_seconds << " s of transfers");
+}
+
+TEST_CASE("probe: one subnet when the uplinks are faster than the NICs; two hosts are one subnet") {
+    std::mt19937_64 rng(5);
+    const std::vector<std::pair<double, double>> three(3, {100 * mbit, 100 * mbit});
+    const Truth t = make_truth(rng, {three, three}, {1000 * mbit, 1000 * mbit});
+    const ProbeResult r = probe(t, 3);
+    CHECK(r.subnets.size() == 1);
+    CHECK(r.capacities.uplink.empty());
+    for (double e : r.capacities.ingress) CHECK(within(e, 100 * mbit, 0.1));
+
+    const Truth two = make_truth(rng, {{{50 * mbit, 50 * mbit}}, {{100 * mbit, 100 * mbit}}}, {20 * mbit, 20 * mbit});
+    CHECK(probe(two, 3).subnets.size() == 1);
+}
+
+TEST_CASE("probe: a callback that answers nonsense is an error, not a map") {
+    const Matrix lat(4, std::vector<double>(4, 1e-4));
+    ProbeOptions o;
+    o.names = {"a", "b", "c", "d"};
+    const auto with = [&](std::function<double(std::size_t)> rate, int extra = 0) {
+        return [rate, extra](const std::vector<FlowPair>& f, double) {
+            std::vector<double> r(f.size() + static_cast<std::size_t>(extra));
+            for (std::size_t k = 0; k < r.size(); ++k) r[k] = rate(k);
+            return r;
+        };
+    };
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return 0.0; }), o),
+                         doctest::Contains("not a positive rate"), Error);
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return std::nan(""); }), o),
+                         doctest::Contains("flow a -> d measured nan"), Error);
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return inf; }), o),
+                         doctest::Contains("not a positive rate"), Error);
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return 1e6; }, 1), o),
+                         doctest::Contains("4 flows returned 5 rates"), Error);
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return 1e6; }, -1), o),
+                         doctest::Contains("returned 3 rates"), Error);
+    CHECK_THROWS_WITH_AS((void)probe_capacities(lat, [](const auto&, double) -> std::vector<double> {
+        throw Error("'b' could not measure 'c'");
+    }, o), "'b' could not measure 'c'", Error);
+
+    const auto fine = with([](std::size_t) { return 1e6; });
+    CHECK_THROWS_AS((void)probe_capacities({{0}}, fine), InputError);
+    CHECK_THROWS_AS((void)probe_capacities({{0, 1}, {1}}, fine), InputError);
+    CHECK_THROWS_AS((void)probe_capacities({{0, -1}, {1, 0}}, fine), InputError);
+    CHECK_THROWS_AS((void)probe_capacities(lat, {}), InputError);
+    o.repeats = 0;
+    CHECK_THROWS_AS((void)probe_capacities(lat, fine, o), InputError);
+    o.repeats = 3;
+    o.names = {"a"};
+    CHECK_THROWS_AS((void)probe_capacities(lat, fine, o), InputError);
+    // The same rate everywhere: one subnet, every NIC at that rate.
+    o.names.clear();
+    const ProbeResult r = probe_capacities(lat, fine, o);
+    CHECK(r.subnets == Subnets{{0, 1, 2, 3}});
+    CHECK(r.capacities.egress == std::vector<double>(4, 1e6));
+}
