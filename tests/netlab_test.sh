@@ -57,6 +57,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 fail() { echo "netlab test: FAILED: $*" >&2; exit 1; }
+# hetcastd_runs PID: PID is a hetcastd and not a zombie (init may reap the daemons late).
+hetcastd_runs() {
+    [[ $(cat "/proc/$1/comm" 2>/dev/null) == hetcastd ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) != Z ]]
+}
 step() { echo "netlab test: $*"; }
 
 # up TOPOLOGY LAB: builds a shipped topology under this test's name for it.
@@ -215,9 +219,10 @@ done
 step "flat push of 3 MiB from a1 to --all: 7 byte-identical copies ($(grep -o 'achieved completion.*' <<< "$out"))"
 
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
+for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before down"; done
 "$netlab" down "$lab" > /dev/null || fail "down $lab"
 nothing_left "$lab"
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "hetcastd $p still runs after down"; done
+for p in $pids; do ! hetcastd_runs "$p" || fail "hetcastd $p still runs after down"; done
 step "down: no namespace, link, hetcastd or folder left"
 
 # --- the other topologies: spot checks -----------------------------------------------------
@@ -246,10 +251,11 @@ goodput "$lab" 30 0.10 c1:a1           # a's 30 Mbit/s uplink
 "$netlab" daemons "$lab" --hetcastd "$hetcastd" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
+for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before the crash"; done
 rm -rf "/run/hetcast-netlab/$lab"
 up uneven "$lab"
 grep -q "taking it down first" "$tmp/up.err" || fail "second up after a crash did not say it cleaned: $(cat "$tmp/up.err")"
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "hetcastd $p of the crashed lab still runs"; done
+for p in $pids; do ! hetcastd_runs "$p" || fail "hetcastd $p of the crashed lab still runs"; done
 [[ ! -e /var/tmp/hetcast-netlab/$lab ]] || fail "the crashed lab's daemon files are left"
 goodput "$lab" 20 0.10 b2:a1           # the new lab works
 "$netlab" down "$lab" > /dev/null
