@@ -8,10 +8,13 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/probe.hpp"
+#include "hetcast/runtime/peer.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "temp_dir.hpp"
 
 using namespace hetcast;
 
@@ -391,4 +394,108 @@ TEST_CASE("probe: a callback that answers nonsense is an error, not a map") {
     const ProbeResult r = probe_capacities(lat, fine, o);
     CHECK(r.subnets == Subnets{{0, 1, 2, 3}});
     CHECK(r.capacities.egress == std::vector<double>(4, 1e6));
+}
+
+// --- the goodput primitive between peers (Peer::goodput) ------------------------------
+
+namespace {
+
+/// Peers p0..p(n-1) on loopback; with a profile, their links are emulated.
+struct Peers {
+    test::TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    explicit Peers(std::size_t n, const std::optional<Network>& profile = std::nullopt, bool outsider = false) {
+        std::vector<Member> members;
+        for (std::size_t i = 0; i < n; ++i) {
+            PeerConfig c;
+            c.name = "p" + std::to_string(i);
+            c.secret = outsider && i + 1 == n ? "other" : "s3cret";
+            c.dest_root = dir.path / c.name;
+            c.connect_timeout = std::chrono::milliseconds(2000);
+            c.link_profile = profile;
+            peers.push_back(std::make_unique<Peer>(c));
+            peers.back()->start();
+            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+        }
+        for (auto& p : peers) p->set_members(members);
+    }
+    ~Peers() {
+        for (auto& p : peers) p->stop();
+    }
+};
+
+/// Three hosts, every pair at `pair` bytes/s; with `nic`, each NIC shared by its flows.
+Network profile(double pair, double nic = 0) {
+    const std::vector<std::string> names{"p0", "p1", "p2"};
+    Network net = Network::parametric(names, Matrix(3, std::vector<double>(3, 0)), Matrix(3, std::vector<double>(3, pair)),
+                                      std::vector<Overhead>(3), std::vector<Overhead>(3));
+    if (nic > 0) net.set_capacities({std::vector<double>(3, nic), std::vector<double>(3, nic), std::vector<double>(3, inf), {}});
+    return net;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("probe: goodput is the receiver's count after the warm-up, paced like any data") {
+    Peers ps(3, profile(10e6));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Peer::Goodput g = ps.peers[0]->goodput("p1", 0.4, 0.1, std::uint64_t{1} << 30);
+    CHECK(within(g.rate, 10e6, 0.1));
+    CHECK(g.seconds == doctest::Approx(0.3).epsilon(0.2));
+    CHECK(g.bytes > 3'000'000);
+    CHECK(seconds_since(t0) < 1.5);
+    // Both ways at once, and a third: every pair paced on its own (no capacities).
+    std::vector<Peer::Goodput> got(3);
+    std::thread a([&] { got[0] = ps.peers[0]->goodput("p1", 0.3, 0.1, std::uint64_t{1} << 30); });
+    std::thread b([&] { got[1] = ps.peers[1]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30); });
+    got[2] = ps.peers[2]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30);
+    a.join();
+    b.join();
+    for (const auto& x : got) CHECK(within(x.rate, 10e6, 0.1));
+    // The byte bound ends a transfer early; the rate is still the receiver's.
+    const Peer::Goodput small = ps.peers[0]->goodput("p2", 2, 0.1, 1 << 20);
+    CHECK(small.bytes <= (1 << 20) + (64 << 10));
+    CHECK(within(small.rate, 10e6, 0.25));
+}
+
+TEST_CASE("probe: goodputs out of one emulated NIC share it, as data does") {
+    Peers ps(3, profile(1e9, 8e6));
+    std::vector<Peer::Goodput> got(2);
+    std::thread a([&] { got[0] = ps.peers[0]->goodput("p1", 0.4, 0.1, std::uint64_t{1} << 30); });
+    got[1] = ps.peers[0]->goodput("p2", 0.4, 0.1, std::uint64_t{1} << 30);
+    a.join();
+    CHECK(within(got[0].rate + got[1].rate, 8e6, 0.15));
+    CHECK(within(ps.peers[1]->goodput("p2", 0.3, 0.1, std::uint64_t{1} << 30).rate, 8e6, 0.1));
+}
+
+TEST_CASE("probe: a goodput to a peer that vanishes, or that is no member, fails in bounded time") {
+    Peers ps(5, std::nullopt, true);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput("nobody", 0.3, 0.1, 1 << 20), Error);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 0.3, 0.5, 1 << 20), InputError);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 11, 0.1, 1 << 20), InputError);
+    // p4 has another secret: its connection is refused like any other.
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p4", 0.3, 0.1, 1 << 20), Error);
+
+    // The receiver stops half-way: the sender says so within the connect timeout.
+    auto t0 = std::chrono::steady_clock::now();
+    std::thread stop([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        ps.peers[1]->stop();
+    });
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 2, 0.1, std::uint64_t{1} << 40), Error);
+    stop.join();
+    CHECK(seconds_since(t0) < 2 + 2 + 1);
+
+    // The sender stops half-way: the receiver goes on serving others.
+    t0 = std::chrono::steady_clock::now();
+    std::thread sender([&] { CHECK_THROWS_AS((void)ps.peers[2]->goodput("p0", 2, 0.1, std::uint64_t{1} << 40), Error); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ps.peers[2]->stop();
+    sender.join();
+    CHECK(seconds_since(t0) < 2 + 2 + 1);
+    CHECK(ps.peers[3]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
+    CHECK(ps.peers[0]->goodput("p3", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
 }

@@ -21,7 +21,7 @@ T get(const std::byte*& p) {
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(FrameType::hello) &&
-           type <= static_cast<std::uint8_t>(FrameType::job_cancel);
+           type <= static_cast<std::uint8_t>(FrameType::bulk);
 }
 
 const char* to_string(FrameType t) {
@@ -40,6 +40,7 @@ const char* to_string(FrameType t) {
         case FrameType::response: return "response";
         case FrameType::job_start: return "job_start";
         case FrameType::job_cancel: return "job_cancel";
+        case FrameType::bulk: return "bulk";
     }
     return "unknown";
 }

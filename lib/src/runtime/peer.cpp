@@ -74,6 +74,7 @@ void Peer::Impl::on_open(const ConnectionPtr& c) const {
 }
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
+    if (forget_bulk(c.get())) return;
     const std::string& who = c->peer();
     std::vector<std::shared_ptr<Job>> js;
     std::vector<std::shared_ptr<Coord>> cs;
@@ -122,6 +123,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::pong: return on_pong(f);
             case FrameType::request: return on_request(c, f);
             case FrameType::response: return on_response(f);
+            case FrameType::bulk: return on_bulk(c, f);
             default: c->close(std::string("unexpected ") + net::to_string(f.header.type) + " frame");
         }
     } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -195,6 +196,24 @@ struct Peer::Impl {
     /// Joins request threads that have ended (a daemon serves requests for months). Under mu.
     void reap_helpers();
     void on_response(const net::Frame& f);
+
+    // --- goodput measurements (peer_goodput.cpp) -----------------------------------------
+    /// What a receiver counts of one bulk transfer: arrivals (time, bytes so far) at the
+    /// edges of its window.
+    struct BulkIn {
+        std::uint32_t seq = 0;  ///< the sender's request number, for the answer
+        double seconds = 0, warmup = 0;
+        double start = 0;  ///< when the first frame arrived
+        std::uint64_t bytes = 0;
+        double last = 0;  ///< when the latest data arrived
+        std::optional<std::pair<double, std::uint64_t>> from, to;
+    };
+    std::mutex bulk_mu;
+    std::map<const net::Connection*, BulkIn> bulk_in;  ///< connections bulk transfers arrive on
+    std::set<const net::Connection*> bulk_out;          ///< connections this peer sends them on
+    void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
+    /// Whether `c` carried bulk transfers (its closing then concerns no job); forgets it.
+    bool forget_bulk(const net::Connection* c);
 
     // --- a participant's part of a job (peer_tasks.cpp) ----------------------------------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given

@@ -29,7 +29,13 @@ enum class FrameType : std::uint8_t {
     response = 12,   ///< its answer (JSON)
     job_start = 13,  ///< coordinator → participant: run your task list now
     job_cancel = 14, ///< message `message` of job `job` will not come (all messages: 0xffffffff); payload: why
+    bulk = 15,       ///< a goodput measurement's bytes on a connection of its own; `flags` says which part
 };
+
+/// `flags` of a bulk frame: the first (payload: JSON {"seconds", "warmup"}), filler, the last.
+inline constexpr std::uint16_t bulk_start = 1;
+inline constexpr std::uint16_t bulk_data = 0;
+inline constexpr std::uint16_t bulk_end = 2;
 
 inline constexpr std::uint32_t all_messages = 0xffffffffu;
 

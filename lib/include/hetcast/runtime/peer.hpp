@@ -183,6 +183,23 @@ public:
     [[nodiscard]] std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes,
                                                int reps);
 
+    /// The longest goodput measurement a peer sends or takes.
+    static constexpr double max_goodput_seconds = 10;
+    /// What the receiving member measured of a bulk transfer.
+    struct Goodput {
+        double rate = 0;          ///< bytes/s from the end of the warm-up to the end of the window
+        std::uint64_t bytes = 0;  ///< received in all
+        double seconds = 0;       ///< the span the rate was measured over
+    };
+    /// A one-way bulk transfer to `member` for about `seconds` (at most
+    /// max_goodput_seconds) or `max_bytes`, on an authenticated connection of its own that is
+    /// paced like any other (link emulation) and closed at the end. The member counts what
+    /// arrives from `warmup` after the first byte (TCP's slow start is over by then) to
+    /// `seconds` after it, and answers. Any number may run at once. Throws hetcast::Error
+    /// when the member cannot be reached, the connection breaks, or no answer comes within
+    /// the connect timeout after the sending ends.
+    [[nodiscard]] Goodput goodput(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes);
+
 private:
     nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
                            std::chrono::milliseconds timeout);
