@@ -97,10 +97,14 @@ python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["name"]=="n2" and 
 step "status: 4 up"
 
 # probe: a map of the four members, written with -o and stored on every daemon.
-out=$("$hetcast" probe --config "$tmp/n0.yaml" --sizes 64,65536,262144 --reps 3 -o "$tmp/map.yaml") \
+out=$("$hetcast" probe --config "$tmp/n0.yaml" --seconds 0.2 --repeats 2 --reps 3 -o "$tmp/map.yaml") \
     || fail "probe failed"
-grep -q 'subnet' <<< "$out" || fail "probe printed no subnets: $out"
+grep -qE '^probed 4 members in [0-9.]+ s \([0-9]+ measurements of 0.2 s\); [0-9] subnets? at tolerance' <<< "$out" \
+    || fail "probe printed no summary: $out"
+grep -q 'NICs (Mbit/s' <<< "$out" && [[ $(grep -cE '^  n[0-3] +out +[0-9.]+ +in +[0-9.]+$' <<< "$out") -eq 4 ]] \
+    || fail "probe printed no NIC rates: $out"
 grep -q 'clock offsets' <<< "$out" || fail "probe printed no clock offsets: $out"
+grep -q '^capacity:' "$tmp/map.yaml" || fail "the probed map has no capacities: $(cat "$tmp/map.yaml")"
 for i in 0 1 2 3; do grep -q "n$i" "$tmp/map.yaml" || fail "the map lacks n$i"; done
 nodes=$("$hetcast" map --network "$tmp/map.yaml" --json | python3 -c 'import json,sys; print(sum(len(s) for s in json.load(sys.stdin)["subnets"]))')
 [[ $nodes -eq 4 ]] || fail "the probed map has $nodes nodes, not 4"
@@ -114,7 +118,7 @@ step "probe: map of 4 nodes"
 
 # probe through n2, which is neither the first member nor the first of most pairs: every
 # member still gets a clock offset relative to n2 (one machine: near zero), n2 itself 0.
-out=$("$hetcast" probe --config "$tmp/n0.yaml" --from n2 --parallel --sizes 64,65536 --reps 3) \
+out=$("$hetcast" probe --config "$tmp/n0.yaml" --from n2 --seconds 0.1 --repeats 1 --reps 3) \
     || fail "probe through n2 failed: $out"
 offsets=$(sed -n '/^clock offsets/,$p' <<< "$out" | grep -E '^  n[0-9]+ +[+-][0-9]+\.[0-9]{3} ms$' || true)
 for i in 0 1 2 3; do
@@ -130,6 +134,7 @@ out=$("$hetcast" map show --config "$tmp/n1.yaml")
 for i in 0 1 2 3; do grep -q "n$i" <<< "$out" || fail "map show lacks n$i: $out"; done
 grep -q '^4 members' <<< "$out" || fail "map show: $out"
 grep -q 'latency (ms)' <<< "$out" && grep -q 'bandwidth (MB/s)' <<< "$out" || fail "map show lacks the matrices: $out"
+grep -q 'NICs (Mbit/s' <<< "$out" || fail "map show lacks the NIC rates: $out"
 out=$("$hetcast" map show --config "$tmp/n1.yaml" --dot)
 grep -q 'subgraph cluster_0' <<< "$out" && grep -q '"n0" -- "n1"' <<< "$out" || fail "map show --dot: $out"
 "$hetcast" map --network "$tmp/map.yaml" > /dev/null || fail "'hetcast map --network' no longer works"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -114,6 +115,70 @@ std::string dot_id(const std::string& s) {
     return out + '"';
 }
 
+std::string mbit(double bytes_per_s) { return std::isfinite(bytes_per_s) ? fixed(bytes_per_s * 8 / 1e6, 1) : "-"; }
+
+/// A rate in JSON: bytes/s, or null when nothing limits it.
+json rate_json(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+/// The map as JSON: nodes, subnets (names), latency (s), bandwidth and capacities (bytes/s;
+/// null: unconstrained).
+json network_json(const Network& net) {
+    json out{{"nodes", net.names()}, {"latency", net.latency()}, {"bandwidth", net.bandwidth()}, {"subnets", json::array()}};
+    for (const auto& g : net.subnets().value_or(Subnets{})) {
+        json names = json::array();
+        for (NodeId id : g) names.push_back(net.name(id));
+        out["subnets"].push_back(std::move(names));
+    }
+    if (const auto& c = net.capacities()) {
+        json cap = json::object();
+        for (const auto& [key, v] : {std::pair{"egress", &c->egress}, {"ingress", &c->ingress}, {"disk", &c->disk},
+                                     {"uplink", &c->uplink}}) {
+            json list = json::array();
+            for (double x : *v) list.push_back(rate_json(x));
+            cap[key] = std::move(list);
+        }
+        out["capacity"] = std::move(cap);
+    }
+    return out;
+}
+
+/// "  0: a1 a2 a3   uplink 40.0 Mbit/s", one line per subnet.
+void print_subnets(std::ostream& out, const Network& net) {
+    const Subnets subnets = net.subnets().value_or(Subnets{});
+    const auto& c = net.capacities();
+    std::vector<std::string> lines;
+    std::size_t w = 0;
+    for (std::size_t s = 0; s < subnets.size(); ++s) {
+        std::string line = "  " + std::to_string(s) + ":";
+        for (NodeId id : subnets[s]) line += ' ' + net.name(id);
+        w = std::max(w, line.size());
+        lines.push_back(std::move(line));
+    }
+    for (std::size_t s = 0; s < subnets.size(); ++s) {
+        out << lines[s];
+        if (c && s < c->uplink.size()) {
+            out << std::string(w - lines[s].size() + 3, ' ') << "uplink "
+                << (std::isfinite(c->uplink[s]) ? mbit(c->uplink[s]) + " Mbit/s" : "not a bottleneck");
+        }
+        out << '\n';
+    }
+}
+
+/// Each member's NIC rates (Mbit/s), when the map has capacities.
+void print_nics(std::ostream& out, const Network& net) {
+    const auto& c = net.capacities();
+    if (!c) return;
+    std::size_t w = 0;
+    for (const auto& n : net.names()) w = std::max(w, n.size());
+    out << "NICs (Mbit/s; -: unconstrained):\n";
+    for (NodeId i = 0; i < net.size(); ++i) {
+        out << "  " << net.name(i) << std::string(w - net.name(i).size(), ' ') << "  out " << std::setw(7) << mbit(c->egress[i])
+            << "  in " << std::setw(7) << mbit(c->ingress[i]);
+        if (std::isfinite(c->disk[i])) out << "  disk " << std::setw(7) << mbit(c->disk[i]);
+        out << '\n';
+    }
+}
+
 }  // namespace
 
 int cmd_status(const std::vector<std::string>& args) {
@@ -161,45 +226,52 @@ int cmd_status(const std::vector<std::string>& args) {
 
 int cmd_probe(const std::vector<std::string>& args) {
     DaemonOptions d;
-    std::string sizes = "64,65536,1048576", output;
-    int reps = 10;
-    double tolerance = 0.2;
+    std::string output, sizes;
+    int reps = 10, repeats = 3;
+    double tolerance = 0.2, seconds = 0.3;
     po::options_description opts(
-        "hetcast probe: the daemons measure every pair (ping-pong), fit latency and bandwidth, find the\n"
-        "subnets (ECO) and store the map on every member\n\n"
-        "  hetcast probe [--config FILE] [--sizes 64,65536,1048576] [--reps 10] [--parallel]\n"
-        "                [--tolerance 0.2] [-o map.yaml] [--json]\n\noptions");
+        "hetcast probe: the daemons measure the cluster and store the map on every member: latency by\n"
+        "64-byte pings; NIC rates, subnets and their uplinks by bulk TCP transfers run together\n"
+        "(docs/protocol.md, \"Probing\")\n\n"
+        "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
+        "                [--reps 10] [-o map.yaml] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
-        "sizes", po::value(&sizes), "comma-separated message sizes (bytes, or 64KiB, 1MiB, ...; at most 16MiB)")(
-        "reps", po::value(&reps), "exchanges per size and pair; the minimum round trip is kept (default 10)")(
-        "parallel", "measure disjoint pairs at once (N-1 rounds) instead of one pair at a time")(
+        "seconds", po::value(&seconds), "length of each bulk transfer; the receiver counts after 0.1 s (default 0.3)")(
+        "repeats", po::value(&repeats), "passes over every measurement; medians count (default 3)")(
         "tolerance,t", po::value(&tolerance), "ECO subnet tolerance (default 0.2)")(
+        "reps", po::value(&reps), "64-byte pings per pair; the least round trip gives the latency (default 10)")(
         "output,o", po::value(&output), "also write the map (a network file) here")(
-        "json", "print the daemon's answer as one JSON object");
+        "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings as JSON");
     add_daemon_options(opts, d);
+    // Older scripts pass these: measurements are always parallel, and sizes are no longer used.
+    po::options_description old;
+    old.add_options()("sizes", po::value(&sizes))("parallel", "");
+    po::options_description all;
+    all.add(opts).add(old);
     po::variables_map vm;
-    if (parse(args, opts, vm)) return 0;
-
-    std::vector<std::uint64_t> size_list;
-    std::stringstream ss(sizes);
-    for (std::string s; std::getline(ss, s, ',');) {
-        if (s.empty()) continue;
-        const double b = parse_bytes(s);
-        if (!(b >= 1) || b > double(16 << 20)) throw InputError("--sizes: '" + s + "' is not between 1 byte and 16MiB");
-        size_list.push_back(static_cast<std::uint64_t>(b));
+    po::store(po::command_line_parser(args).options(all).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return 0;
     }
-    if (size_list.size() < 2) throw InputError("--sizes needs at least two sizes to fit latency and bandwidth");
+    po::notify(vm);
+    if (vm.count("sizes")) std::cerr << "hetcast probe: --sizes is ignored (bandwidth comes from bulk transfers now)\n";
     if (reps < 1 || reps > 1000) throw InputError("--reps must be between 1 and 1000");
-    if (!(tolerance >= 0) || tolerance > 100) throw InputError("--tolerance must be between 0 and 100");
+    if (repeats < 1 || repeats > 100) throw InputError("--repeats must be between 1 and 100");
+    if (!(seconds >= 0.05) || seconds > 10) throw InputError("--seconds must be between 0.05 and 10");
+    if (!(tolerance >= 0) || tolerance > 10) throw InputError("--tolerance must be between 0 and 10");
 
-    const json req{{"cmd", "probe"}, {"sizes", size_list}, {"reps", reps}, {"parallel", vm.count("parallel") != 0},
-                   {"tolerance", tolerance}};
+    const json req{{"cmd", "probe"}, {"reps", reps}, {"repeats", repeats}, {"seconds", seconds}, {"tolerance", tolerance}};
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     auto client = connect_daemon(d);
     const json a = client->call(req, [tty](const json& p) {
         const json& pr = p.contains("progress") ? p["progress"] : p;
-        if (tty && pr.contains("pairs") && pr.contains("of")) {
-            std::cerr << "\rprobing: " << pr["pairs"].dump() << " of " << pr["of"].dump() << " pairs" << std::flush;
+        if (!tty) return;
+        if (pr.contains("pairs") && pr.contains("of")) {
+            std::cerr << "\r\033[Kprobing: pinged " << pr["pairs"].dump() << " of " << pr["of"].dump() << " pairs" << std::flush;
+        } else if (pr.contains("measurements")) {
+            std::cerr << "\r\033[Kprobing: " << str(pr, "phase", "?") << ", " << pr["measurements"].dump()
+                      << " measurements so far" << std::flush;
         }
     });
     if (tty) std::cerr << "\r\033[K" << std::flush;
@@ -217,15 +289,27 @@ int cmd_probe(const std::vector<std::string>& args) {
         if (!missing.empty()) err += ":" + subnet_line(missing);
         throw Error(err);
     }
+    const Network net = parse_network(map, "the probed map");
+    const json notes = a.value("notes", json::array());
     if (vm.count("json")) {
-        std::cout << a.dump(2) << '\n';
+        json out = network_json(net);
+        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes"}) {
+            if (a.contains(key)) out[key] = a[key];
+        }
+        out["tolerance"] = tolerance;
+        std::cout << out.dump(2) << '\n';
         return 0;
     }
-    const json subnets = a.value("subnets", json::array());
-    std::cout << "probed " << a.value("pairs", 0) << " pairs in " << fixed(a.value("seconds", 0.0), 2) << " s; "
-              << subnets.size() << " subnet" << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance
-              << ":\n";
-    for (std::size_t i = 0; i < subnets.size(); ++i) std::cout << "  " << i << ":" << subnet_line(subnets[i]) << '\n';
+    const Subnets subnets = net.subnets().value_or(Subnets{});
+    std::cout << "probed " << net.size() << " members in " << fixed(a.value("seconds", 0.0), 1) << " s ("
+              << a.value("measurements", 0) << " measurements of " << seconds << " s); " << subnets.size() << " subnet"
+              << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance << ":\n";
+    print_subnets(std::cout, net);
+    print_nics(std::cout, net);
+    if (!notes.empty()) {
+        std::cout << "notes:\n";
+        for (const auto& note : notes) std::cout << "  " << (note.is_string() ? note.get<std::string>() : note.dump()) << '\n';
+    }
     std::cout << "clock offsets (member's clock minus the prober's):\n";
     const json offsets = a.value("offsets", json::object());
     std::size_t w = 0;
@@ -241,7 +325,8 @@ int cmd_probe(const std::vector<std::string>& args) {
 
 int cmd_map_show(const std::vector<std::string>& args) {
     DaemonOptions d;
-    po::options_description opts("hetcast map show: the daemons' current map: subnets, latency and bandwidth\n\n"
+    po::options_description opts("hetcast map show: the daemons' current map: subnets and uplinks, NIC rates, latency and\n"
+                                 "bandwidth\n\n"
                                  "  hetcast map show [--config FILE] [--from NODE] [--dot]\n\noptions");
     opts.add_options()("help,h", "show this help")("dot", "print a Graphviz graph (one cluster per subnet) instead");
     add_daemon_options(opts, d);
@@ -297,12 +382,9 @@ int cmd_map_show(const std::vector<std::string>& args) {
         std::cout << "no subnets in the map\n";
     } else {
         std::cout << subnets.size() << " subnet" << (subnets.size() == 1 ? "" : "s") << ":\n";
-        for (std::size_t s = 0; s < subnets.size(); ++s) {
-            std::cout << "  " << s << ":";
-            for (NodeId id : subnets[s]) std::cout << ' ' << net.name(id);
-            std::cout << '\n';
-        }
+        print_subnets(std::cout, net);
     }
+    print_nics(std::cout, net);
     std::vector<std::vector<std::string>> lat_cells(n, std::vector<std::string>(n, "-"));
     std::vector<std::vector<std::string>> bw_cells = lat_cells;
     for (std::size_t i = 0; i < n; ++i) {

@@ -93,6 +93,18 @@ public:
             for (NodeId h : found[k]) model_.subnet[h] = k;
         }
         if (found.size() >= 2) measure_uplinks(found);
+        if (found.size() >= 2 && std::none_of(model_.uplink.begin(), model_.uplink.end(), [](double u) { return std::isfinite(u); }) &&
+            eco_partition(latency_costs(informative), opt_.tolerance).size() == 1) {
+            // What set the subnets apart was noise (a busy machine): nothing between them
+            // limits a flow, and latency does not set them apart either.
+            out_.notes.push_back("no uplink limits the flows between the " + std::to_string(found.size()) +
+                                 " subnets the pair rates suggested, nor does latency set them apart: one subnet");
+            Subnets one(1);
+            for (const auto& g : found) one[0].insert(one[0].end(), g.begin(), g.end());
+            found = std::move(one);
+            model_.uplink = {inf};
+            for (NodeId h : found[0]) model_.subnet[h] = 0;
+        }
         const Subnets core = found;
         for (NodeId h = 0; h < n_; ++h) {
             if (!informative[h]) place(h, core, found);
@@ -248,6 +260,22 @@ private:
 
     [[nodiscard]] double nic(NodeId h) const { return std::min(eg_[h], in_[h]); }
 
+    /// The cost without the bandwidth term, over the informative hosts: the latency part of
+    /// moving the message, on top of the time the NICs allow.
+    [[nodiscard]] Matrix latency_costs(const std::vector<char>& informative) const {
+        Matrix out;
+        for (NodeId i = 0; i < n_; ++i) {
+            if (!informative[i]) continue;
+            auto& row = out.emplace_back();
+            for (NodeId j = 0; j < n_; ++j) {
+                if (!informative[j]) continue;
+                const auto part = [&](NodeId a, NodeId b) { return lat_[a][b] * std::min(eg_[a], in_[b]) / opt_.message; };
+                row.push_back(i == j ? 0 : 1 + std::max(part(i, j), part(j, i)));
+            }
+        }
+        return out;
+    }
+
     // 5. ECO (§4.1) over the informative hosts.
     Subnets partition(const std::vector<char>& informative) const {
         std::vector<NodeId> ids;
@@ -329,9 +357,8 @@ private:
                                    agg_in * slack >= sum_of(nic_in, 0, nic_in.size());
             model_.uplink[k] = nic_bound ? inf : std::max(agg_out, agg_in);
             if (nic_bound) {
-                out_.notes.push_back("subnet of " + name(found[k][0]) + ": " + std::to_string(out_flows.size()) +
-                                     " flows out and in reached what the NICs allow (" + mbit(agg_out) + " out, " +
-                                     mbit(agg_in) + " in): its uplink is not a bottleneck");
+                out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
+                                     mbit(agg_out) + " out, " + mbit(agg_in) + " in): its uplink is not a bottleneck");
             }
         }
         if (found.size() == 2) {
@@ -421,12 +448,12 @@ private:
             return fit[a] != fit[b] ? fit[a] > fit[b] : near[a] < near[b];
         });
         std::size_t where = order[0];
-        std::string why = core.size() == 1 ? "the only subnet"
-                                           : "affinity and latency: too slow for a sharing test to show an uplink";
+        std::string why = core.size() == 1 ? "(the only subnet)"
+                                           : "by affinity and latency: too slow for a sharing test to show an uplink";
         for (std::size_t a : core.size() >= 2 ? order : std::vector<std::size_t>{}) {
             const auto d = design(h, a, core);
             if (!d) continue;
-            why = "affinity and latency: no sharing test showed an uplink";
+            why = "by affinity and latency: no sharing test showed an uplink";
             // Passes until most of them agree on which side of half the predicted drop the
             // drop is (the side of their median); a baseline measured for another host is reused.
             auto& base = baselines_[d->base];
@@ -445,7 +472,7 @@ private:
             if (shared * 2 > drops.size()) {
                 const auto watched = static_cast<double>(d->base.size());
                 where = a;
-                why = "a sharing test: " + flow_name(d->base[0]) + (d->base.size() > 1 ? " and " + flow_name(d->base[1]) : "") +
+                why = "by a sharing test: " + flow_name(d->base[0]) + (d->base.size() > 1 ? " and " + flow_name(d->base[1]) : "") +
                       " kept " + percent(std::exp(median(drops) / watched)) + " of their rate with its flows (" +
                       percent(std::exp(d->log_drop / watched)) + " predicted)";
                 break;
@@ -455,7 +482,7 @@ private:
         model_.subnet[h] = where;
         out_.notes.push_back(name(h) + ": NIC-bound (" + mbit(eg_[h]) + " out, " + mbit(in_[h]) +
                              " in) towards hosts on both sides of an uplink; placed with " + name(core[where][0]) +
-                             " by " + why);
+                             " " + why);
     }
 
     // 8. Canonical order, capacities, and B_ij.

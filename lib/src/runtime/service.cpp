@@ -13,6 +13,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
+#include "hetcast/map/probe.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
@@ -34,6 +35,8 @@ const char* version() { return "0.1.0"; }
 namespace {
 
 constexpr auto call_timeout = std::chrono::seconds(10);
+/// The most one goodput measurement a prober asks for may send (about 10 s at 6 Gbit/s).
+constexpr std::uint64_t max_bulk_bytes = std::uint64_t{8} << 30;
 
 std::string utc_now() {
     const std::time_t t = std::time(nullptr);
@@ -319,6 +322,7 @@ struct Service::Impl {
             if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
             if (cmd == "ping") return respond(answer_ping(*peer, req));
             if (cmd == "probe") return respond(probe(req, respond));
+            if (cmd == "goodput") return respond(goodput(req));
             if (cmd == "push") return respond(push(req, respond));
             if (cmd == "join") return respond(join(req));
             if (cmd == "leave") return respond(leave(get_or<std::string>(req, "name", "")));
@@ -406,67 +410,121 @@ struct Service::Impl {
         return samples_from_json(a["samples"]);
     }
 
-    /// ECO §3: every pair measured by ping-pong, the minimum round trip per size kept, a
-    /// line fitted per pair; then the partition, and the map goes to every member.
+    /// A bulk transfer from this member to `to`, asked for by a prober; the receiver's goodput.
+    json goodput(const json& req) {
+        const auto to = get_or<std::string>(req, "to", "");
+        const double seconds = get_or<double>(req, "seconds", 0.3);
+        const double warmup = get_or<double>(req, "warmup", std::min(0.1, seconds / 3));
+        if (to.empty() || to == cfg.name) throw InputError("goodput: 'to' must name another member");
+        const Peer::Goodput g = peer->goodput(to, seconds, warmup, max_bulk_bytes);
+        return {{"ok", true}, {"goodput", g.rate}, {"bytes", g.bytes}, {"seconds", g.seconds}};
+    }
+
+    /// Flows measured together: every sender is asked at once (this member's own flows
+    /// start here), each on a thread that waits for its answer.
+    std::vector<double> measure_flows(const std::vector<std::string>& names, const std::vector<FlowPair>& flows,
+                                      double seconds) {
+        std::vector<double> rates(flows.size(), 0);
+        std::vector<std::string> failed(flows.size());
+        std::vector<std::thread> ts;
+        for (std::size_t k = 0; k < flows.size(); ++k) {
+            ts.emplace_back([&, k] {
+                const std::string& from = names[flows[k].first];
+                const std::string& to = names[flows[k].second];
+                try {
+                    const json req{{"cmd", "goodput"}, {"to", to}, {"seconds", seconds}};
+                    const json a = from == cfg.name
+                                       ? goodput(req)
+                                       : peer->call(from, req, call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)));
+                    if (!get_or<bool>(a, "ok", false)) throw Error(get_or<std::string>(a, "error", "?"));
+                    rates[k] = get_or<double>(a, "goodput", 0.0);
+                } catch (const std::exception& e) {
+                    failed[k] = from + " -> " + to + ": " + e.what();
+                }
+            });
+        }
+        for (auto& t : ts) t.join();
+        for (const auto& f : failed) {
+            if (!f.empty()) throw Error("measuring " + f);
+        }
+        return rates;
+    }
+
+    /// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of a
+    /// round-robin round at once; the clock offsets of the members come with it.
+    Matrix ping_latency(const std::vector<std::string>& names, int reps, json& offsets, const Peer::Responder& respond) {
+        const std::size_t n = names.size();
+        Matrix lat(n, std::vector<double>(n, 0));
+        offsets = json::object();
+        offsets[cfg.name] = 0.0;
+        std::mutex result_mu;
+        std::string failure;
+        const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
+            try {
+                const auto samples = measure(names[i], names[j], {{"target", names[j]}, {"sizes", {64}}, {"reps", reps}});
+                const auto best = std::min_element(samples.begin(), samples.end(), [](const PingSample& a, const PingSample& b) {
+                    return a.round_trip() < b.round_trip();
+                });
+                std::lock_guard lock(result_mu);
+                lat[i][j] = lat[j][i] = best->round_trip() / 2;
+                // The samples are on i's clock with j's stamps: estimate_offset is j's clock minus i's.
+                if (names[i] == cfg.name) offsets[names[j]] = estimate_offset(samples);
+                if (names[j] == cfg.name) offsets[names[i]] = -estimate_offset(samples);
+            } catch (const std::exception& e) {
+                std::lock_guard lock(result_mu);
+                if (failure.empty()) failure = "pinging " + names[i] + " -> " + names[j] + ": " + e.what();
+            }
+        };
+        std::size_t done = 0;
+        for (const auto& round : round_robin(static_cast<std::uint32_t>(n))) {
+            std::vector<std::thread> ts;
+            for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
+            for (auto& t : ts) t.join();
+            if (!failure.empty()) throw Error("probe failed: " + failure);
+            done += round.size();
+            respond({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", n * (n - 1) / 2}}}});
+        }
+        return lat;
+    }
+
+    /// Latency by pings, then subnets and capacities from goodputs (map/probe.hpp); the
+    /// map goes to every member.
     json probe(const json& req, const Peer::Responder& respond) {
-        const auto sizes = get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 1048576});
         const int reps = get_or<int>(req, "reps", 10);
-        const bool parallel = get_or<bool>(req, "parallel", false);
-        const double tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
+        ProbeOptions o;
+        o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
+        o.repeats = get_or<int>(req, "repeats", o.repeats);
+        o.seconds = get_or<double>(req, "seconds", o.seconds);
+        if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
+        if (!(o.seconds >= 0.05 && o.seconds <= Peer::max_goodput_seconds)) {
+            throw InputError("probe: seconds must be between 0.05 and " +
+                             std::to_string(static_cast<int>(Peer::max_goodput_seconds)));
+        }
         const std::vector<Member> members = current_members();
         if (members.size() < 2) throw InputError("probe: the cluster has fewer than two members");
         const auto t0 = std::chrono::steady_clock::now();
         const std::size_t n = members.size();
         std::vector<std::string> names;
         for (const auto& m : members) names.push_back(m.name);
-        Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
-        json offsets = json::object();
-        offsets[cfg.name] = 0.0;
-        std::mutex result_mu;
-        std::string failure;
-        const json ping_req{{"target", ""}, {"sizes", sizes}, {"reps", reps}};
-        const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
-            // A round trip cannot tell the two directions apart; both get the same fit.
-            try {
-                json r = ping_req;
-                r["target"] = names[j];
-                const auto samples = measure(names[i], names[j], r);
-                const LinkFit fit = fit_link(samples);
-                std::lock_guard lock(result_mu);
-                lat[i][j] = lat[j][i] = fit.latency;
-                bw[i][j] = bw[j][i] = fit.bandwidth;
-                // The samples are on i's clock with j's stamps: estimate_offset is j's clock minus i's.
-                if (names[i] == cfg.name) offsets[names[j]] = estimate_offset(samples);
-                if (names[j] == cfg.name) offsets[names[i]] = -estimate_offset(samples);
-            } catch (const std::exception& e) {
-                std::lock_guard lock(result_mu);
-                if (failure.empty()) failure = "measuring " + names[i] + " -> " + names[j] + ": " + e.what();
-            }
+        json offsets;
+        const Matrix lat = ping_latency(names, reps, offsets, respond);
+        o.names = names;
+        o.progress = [&respond](std::string_view phase, std::size_t done) {
+            respond({{"progress", {{"phase", phase}, {"measurements", done}}}});
         };
-        std::size_t done = 0;
-        const std::size_t pairs = n * (n - 1) / 2;
-        for (const auto& round : round_robin(static_cast<std::uint32_t>(n))) {
-            if (parallel) {
-                std::vector<std::thread> ts;
-                for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
-                for (auto& t : ts) t.join();
-            } else {
-                for (auto [i, j] : round) measure_pair(i, j);
-            }
-            done += round.size();
-            respond({{"progress", {{"pairs", done}, {"of", pairs}}}});
-            if (!failure.empty()) throw Error("probe failed: " + failure);
-        }
+        const ProbeResult r =
+            probe_capacities(lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(names, f, s); }, o);
         std::vector<Overhead> send(n), recv(n);
         for (std::size_t i = 0; i < n; ++i) {
             json h = names[i] == cfg.name ? hello() : peer->call(names[i], {{"cmd", "hello"}}, call_timeout);
             const auto s = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
-            const auto r = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
+            const auto v = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
             if (s.size() == 2) send[i] = {s[0], s[1]};
-            if (r.size() == 2) recv[i] = {r[0], r[1]};
+            if (v.size() == 2) recv[i] = {v[0], v[1]};
         }
-        Network net = Network::parametric(names, lat, bw, send, recv);
-        net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
+        Network net = Network::parametric(names, lat, r.bandwidth, send, recv);
+        net.set_subnets(r.subnets);
+        net.set_capacities(r.capacities);
         const std::string text = format_network(net, utc_now());
         std::vector<std::string> not_updated;
         for (const auto& m : members) {
@@ -481,16 +539,19 @@ struct Service::Impl {
             }
         }
         json subnets = json::array();
-        for (const auto& g : *net.subnets()) {
+        for (const auto& g : r.subnets) {
             json names_of = json::array();
-            for (NodeId id : g) names_of.push_back(net.name(id));
+            for (NodeId id : g) names_of.push_back(names[id]);
             subnets.push_back(names_of);
         }
         return {{"ok", not_updated.empty()},
                 {"map", text},
                 {"subnets", subnets},
+                {"notes", r.notes},
                 {"offsets", offsets},
-                {"pairs", pairs},
+                {"pairs", n * (n - 1) / 2},
+                {"measurements", r.measurements},
+                {"measured_seconds", r.measured_seconds},
                 {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
                 {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
                 {"not_updated", not_updated}};
