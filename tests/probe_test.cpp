@@ -12,6 +12,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/probe.hpp"
+#include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "temp_dir.hpp"
@@ -280,8 +281,9 @@ TEST_CASE("probe: two subnets behind 40 Mbit/s uplinks, 200 Mbit/s NICs (netlab'
     REQUIRE(r.capacities.uplink.size() == 2);
     CHECK(within(r.capacities.uplink[0], 40 * mbit, 0.1));
     for (double e : r.capacities.egress) CHECK(within(e, 200 * mbit, 0.1));
-    // 7 rounds and one uplink measurement, 3 passes each, 0.3 s: 7.2 s.
-    CHECK(r.measurements == 24);
+    // 8 rounds (7 shifts, the fourth in two halves) and one uplink measurement, 3 passes
+    // each, 0.3 s: 8.1 s.
+    CHECK(r.measurements == 27);
     CHECK(r.measured_seconds <= 15);
     CHECK(within(r.bandwidth[0][1], 200 * mbit, 0.1));
     CHECK(within(r.bandwidth[0][4], 40 * mbit, 0.1));
@@ -368,7 +370,7 @@ TEST_CASE("probe: a callback that answers nonsense is an error, not a map") {
     CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return 0.0; }), o),
                          doctest::Contains("not a positive rate"), Error);
     CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return std::nan(""); }), o),
-                         doctest::Contains("flow a -> d measured nan"), Error);
+                         doctest::Contains("flow a -> b measured nan"), Error);
     CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return inf; }), o),
                          doctest::Contains("not a positive rate"), Error);
     CHECK_THROWS_WITH_AS((void)probe_capacities(lat, with([](std::size_t) { return 1e6; }, 1), o),
@@ -396,7 +398,7 @@ TEST_CASE("probe: a callback that answers nonsense is an error, not a map") {
     CHECK(r.capacities.egress == std::vector<double>(4, 1e6));
 }
 
-// --- the goodput primitive between peers (Peer::goodput) ------------------------------
+// --- the goodput primitive between peers (Peer::goodput_from) ------------------------------
 
 namespace {
 
@@ -442,21 +444,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 TEST_CASE("probe: goodput is the receiver's count after the warm-up, paced like any data") {
     Peers ps(3, profile(10e6));
     const auto t0 = std::chrono::steady_clock::now();
-    const Peer::Goodput g = ps.peers[0]->goodput("p1", 0.4, 0.1, std::uint64_t{1} << 30);
+    const Peer::Goodput g = ps.peers[1]->goodput_from("p0", 0.4, 0.1, std::uint64_t{1} << 30);
     CHECK(within(g.rate, 10e6, 0.1));
     CHECK(g.seconds == doctest::Approx(0.3).epsilon(0.2));
     CHECK(g.bytes > 3'000'000);
     CHECK(seconds_since(t0) < 1.5);
     // Both ways at once, and a third: every pair paced on its own (no capacities).
     std::vector<Peer::Goodput> got(3);
-    std::thread a([&] { got[0] = ps.peers[0]->goodput("p1", 0.3, 0.1, std::uint64_t{1} << 30); });
-    std::thread b([&] { got[1] = ps.peers[1]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30); });
-    got[2] = ps.peers[2]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30);
+    std::thread a([&] { got[0] = ps.peers[1]->goodput_from("p0", 0.3, 0.1, std::uint64_t{1} << 30); });
+    std::thread b([&] { got[1] = ps.peers[0]->goodput_from("p1", 0.3, 0.1, std::uint64_t{1} << 30); });
+    got[2] = ps.peers[0]->goodput_from("p2", 0.3, 0.1, std::uint64_t{1} << 30);
     a.join();
     b.join();
     for (const auto& x : got) CHECK(within(x.rate, 10e6, 0.1));
     // The byte bound ends a transfer early; the rate is still the receiver's.
-    const Peer::Goodput small = ps.peers[0]->goodput("p2", 2, 0.1, 1 << 20);
+    const Peer::Goodput small = ps.peers[2]->goodput_from("p0", 2, 0.1, 1 << 20);
     CHECK(small.bytes <= (1 << 20) + (64 << 10));
     CHECK(within(small.rate, 10e6, 0.25));
 }
@@ -464,38 +466,60 @@ TEST_CASE("probe: goodput is the receiver's count after the warm-up, paced like 
 TEST_CASE("probe: goodputs out of one emulated NIC share it, as data does") {
     Peers ps(3, profile(1e9, 8e6));
     std::vector<Peer::Goodput> got(2);
-    std::thread a([&] { got[0] = ps.peers[0]->goodput("p1", 0.4, 0.1, std::uint64_t{1} << 30); });
-    got[1] = ps.peers[0]->goodput("p2", 0.4, 0.1, std::uint64_t{1} << 30);
+    std::thread a([&] { got[0] = ps.peers[1]->goodput_from("p0", 0.4, 0.1, std::uint64_t{1} << 30); });
+    got[1] = ps.peers[2]->goodput_from("p0", 0.4, 0.1, std::uint64_t{1} << 30);
     a.join();
     CHECK(within(got[0].rate + got[1].rate, 8e6, 0.15));
-    CHECK(within(ps.peers[1]->goodput("p2", 0.3, 0.1, std::uint64_t{1} << 30).rate, 8e6, 0.1));
+    CHECK(within(ps.peers[2]->goodput_from("p1", 0.3, 0.1, std::uint64_t{1} << 30).rate, 8e6, 0.1));
 }
 
-TEST_CASE("probe: a goodput to a peer that vanishes, or that is no member, fails in bounded time") {
+TEST_CASE("probe: a goodput from a peer that vanishes, or that is no member, fails in bounded time") {
     Peers ps(5, std::nullopt, true);
-    CHECK_THROWS_AS((void)ps.peers[0]->goodput("nobody", 0.3, 0.1, 1 << 20), Error);
-    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 0.3, 0.5, 1 << 20), InputError);
-    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 11, 0.1, 1 << 20), InputError);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("nobody", 0.3, 0.1, 1 << 20), Error);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p1", 0.3, 0.5, 1 << 20), InputError);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p1", 11, 0.1, 1 << 20), InputError);
     // p4 has another secret: its connection is refused like any other.
-    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p4", 0.3, 0.1, 1 << 20), Error);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p4", 0.3, 0.1, 1 << 20), Error);
 
-    // The receiver stops half-way: the sender says so within the connect timeout.
+    // The sender stops half-way: the receiver says so at once.
     auto t0 = std::chrono::steady_clock::now();
     std::thread stop([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         ps.peers[1]->stop();
     });
-    CHECK_THROWS_AS((void)ps.peers[0]->goodput("p1", 2, 0.1, std::uint64_t{1} << 40), Error);
+    CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p1", 2, 0.1, std::uint64_t{1} << 40), Error);
     stop.join();
-    CHECK(seconds_since(t0) < 2 + 2 + 1);
+    CHECK(seconds_since(t0) < 1.5);
 
-    // The sender stops half-way: the receiver goes on serving others.
+    // The receiver stops half-way: the sender goes on serving others.
     t0 = std::chrono::steady_clock::now();
-    std::thread sender([&] { CHECK_THROWS_AS((void)ps.peers[2]->goodput("p0", 2, 0.1, std::uint64_t{1} << 40), Error); });
+    std::thread receiver([&] { CHECK_THROWS_AS((void)ps.peers[2]->goodput_from("p0", 2, 0.1, std::uint64_t{1} << 40), Error); });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ps.peers[2]->stop();
-    sender.join();
-    CHECK(seconds_since(t0) < 2 + 2 + 1);
-    CHECK(ps.peers[3]->goodput("p0", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
-    CHECK(ps.peers[0]->goodput("p3", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
+    receiver.join();
+    CHECK(seconds_since(t0) < 1.5);
+    CHECK(ps.peers[3]->goodput_from("p0", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
+    CHECK(ps.peers[0]->goodput_from("p3", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
+}
+
+TEST_CASE("probe: flows measured together are rated over the span common to all") {
+    // Two flows at 1 MB/s; the second starts 0.1 s late, and while the first is alone it
+    // gets 2 MB/s: over their own windows they would sum to more than the link.
+    Arrivals first, second;
+    for (int ms = 0; ms <= 300; ++ms) {
+        const double t = ms / 1e3;
+        first.emplace_back(10 + t, static_cast<std::uint64_t>(t < 0.1 ? 2e6 * t : 2e5 + 1e6 * (t - 0.1)));
+    }
+    for (int ms = 0; ms <= 300; ++ms) second.emplace_back(10.1 + ms / 1e3, static_cast<std::uint64_t>(1e3 * ms));
+    const auto r = common_window_rates({first, second}, 0.05, 0.1);
+    REQUIRE(r);
+    CHECK((*r)[0] == doctest::Approx(1e6).epsilon(0.01));
+    CHECK((*r)[1] == doctest::Approx(1e6).epsilon(0.01));
+    // Too short a common span, or a flow with one arrival: nothing.
+    CHECK_FALSE(common_window_rates({first, second}, 0.05, 0.2));
+    CHECK_FALSE(common_window_rates({first, {{10, 5}}}, 0.05, 0.01));
+    // Bytes between arrivals are interpolated.
+    const auto sparse = common_window_rates({{{0, 0}, {1, 1000}}}, 0.25, 0.5);
+    REQUIRE(sparse);
+    CHECK((*sparse)[0] == doctest::Approx(1000));
 }

@@ -241,7 +241,8 @@ int cmd_probe(const std::vector<std::string>& args) {
         "tolerance,t", po::value(&tolerance), "ECO subnet tolerance (default 0.2)")(
         "reps", po::value(&reps), "64-byte pings per pair; the least round trip gives the latency (default 10)")(
         "output,o", po::value(&output), "also write the map (a network file) here")(
-        "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings as JSON");
+        "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings (notes, the median\n"
+                "goodput of every pair in the pair rounds, ...) as JSON");
     add_daemon_options(opts, d);
     // Older scripts pass these: measurements are always parallel, and sizes are no longer used.
     po::options_description old;
@@ -293,7 +294,7 @@ int cmd_probe(const std::vector<std::string>& args) {
     const json notes = a.value("notes", json::array());
     if (vm.count("json")) {
         json out = network_json(net);
-        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes"}) {
+        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes", "goodput"}) {
             if (a.contains(key)) out[key] = a[key];
         }
         out["tolerance"] = tolerance;

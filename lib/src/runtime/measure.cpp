@@ -41,6 +41,33 @@ double estimate_offset(const std::vector<PingSample>& samples) {
     return best->peer_time - (best->sent + best->round_trip() / 2);
 }
 
+namespace {
+
+/// Bytes so far at time t, between the arrivals around it.
+double bytes_at(const Arrivals& a, double t) {
+    const auto after = std::lower_bound(a.begin(), a.end(), t, [](const auto& p, double x) { return p.first < x; });
+    if (after == a.begin()) return static_cast<double>(a.front().second);
+    if (after == a.end()) return static_cast<double>(a.back().second);
+    const auto& [t1, b1] = *after;
+    const auto& [t0, b0] = *std::prev(after);
+    return static_cast<double>(b0) + (static_cast<double>(b1) - static_cast<double>(b0)) * (t - t0) / (t1 - t0);
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> common_window_rates(const std::vector<Arrivals>& flows, double warmup, double least) {
+    double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
+    for (const auto& a : flows) {
+        if (a.size() < 2) return std::nullopt;
+        from = std::max(from, a.front().first + warmup);
+        to = std::min(to, a.back().first);
+    }
+    if (flows.empty() || !(to - from >= least)) return std::nullopt;
+    std::vector<double> rates;
+    for (const auto& a : flows) rates.push_back((bytes_at(a, to) - bytes_at(a, from)) / (to - from));
+    return rates;
+}
+
 double exchange_offset(double t1, double t2, double t3, double t4) { return ((t2 - t1) + (t3 - t4)) / 2; }
 
 }  // namespace hetcast

@@ -1,5 +1,6 @@
-// Goodput measurements (the probe, docs/protocol.md "Probing"): a bulk transfer on a
-// connection of its own, counted by the receiver, which answers on the same connection.
+// Goodput measurements (the probe, docs/protocol.md "Probing"): the receiver dials the
+// sender on a connection of its own, asks for a bulk transfer, counts what arrives and
+// closes the connection when its window is over.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -22,98 +23,98 @@ namespace {
 constexpr std::size_t bulk_chunk = std::size_t{32} << 10;
 /// Frames handed to the transport and not yet written: the socket's buffer does the rest.
 constexpr int bulk_in_flight = 4;
-/// A transfer whose frames still come this long after its window is closed.
-constexpr double bulk_overrun = 30;
+/// The most a sender sends for one request, whatever it asks (about 10 s at 6 Gbit/s).
+constexpr std::uint64_t bulk_max_bytes = std::uint64_t{8} << 30;
+
+std::string seconds_text(double s) { return std::to_string(static_cast<int>(s)); }
 
 }  // namespace
 
 bool Peer::Impl::forget_bulk(const net::Connection* c) {
     std::lock_guard lock(bulk_mu);
-    return bulk_in.erase(c) + bulk_out.erase(c) > 0;
+    if (const auto it = bulk_in.find(c); it != bulk_in.end()) {
+        if (!it->second.done) {
+            it->second.result->set_exception(std::make_exception_ptr(
+                Error("the connection closed before the bulk transfer's window was over")));
+        }
+        bulk_in.erase(it);
+        return true;
+    }
+    return bulk_out.erase(c) > 0;
 }
 
 void Peer::Impl::on_bulk(const ConnectionPtr& c, const Frame& f) {
+    if (f.header.flags == net::bulk_start) return start_bulk(c, f);
     const double now = now_s();
     std::lock_guard lock(bulk_mu);
-    if (f.header.flags == net::bulk_start) {
-        const json p = json::parse(net::as_text(f.payload), nullptr, false);
-        const double seconds = p.is_object() ? p.value("seconds", 0.0) : 0.0;
-        const double warmup = p.is_object() ? p.value("warmup", -1.0) : -1.0;
-        if (!(seconds > 0 && seconds <= max_goodput_seconds && warmup >= 0 && warmup < seconds)) {
-            throw InputError("a bulk transfer needs 0 < warmup < seconds <= " +
-                             std::to_string(static_cast<int>(max_goodput_seconds)));
-        }
-        bulk_in[c.get()] = BulkIn{f.header.message, seconds, warmup, now, 0, now, {}, {}};
-        return;
-    }
     const auto it = bulk_in.find(c.get());
-    if (it == bulk_in.end()) throw InputError("bulk data before a bulk start");
+    if (it == bulk_in.end()) throw InputError("bulk data that nobody asked for");
     BulkIn& b = it->second;
-    if (f.header.flags == net::bulk_end) {
+    if (b.done) return;  // what was in flight when the window closed
+    if (!(b.seconds > 0)) throw InputError("bulk data before it was asked for");
+    if (b.bytes == 0) b.start = now;
+    const double t = now - b.start;
+    if (f.header.flags == net::bulk_end || t > b.seconds) {
         // The window's edges when frames arrived inside it; else everything since the start.
-        json a{{"ok", true}, {"bytes", b.bytes}};
+        Peer::Goodput g;
+        g.bytes = b.bytes;
         if (b.from && b.to && b.to->first > b.from->first) {
-            a["seconds"] = b.to->first - b.from->first;
-            a["goodput"] = static_cast<double>(b.to->second - b.from->second) / (b.to->first - b.from->first);
+            g.seconds = b.to->first - b.from->first;
+            g.rate = static_cast<double>(b.to->second - b.from->second) / g.seconds;
         } else if (b.bytes > 0 && b.last > b.start) {
-            a["seconds"] = b.last - b.start;
-            a["goodput"] = static_cast<double>(b.bytes) / (b.last - b.start);
-        } else {
-            a = {{"ok", false}, {"error", "no data arrived"}};
+            g.seconds = b.last - b.start;
+            g.rate = static_cast<double>(b.bytes) / g.seconds;
         }
-        c->send(make_frame(FrameType::response, 0, b.seq, a.dump()));
+        g.arrivals = std::move(b.arrivals);
+        b.done = true;
+        if (g.rate > 0) {
+            b.result->set_value(g);
+        } else {
+            b.result->set_exception(std::make_exception_ptr(Error("'" + c->peer() + "' sent too little to measure")));
+        }
+        // Closing with data still coming resets the connection: the sender's kernel drops
+        // what its socket holds instead of sending it, for seconds on a slow link, into the
+        // next measurement.
+        c->close();
         return;
     }
     b.bytes += f.payload.size();
     b.last = now;
-    const double t = now - b.start;
-    if (t <= b.warmup || (t <= b.seconds && !b.from)) {
+    if (b.arrivals.empty() || now - b.arrivals.back().first >= 1e-3) {
+        b.arrivals.emplace_back(now, b.bytes);
+    } else {
+        b.arrivals.back() = {now, b.bytes};
+    }
+    if (t <= b.warmup || !b.from) {
         b.from = std::pair{now, b.bytes};
-    } else if (t <= b.seconds) {
+    } else {
         b.to = std::pair{now, b.bytes};
-    } else if (t > b.seconds + bulk_overrun) {
-        throw InputError("a bulk transfer still sending " + std::to_string(static_cast<int>(bulk_overrun)) +
-                         " s after its window");
     }
 }
 
-Peer::Goodput Peer::goodput(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
-    Impl& d = *impl_;
-    if (!(seconds > 0 && seconds <= max_goodput_seconds && warmup >= 0 && warmup < seconds)) {
-        throw InputError("goodput: 0 < warmup < seconds <= " + std::to_string(static_cast<int>(max_goodput_seconds)));
+void Peer::Impl::start_bulk(const ConnectionPtr& c, const Frame& f) {
+    const json p = json::parse(net::as_text(f.payload), nullptr, false);
+    const double seconds = p.is_object() ? p.value("seconds", 0.0) : 0.0;
+    const std::uint64_t bytes = p.is_object() ? p.value("max_bytes", std::uint64_t{0}) : 0;
+    if (!(seconds > 0 && seconds <= max_goodput_seconds) || bytes == 0) {
+        throw InputError("a bulk transfer needs 0 < seconds <= " + seconds_text(max_goodput_seconds) + " and max_bytes");
     }
-    const auto m = d.address(member, nullptr);
-    if (!m) throw Error("'" + member + "' is not a known member");
-    ConnectionPtr c = d.transport->connect(m->host, m->port);
-    // Closing it forgets it (on_close), so no job takes its closing for a lost member.
+    std::lock_guard lock(mu);
+    if (stopping) throw Error("this peer is stopping");
     {
-        std::lock_guard lock(d.bulk_mu);
-        d.bulk_out.insert(c.get());
+        std::lock_guard b(bulk_mu);
+        bulk_out.insert(c.get());
     }
-    struct Closer {
-        ConnectionPtr& c;
-        ~Closer() { c->close(); }
-    } closer{c};
-    if (c->peer() != member) {
-        throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
-                    member + "'");
-    }
-    std::future<json> answer;
-    std::uint32_t seq = 0;
-    {
-        std::lock_guard lock(d.mu);
-        seq = ++d.call_seq;
-        answer = d.calls[seq].get_future();
-    }
-    const auto forget = [&] {
-        std::lock_guard lock(d.mu);
-        d.calls.erase(seq);
-    };
-    const json start{{"seconds", seconds}, {"warmup", warmup}};
-    c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_start, 0, seq, 0}, bytes_of(start.dump())});
+    reap_helpers();
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    helpers.push_back({std::thread([this, c, seconds, bytes, finished] {
+                           pump(c, seconds, std::min(bytes, bulk_max_bytes));
+                           *finished = true;
+                       }),
+                       finished});
+}
 
-    // The sender stops on its own clock; what is still queued in the socket arrives after,
-    // so the receiver's window (which starts a little later) is covered to its end.
+void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_bytes) {
     struct Flow {
         std::mutex mu;
         std::condition_variable cv;
@@ -121,18 +122,30 @@ Peer::Goodput Peer::goodput(const std::string& member, double seconds, double wa
         bool broken = false;
     };
     auto flow = std::make_shared<Flow>();
+    // The receiver closes the connection when its window is over; this bounds one that
+    // vanished without closing it.
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) +
+                       cfg.connect_timeout;
+    const auto open = [&] {
+        std::lock_guard lock(bulk_mu);
+        return bulk_out.count(c.get()) > 0;
+    };
+    const auto wait = [&](auto pred) {
+        std::unique_lock lock(flow->mu);
+        while (!pred() && !flow->broken && !stopping && Clock::now() < until) {
+            flow->cv.wait_for(lock, std::chrono::milliseconds(20));
+            if (!open()) return false;
+        }
+        return !flow->broken && !stopping && Clock::now() < until;
+    };
     const std::vector<std::byte> filler(bulk_chunk);
-    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     std::uint64_t sent = 0;
-    while (sent < max_bytes && !d.stopping) {
+    while (sent < max_bytes && wait([&] { return flow->queued < bulk_in_flight; })) {
         {
-            std::unique_lock lock(flow->mu);
-            if (!flow->cv.wait_until(lock, until, [&] { return flow->queued < bulk_in_flight || flow->broken; })) break;
-            if (flow->broken) break;
+            std::lock_guard lock(flow->mu);
             ++flow->queued;
         }
-        if (Clock::now() >= until) break;
-        c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_data, 0, seq, 0}, filler}, [flow](std::error_code ec) {
+        c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_data, 0, 0, 0}, filler}, [flow](std::error_code ec) {
             std::lock_guard lock(flow->mu);
             --flow->queued;
             flow->broken = flow->broken || static_cast<bool>(ec);
@@ -140,32 +153,92 @@ Peer::Goodput Peer::goodput(const std::string& member, double seconds, double wa
         });
         sent += filler.size();
     }
-    {
+    // Out of bytes (or stopping): say so, and give the receiver until the bound to close.
+    c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_end, 0, 0, 0}, {}}, [flow](std::error_code ec) {
         std::lock_guard lock(flow->mu);
-        if (flow->broken) {
-            forget();
-            throw Error("the connection to '" + member + "' broke during a bulk transfer");
+        flow->broken = flow->broken || static_cast<bool>(ec);
+        flow->cv.notify_all();
+    });
+    (void)wait([] { return false; });
+    c->close();
+}
+
+namespace {
+
+void check_goodput(double seconds, double warmup, std::uint64_t max_bytes) {
+    if (!(seconds > 0 && seconds <= Peer::max_goodput_seconds && warmup >= 0 && warmup < seconds) || max_bytes == 0) {
+        throw InputError("goodput: 0 <= warmup < seconds <= " + seconds_text(Peer::max_goodput_seconds) +
+                         ", and some bytes");
+    }
+}
+
+/// A connection bulk_connect() made and no measurement took is closed after this.
+constexpr double bulk_ready_for = 60;
+
+}  // namespace
+
+std::uint64_t Peer::bulk_connect(const std::string& member) {
+    Impl& d = *impl_;
+    const auto m = d.address(member, nullptr);
+    if (!m) throw Error("'" + member + "' is not a known member");
+    {
+        std::lock_guard lock(d.bulk_mu);
+        for (auto it = d.bulk_ready.begin(); it != d.bulk_ready.end();) {
+            if (now_s() - it->second.second > bulk_ready_for) {
+                it->second.first->close();
+                it = d.bulk_ready.erase(it);
+            } else {
+                ++it;
+            }
         }
     }
-    c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_end, 0, seq, 0}, {}});
-    if (answer.wait_for(d.cfg.connect_timeout) != std::future_status::ready) {
-        forget();
-        throw Error("'" + member + "' did not answer a bulk transfer within " +
-                    std::to_string(d.cfg.connect_timeout.count()) + " ms of its end");
+    ConnectionPtr c = d.transport->connect(m->host, m->port);
+    if (c->peer() != member) {
+        c->close();
+        throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
+                    member + "'");
     }
-    json a;
-    try {
-        a = answer.get();
-    } catch (const std::future_error&) {
-        throw Error("the peer stopped before '" + member + "' answered a bulk transfer");
+    std::lock_guard lock(d.bulk_mu);
+    // Known as a bulk connection from now on: its closing concerns no job.
+    d.bulk_in[c.get()].result = std::make_shared<std::promise<Goodput>>();
+    d.bulk_ready[++d.bulk_seq] = {c, now_s()};
+    return d.bulk_seq;
+}
+
+Peer::Goodput Peer::goodput_from(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
+    check_goodput(seconds, warmup, max_bytes);
+    return goodput_from(bulk_connect(member), seconds, warmup, max_bytes);
+}
+
+Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, double warmup, std::uint64_t max_bytes) {
+    Impl& d = *impl_;
+    check_goodput(seconds, warmup, max_bytes);
+    ConnectionPtr c;
+    std::future<Goodput> got;
+    {
+        std::lock_guard lock(d.bulk_mu);
+        const auto it = d.bulk_ready.find(connection);
+        if (it == d.bulk_ready.end()) throw Error("no bulk connection " + std::to_string(connection) + " is ready");
+        c = it->second.first;
+        d.bulk_ready.erase(it);
+        const auto b = d.bulk_in.find(c.get());
+        if (b == d.bulk_in.end()) throw Error("the bulk connection to '" + c->peer() + "' closed while it waited");
+        b->second.seconds = seconds;
+        b->second.warmup = warmup;
+        got = b->second.result->get_future();
     }
-    if (!a.value("ok", false)) throw Error("'" + member + "': " + a.value("error", std::string("no goodput")));
-    Goodput g;
-    g.rate = a.value("goodput", 0.0);
-    g.bytes = a.value("bytes", std::uint64_t{0});
-    g.seconds = a.value("seconds", 0.0);
-    if (!(g.rate > 0)) throw Error("'" + member + "' measured no goodput");
-    return g;
+    struct Closer {
+        ConnectionPtr& c;
+        ~Closer() { c->close(); }
+    } closer{c};
+    const json start{{"seconds", seconds}, {"max_bytes", max_bytes}};
+    c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_start, 0, 0, 0}, bytes_of(start.dump())});
+    const auto bound = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds)) +
+                       d.cfg.connect_timeout;
+    if (got.wait_for(bound) != std::future_status::ready) {
+        throw Error("no goodput from '" + c->peer() + "' within " + std::to_string(bound.count()) + " ms");
+    }
+    return got.get();
 }
 
 }  // namespace hetcast

@@ -198,20 +198,28 @@ struct Peer::Impl {
     void on_response(const net::Frame& f);
 
     // --- goodput measurements (peer_goodput.cpp) -----------------------------------------
-    /// What a receiver counts of one bulk transfer: arrivals (time, bytes so far) at the
-    /// edges of its window.
+    /// What a receiver counts of one bulk transfer it asked for: arrivals (time, bytes so
+    /// far) at the edges of its window.
     struct BulkIn {
-        std::uint32_t seq = 0;  ///< the sender's request number, for the answer
         double seconds = 0, warmup = 0;
-        double start = 0;  ///< when the first frame arrived
+        double start = 0;  ///< when the first data arrived
         std::uint64_t bytes = 0;
-        double last = 0;  ///< when the latest data arrived
+        double last = 0;   ///< when the latest data arrived
         std::optional<std::pair<double, std::uint64_t>> from, to;
+        std::vector<std::pair<double, std::uint64_t>> arrivals;
+        bool done = false;
+        std::shared_ptr<std::promise<Goodput>> result;
     };
     std::mutex bulk_mu;
-    std::map<const net::Connection*, BulkIn> bulk_in;  ///< connections bulk transfers arrive on
-    std::set<const net::Connection*> bulk_out;          ///< connections this peer sends them on
+    std::map<const net::Connection*, BulkIn> bulk_in;  ///< connections this peer receives bulk transfers on
+    std::set<const net::Connection*> bulk_out;          ///< connections it sends them on
+    /// Connections bulk_connect() made, waiting for their measurement, and when they were made.
+    std::map<std::uint64_t, std::pair<net::ConnectionPtr, double>> bulk_ready;
+    std::uint64_t bulk_seq = 0;
     void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
+    /// A member asks for a bulk transfer: a helper thread pumps it.
+    void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
+    void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
     /// Whether `c` carried bulk transfers (its closing then concerns no job); forgets it.
     bool forget_bulk(const net::Connection* c);
 

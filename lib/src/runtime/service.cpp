@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -410,34 +411,67 @@ struct Service::Impl {
         return samples_from_json(a["samples"]);
     }
 
-    /// A bulk transfer from this member to `to`, asked for by a prober; the receiver's goodput.
+    /// A bulk transfer from `from` to this member, asked for by a prober: its goodput here.
+    /// In two steps when the prober measures several at once: {"from", "connect": true}
+    /// dials and answers {"connection"}; {"connection", "seconds"} measures on it.
     json goodput(const json& req) {
-        const auto to = get_or<std::string>(req, "to", "");
+        const auto from = get_or<std::string>(req, "from", "");
         const double seconds = get_or<double>(req, "seconds", 0.3);
         const double warmup = get_or<double>(req, "warmup", std::min(0.1, seconds / 3));
-        if (to.empty() || to == cfg.name) throw InputError("goodput: 'to' must name another member");
-        const Peer::Goodput g = peer->goodput(to, seconds, warmup, max_bulk_bytes);
-        return {{"ok", true}, {"goodput", g.rate}, {"bytes", g.bytes}, {"seconds", g.seconds}};
+        if (!req.contains("connection") && (from.empty() || from == cfg.name)) {
+            throw InputError("goodput: 'from' must name another member");
+        }
+        if (get_or<bool>(req, "connect", false)) return {{"ok", true}, {"connection", peer->bulk_connect(from)}};
+        const Peer::Goodput g = req.contains("connection")
+                                    ? peer->goodput_from(get_or<std::uint64_t>(req, "connection", 0), seconds, warmup,
+                                                         max_bulk_bytes)
+                                    : peer->goodput_from(from, seconds, warmup, max_bulk_bytes);
+        json arrivals = json::array();
+        for (const auto& [t, b] : g.arrivals) arrivals.push_back({t - g.arrivals.front().first, b});
+        return {{"ok", true},        {"goodput", g.rate},
+                {"bytes", g.bytes},  {"seconds", g.seconds},
+                {"start", g.arrivals.empty() ? 0.0 : g.arrivals.front().first}, {"arrivals", arrivals}};
     }
 
-    /// Flows measured together: every sender is asked at once (this member's own flows
-    /// start here), each on a thread that waits for its answer.
+    /// Flows measured together: every receiver first dials its sender, then all are asked
+    /// at once to measure (this member's own flows are received here), each on a thread
+    /// that waits for its answer. The rates are taken over the span common to all of them
+    /// (their arrivals on this member's clock, through the offsets), unless that is less
+    /// than half of each one's window.
     std::vector<double> measure_flows(const std::vector<std::string>& names, const std::vector<FlowPair>& flows,
-                                      double seconds) {
+                                      double seconds, const json& offsets) {
+        const double warmup = std::min(0.1, seconds / 3);
         std::vector<double> rates(flows.size(), 0);
+        std::vector<Arrivals> seen(flows.size());
         std::vector<std::string> failed(flows.size());
+        std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()));
         std::vector<std::thread> ts;
         for (std::size_t k = 0; k < flows.size(); ++k) {
             ts.emplace_back([&, k] {
                 const std::string& from = names[flows[k].first];
                 const std::string& to = names[flows[k].second];
-                try {
-                    const json req{{"cmd", "goodput"}, {"to", to}, {"seconds", seconds}};
-                    const json a = from == cfg.name
-                                       ? goodput(req)
-                                       : peer->call(from, req, call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)));
+                const auto ask = [&](const json& req, std::chrono::milliseconds timeout) {
+                    const json a = to == cfg.name ? goodput(req) : peer->call(to, req, timeout);
                     if (!get_or<bool>(a, "ok", false)) throw Error(get_or<std::string>(a, "error", "?"));
+                    return a;
+                };
+                std::uint64_t connection = 0;
+                try {
+                    connection = get_or<std::uint64_t>(ask({{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout),
+                                                       "connection", 0);
+                } catch (const std::exception& e) {
+                    failed[k] = from + " -> " + to + ": " + e.what();
+                }
+                connected.arrive_and_wait();
+                if (!failed[k].empty()) return;
+                try {
+                    const json a = ask({{"cmd", "goodput"}, {"connection", connection}, {"seconds", seconds}},
+                                       call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)));
                     rates[k] = get_or<double>(a, "goodput", 0.0);
+                    const double start = get_or<double>(a, "start", 0.0) - get_or<double>(offsets, to.c_str(), 0.0);
+                    for (const auto& p : a.value("arrivals", json::array())) {
+                        seen[k].emplace_back(start + p.at(0).get<double>(), p.at(1).get<std::uint64_t>());
+                    }
                 } catch (const std::exception& e) {
                     failed[k] = from + " -> " + to + ": " + e.what();
                 }
@@ -447,7 +481,7 @@ struct Service::Impl {
         for (const auto& f : failed) {
             if (!f.empty()) throw Error("measuring " + f);
         }
-        return rates;
+        return common_window_rates(seen, warmup, (seconds - warmup) / 2).value_or(rates);
     }
 
     /// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of a
@@ -513,7 +547,7 @@ struct Service::Impl {
             respond({{"progress", {{"phase", phase}, {"measurements", done}}}});
         };
         const ProbeResult r =
-            probe_capacities(lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(names, f, s); }, o);
+            probe_capacities(lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(names, f, s, offsets); }, o);
         std::vector<Overhead> send(n), recv(n);
         for (std::size_t i = 0; i < n; ++i) {
             json h = names[i] == cfg.name ? hello() : peer->call(names[i], {{"cmd", "hello"}}, call_timeout);
@@ -548,6 +582,7 @@ struct Service::Impl {
                 {"map", text},
                 {"subnets", subnets},
                 {"notes", r.notes},
+                {"goodput", r.goodput},
                 {"offsets", offsets},
                 {"pairs", n * (n - 1) / 2},
                 {"measurements", r.measurements},

@@ -1,6 +1,8 @@
 #pragma once
 /// Turning ping-pong samples into the cost model (ECO §3: keep the minimum round trip).
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "hetcast/map/probe.hpp"  // round_robin, the rounds pings and probes go in
@@ -38,5 +40,17 @@ struct LinkFit {
 /// we sent at t1, the peer received at t2 and answered at t3 (its clock), the answer came
 /// back at t4. The peer's processing time between t2 and t3 cancels out.
 [[nodiscard]] double exchange_offset(double t1, double t2, double t3, double t4);
+
+/// What a receiver saw of one bulk transfer: (time, bytes so far) at arrivals, on the
+/// prober's clock (the receiver's minus its offset).
+using Arrivals = std::vector<std::pair<double, std::uint64_t>>;
+
+/// The rates of flows measured together, over the span in which every one of them was past
+/// its `warmup` (from its first arrival) and not yet at its last arrival: flows that start a
+/// little apart would otherwise each count a while with fewer competitors. Bytes between
+/// arrivals are interpolated. Nothing when that span is shorter than `least` seconds or a
+/// flow has fewer than two arrivals.
+[[nodiscard]] std::optional<std::vector<double>> common_window_rates(const std::vector<Arrivals>& flows, double warmup,
+                                                                     double least);
 
 }  // namespace hetcast

@@ -190,15 +190,27 @@ public:
         double rate = 0;          ///< bytes/s from the end of the warm-up to the end of the window
         std::uint64_t bytes = 0;  ///< received in all
         double seconds = 0;       ///< the span the rate was measured over
+        /// (time on this peer's steady clock, bytes so far) from the first byte to the end
+        /// of the window, the latest arrival of each millisecond.
+        std::vector<std::pair<double, std::uint64_t>> arrivals;
     };
-    /// A one-way bulk transfer to `member` for about `seconds` (at most
-    /// max_goodput_seconds) or `max_bytes`, on an authenticated connection of its own that is
-    /// paced like any other (link emulation) and closed at the end. The member counts what
-    /// arrives from `warmup` after the first byte (TCP's slow start is over by then) to
-    /// `seconds` after it, and answers. Any number may run at once. Throws hetcast::Error
-    /// when the member cannot be reached, the connection breaks, or no answer comes within
-    /// the connect timeout after the sending ends.
-    [[nodiscard]] Goodput goodput(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes);
+    /// A one-way bulk transfer from `member` to this peer, on an authenticated connection
+    /// of its own that this peer dials: the member sends for about `seconds` (at most
+    /// max_goodput_seconds) or `max_bytes`, paced like any other data (link emulation);
+    /// this peer counts what arrives from `warmup` after the first byte (TCP's slow start
+    /// is over by then) to `seconds` after it, and then closes the connection, which resets
+    /// what the member's socket still holds. Any number may run at once. Throws
+    /// hetcast::Error when the member cannot be reached, the connection closes early, or
+    /// the window is not over within the connect timeout after `seconds`.
+    [[nodiscard]] Goodput goodput_from(const std::string& member, double seconds, double warmup,
+                                       std::uint64_t max_bytes);
+    /// Dials `member` for a goodput_from() to come, so that transfers measured together can
+    /// start together: no handshake then crosses links that the others already fill. A
+    /// connection no measurement takes is closed after a minute. Throws like goodput_from().
+    [[nodiscard]] std::uint64_t bulk_connect(const std::string& member);
+    /// goodput_from() on a connection bulk_connect() made; it is used up either way.
+    [[nodiscard]] Goodput goodput_from(std::uint64_t connection, double seconds, double warmup,
+                                       std::uint64_t max_bytes);
 
 private:
     nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
