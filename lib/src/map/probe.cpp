@@ -18,6 +18,9 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
+/// Candidate subnets a host set aside is tested against, at most (by affinity, then latency).
+constexpr std::size_t max_tested = 2;
+
 /// A sharing test must predict at least this drop (a fraction of the watched flows' rate)
 /// to tell anything through noise of a few percent.
 constexpr double least_drop = 0.2;
@@ -151,14 +154,19 @@ private:
         return out;
     }
 
-    // 1. Disjoint pairs, both directions at once, median per ordered pair.
+    // 1. Round r: every host i sends to i + r (mod n). Each NIC carries one flow each way,
+    // and no host pair both ways: the ACKs of a fast flow would wait behind the data of a
+    // slow one going back in the same queue, and a handshake behind either.
     void measure_pairs() {
         std::vector<std::vector<FlowPair>> sets;
-        for (const auto& round : round_robin(static_cast<std::uint32_t>(n_))) {
-            auto& s = sets.emplace_back();
-            for (const auto& [i, j] : round) {
-                s.emplace_back(i, j);
-                s.emplace_back(j, i);
+        for (std::size_t r = 1; r < n_; ++r) {
+            // Half way round (even n) every pair would go both ways: two rounds of half each.
+            const bool halves = 2 * r == n_;
+            for (std::size_t half = 0; half < (halves ? 2 : 1); ++half) {
+                auto& s = sets.emplace_back();
+                for (std::size_t i = 0; i < n_; ++i) {
+                    if (!halves || (i < r) == (half == 0)) s.emplace_back(static_cast<NodeId>(i), static_cast<NodeId>((i + r) % n_));
+                }
             }
         }
         const auto got = passes(sets, "pairs");
@@ -172,16 +180,24 @@ private:
         }
     }
 
-    // 2. A host's best partner is in its own subnet: only the NICs limit that pair.
+    // 2. A host's best partners are in its own subnet: only the NICs limit those pairs. The
+    // median of the pairs near the best, not the best: the largest of several noisy
+    // readings of one rate is too large.
     void nic_rates() {
+        const auto estimate = [&](NodeId h, bool out) {
+            std::vector<double> v;
+            for (NodeId j = 0; j < n_; ++j) {
+                if (j != h) v.push_back(out ? g_[h][j] : g_[j][h]);
+            }
+            const double best = *std::max_element(v.begin(), v.end());
+            std::erase_if(v, [&](double x) { return x * (1 + opt_.tolerance / 4) < best; });
+            return median(v);
+        };
         eg_.assign(n_, 0);
         in_.assign(n_, 0);
-        for (NodeId i = 0; i < n_; ++i) {
-            for (NodeId j = 0; j < n_; ++j) {
-                if (i == j) continue;
-                eg_[i] = std::max(eg_[i], g_[i][j]);
-                in_[j] = std::max(in_[j], g_[i][j]);
-            }
+        for (NodeId h = 0; h < n_; ++h) {
+            eg_[h] = estimate(h, true);
+            in_[h] = estimate(h, false);
         }
     }
 
@@ -205,7 +221,7 @@ private:
         return lat_[i][j] * r / opt_.message + r / g_[i][j];
     }
 
-    // 3. Every entry is at least 1: the NIC rates are the pairs' maxima.
+    // 3. An entry below 1 (a pair above its NICs' medians) is noise.
     void costs() {
         cost_.assign(n_, std::vector<double>(n_, 0));
         for (NodeId i = 0; i < n_; ++i) {
@@ -302,6 +318,14 @@ private:
         return v;
     }
 
+    /// The first of `ranked` not in `but`; the first when all are.
+    static NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but) {
+        for (NodeId h : ranked) {
+            if (std::find(but.begin(), but.end(), h) == but.end()) return h;
+        }
+        return ranked[0];
+    }
+
     /// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
     /// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
     static std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate,
@@ -341,7 +365,11 @@ private:
             const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
             std::vector<FlowPair> out_flows, in_flows;
             for (std::size_t f = 0; f < outside_in.size(); ++f) out_flows.emplace_back(senders[f % senders.size()], outside_in[f]);
-            for (std::size_t f = 0; f < outside_eg.size(); ++f) in_flows.emplace_back(outside_eg[f], takers[f % takers.size()]);
+            // Into the subnet, each flow to the host after the one it would have sent to:
+            // no host pair both ways (see design()).
+            for (std::size_t f = 0; f < outside_eg.size(); ++f) {
+                in_flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
+            }
             std::vector<FlowPair> flows = out_flows;
             flows.insert(flows.end(), in_flows.begin(), in_flows.end());
             const auto got = passes({flows}, "uplinks")[0];
@@ -383,31 +411,27 @@ private:
     /// nothing with the watched flows.
     std::optional<Design> design(NodeId h, std::size_t a, const Subnets& found) const {
         const std::size_t s = found.size();
-        const NodeId x = fastest(found[a], eg_)[0], v = fastest(found[a], in_)[0];
+        // Distinct host pairs: a connection's handshake would wait behind data of the same
+        // pair going the other way, and start late.
+        const NodeId x = fastest(found[a], eg_)[0], v = pick(fastest(found[a], in_), {x});
         std::optional<Design> best;
         for (std::size_t y = 0; y < s; ++y) {
             for (std::size_t w = 0; w < s; ++w) {
                 // With three or more subnets the host's flows go to a third one: if h is in y,
                 // its flow to w must not meet x→y at y's uplink. With two, w is y.
                 if (y == a || w == a || (s >= 3 ? w == y : w != y)) continue;
-                const auto y_in = fastest(found[y], in_), y_eg = fastest(found[y], eg_);
+                const NodeId yi = fastest(found[y], in_)[0], ye = pick(fastest(found[y], eg_), {yi});
                 const auto w_in = fastest(found[w], in_), w_eg = fastest(found[w], eg_);
-                const auto other = [](const std::vector<NodeId>& list, NodeId not_this) -> std::optional<NodeId> {
-                    for (NodeId c : list) {
-                        if (c != not_this) return c;
-                    }
-                    return std::nullopt;
-                };
-                const auto to = other(w_in, y_in[0]);
-                const auto from = other(w_eg, y_eg[0]);
+                // w's host must not be y's (one NIC); none when w has no other (n_).
+                const NodeId to = w_in.size() > 1 || w_in[0] != yi ? pick(w_in, {yi}) : static_cast<NodeId>(n_);
+                const NodeId from = w_eg.size() > 1 || w_eg[0] != ye ? pick(w_eg, {ye, to}) : static_cast<NodeId>(n_);
+                const FlowPair out{x, yi}, in{ye, v};
                 std::vector<Design> tries;
-                if (to) tries.push_back({{{x, y_in[0]}}, {{x, y_in[0]}, {h, *to}}, 0});
-                if (from) tries.push_back({{{y_eg[0], v}}, {{y_eg[0], v}, {*from, h}}, 0});
+                if (to < n_) tries.push_back({{out}, {out, {h, to}}, 0});
+                if (from < n_) tries.push_back({{in}, {in, {from, h}}, 0});
                 // Out of and into the subnet at once only with two subnets: with more, h's flow
                 // out of a third subnet would meet the watched flow into a at that one's uplink.
-                if (to && from && s == 2) {
-                    tries.push_back({{{x, y_in[0]}, {y_eg[0], v}}, {{x, y_in[0]}, {y_eg[0], v}, {h, *to}, {*from, h}}, 0});
-                }
+                if (to < n_ && from < n_ && s == 2) tries.push_back({{out, in}, {out, in, {h, to}, {from, h}}, 0});
                 for (auto& d : tries) {
                     Model m = model_;
                     m.subnet[h] = a;
@@ -427,8 +451,8 @@ private:
     }
 
     // 7. Candidates by affinity, then latency: pairs inside the host's own subnet are never
-    // slowed by other pairs of their round, those across sometimes are. The first test
-    // that shows sharing places the host; none: the first candidate, and a note says so.
+    // slowed by other pairs of their round, those across often are. The first test that
+    // shows sharing places the host; none: the first candidate, and a note says so.
     void place(NodeId h, const Subnets& core, Subnets& found) {
         std::vector<std::size_t> order(core.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
@@ -450,10 +474,13 @@ private:
         std::size_t where = order[0];
         std::string why = core.size() == 1 ? "(the only subnet)"
                                            : "by affinity and latency: too slow for a sharing test to show an uplink";
-        for (std::size_t a : core.size() >= 2 ? order : std::vector<std::size_t>{}) {
+        // The own subnet is nearly always one of the first two (pairs inside it are never
+        // slowed by others of their round): testing the rest costs more than it finds.
+        const std::vector<std::size_t> tested(order.begin(), order.begin() + std::min<std::size_t>(order.size(), max_tested));
+        for (std::size_t a : core.size() >= 2 ? tested : std::vector<std::size_t>{}) {
             const auto d = design(h, a, core);
             if (!d) continue;
-            why = "by affinity and latency: no sharing test showed an uplink";
+            why = "by affinity and latency: no sharing test (of the first two) showed an uplink";
             // Passes until most of them agree on which side of half the predicted drop the
             // drop is (the side of their median); a baseline measured for another host is reused.
             auto& base = baselines_[d->base];

@@ -51,9 +51,12 @@ struct ProbeResult {
 /// Measures `names.size()` hosts (at least 2) through `measure`; `latency` (seconds, n×n)
 /// comes from pings. Throws InputError for bad options or latency, hetcast::Error when the
 /// callback returns a wrong number of rates or a rate that is not positive and finite.
-/// 1. Pair goodputs: the rounds of round_robin(n), every pair both ways at once (NIC
-///    egress and ingress are separate), all pairs of a round together, `repeats` passes.
-/// 2. NIC rates: egress_i = max_j G_ij, ingress_j = max_i G_ij.
+/// 1. Pair goodputs: in round r (1 ≤ r < n) every host i sends to i + r (mod n) at once:
+///    each NIC carries one flow out and one in (they are separate), no host pair both
+///    ways (for even n the round r = n/2 is split in two); `repeats` passes, the median per
+///    ordered pair.
+/// 2. NIC rates: egress_i the median of the G_ij within tolerance/4 of max_j G_ij (the
+///    pairs only the NICs limit), ingress_j likewise over G_ij of all i.
 /// 3. The cost of a pair: the time to move `message` over what the NICs allow,
 ///    L_ij·r/m + r/G_ij with r = min(eg_i, in_j), the larger of both directions: 1 when
 ///    only the endpoints' NICs limit the pair (latency aside), more when something between
@@ -67,7 +70,9 @@ struct ProbeResult {
 ///    aggregate, unless the NICs alone explain it (then infinite).
 /// 7. Each host set aside is placed by a sharing test: a flow out of (and one into) a
 ///    candidate subnet, measured alone and together with the host's flows to (and from)
-///    another subnet; a drop means the host is behind that subnet's uplink.
+///    another subnet; a drop means the host is behind that subnet's uplink. The two
+///    candidates with the best affinity (then latency) are tested; when neither shows
+///    sharing the first is taken and a note says so.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
