@@ -21,15 +21,6 @@ using json = nlohmann::json;
 namespace hetcast::cli {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string part; std::getline(ss, part, ',');) {
-        if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
-
 /// One line on a terminal, redrawn in place: bytes delivered over bytes owed, rate, ETA.
 class ProgressBar {
 public:
@@ -108,7 +99,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
         if (vm.count("all") == vm.count("to")) throw InputError("give either --to a,b,c or --all");
     }
-    const auto algo_list = split(algos);
+    const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     for (auto& f : files) {
         if (daemon.from.empty()) {
@@ -128,7 +119,7 @@ int cmd_push(const std::vector<std::string>& args) {
     for (const auto& algo : algo_list) {
         auto client = connect_daemon(daemon);
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
-                 {"to", vm.count("all") ? std::vector<std::string>{} : split(to)}};
+                 {"to", vm.count("all") ? std::vector<std::string>{} : split_commas(to)}};
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;

@@ -25,15 +25,6 @@ using nlohmann::json;
 namespace hetcast::cli {
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string s; std::getline(ss, s, ',');) {
-        if (!s.empty()) out.push_back(s);
-    }
-    return out;
-}
-
 /// A payload of `bytes` random bytes (the same for every run and algorithm), written once.
 fs::path payload(const fs::path& dir, double bytes) {
     const auto n = static_cast<std::uint64_t>(bytes);
@@ -91,9 +82,9 @@ int cmd_sweep_live(const std::vector<std::string>& args) {
     if (out_dir.empty()) throw InputError("sweep --live: -o DIR is required (payloads, CSV and plot go there)");
     if (repeat < 1 || repeat > 100) throw InputError("--repeat must be between 1 and 100");
     sweep::LiveSettings settings;
-    settings.algorithms = split(algos);
+    settings.algorithms = split_commas(algos);
     settings.repeat = repeat;
-    for (const auto& s : split(sizes)) {
+    for (const auto& s : split_commas(sizes)) {
         const double b = parse_bytes(s);
         if (b < 1) throw InputError("--sizes: '" + s + "' is empty");
         settings.sizes.push_back(b);
@@ -109,7 +100,7 @@ int cmd_sweep_live(const std::vector<std::string>& args) {
         const fs::path file = payload(dir, size);
         auto client = connect_daemon(daemon);
         const json req{{"cmd", "push"}, {"files", {file.string()}}, {"algo", algo}, {"dest", dest},
-                       {"model", "nonblocking"}, {"to", split(to)}};
+                       {"model", "nonblocking"}, {"to", split_commas(to)}};
         const json answer = client->call(req, [](const json&) {});
         if (!answer.contains("reports") || answer["reports"].empty()) {
             throw InputError(answer.value("error", std::string("the daemon refused the push")));

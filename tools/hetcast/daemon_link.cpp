@@ -1,6 +1,7 @@
 #include "daemon_link.hpp"
 
 #include <cstdlib>
+#include <sstream>
 
 #include "hetcast/error.hpp"
 
@@ -47,6 +48,15 @@ std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
         const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;
         throw Error(unreachable ? why + " (is hetcastd running there?)" : why);
     }
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string part; std::getline(ss, part, ',');) {
+        if (!part.empty()) out.push_back(part);
+    }
+    return out;
 }
 
 }  // namespace hetcast::cli

@@ -2,6 +2,7 @@
 /// How a `hetcast` command finds and reaches a daemon: through the local daemon's config
 /// file (its address and the cluster secret), and the cluster file for `--from NODE`.
 #include <string>
+#include <vector>
 
 #include <boost/program_options/options_description.hpp>
 
@@ -20,6 +21,9 @@ void add_daemon_options(boost::program_options::options_description& opts, Daemo
 
 /// The config in use (InputError with the file and line when it is bad).
 [[nodiscard]] DaemonConfig load_config(const DaemonOptions& d);
+
+/// "a,b,,c" → {a, b, c}: the comma-separated lists of the command line.
+[[nodiscard]] std::vector<std::string> split_commas(const std::string& text);
 
 /// Connects to the local daemon, or to `--from`. Throws hetcast::Error naming the address.
 [[nodiscard]] std::unique_ptr<Client> connect_daemon(const DaemonOptions& d);
