@@ -72,6 +72,15 @@ struct Model {
     }
 };
 
+/// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
+/// every pass's rates.
+struct UplinkRun {
+    std::vector<NodeId> subnet;
+    std::vector<FlowPair> flows;
+    std::size_t outs = 0;
+    std::vector<std::vector<double>> passes;
+};
+
 /// One sharing test of a host against a candidate subnet: `watched` flows measured alone
 /// (`base`) and with the host's flows added (`test`, which starts with `base`).
 struct Design {
@@ -89,24 +98,13 @@ public:
         nic_rates();
         affinities();
         costs();
-        const std::vector<char> informative = set_aside();
+        std::vector<char> informative = set_aside();
         Subnets found = partition(informative);
-        model_ = Model{eg_, in_, std::vector<std::size_t>(n_, none), std::vector<double>(found.size(), inf)};
-        for (std::size_t k = 0; k < found.size(); ++k) {
-            for (NodeId h : found[k]) model_.subnet[h] = k;
-        }
-        if (found.size() >= 2) measure_uplinks(found);
-        if (found.size() >= 2 && std::none_of(model_.uplink.begin(), model_.uplink.end(), [](double u) { return std::isfinite(u); }) &&
-            eco_partition(latency_costs(informative), opt_.tolerance).size() == 1) {
-            // What set the subnets apart was noise (a busy machine): nothing between them
-            // limits a flow, and latency does not set them apart either.
-            out_.notes.push_back("no uplink limits the flows between the " + std::to_string(found.size()) +
-                                 " subnets the pair rates suggested, nor does latency set them apart: one subnet");
-            Subnets one(1);
-            for (const auto& g : found) one[0].insert(one[0].end(), g.begin(), g.end());
-            found = std::move(one);
-            model_.uplink = {inf};
-            for (NodeId h : found[0]) model_.subnet[h] = 0;
+        use(found);
+        if (found.size() >= 2) {
+            measure_uplinks(found);
+            // Flows to or from a dissolved subnet's hosts may not have crossed an uplink.
+            if (dissolve(found, informative) && found.size() >= 2) measure_uplinks(found);
         }
         const Subnets core = found;
         for (NodeId h = 0; h < n_; ++h) {
@@ -276,6 +274,58 @@ private:
 
     [[nodiscard]] double nic(NodeId h) const { return std::min(eg_[h], in_[h]); }
 
+    /// `found` becomes the model's subnets, with no uplink measured yet.
+    void use(const Subnets& found) {
+        model_ = Model{eg_, in_, std::vector<std::size_t>(n_, none), std::vector<double>(found.size(), inf)};
+        for (std::size_t k = 0; k < found.size(); ++k) {
+            for (NodeId h : found[k]) model_.subnet[h] = k;
+        }
+    }
+
+    // 6b. A subnet needs a reason: an uplink that limits flows out of or into it, or
+    // latency that sets it apart. One that has neither was set apart by noise in its pair
+    // rates (a busy machine, a reading too high for a NIC): its hosts are placed like those
+    // set aside; none left with a reason: one subnet. Whether anything changed.
+    bool dissolve(Subnets& found, std::vector<char>& informative) {
+        std::vector<std::size_t> group(n_, none);  // by latency alone
+        std::vector<NodeId> ids;
+        for (NodeId h = 0; h < n_; ++h) {
+            if (informative[h]) ids.push_back(h);
+        }
+        const Subnets by_latency = eco_partition(latency_costs(informative), opt_.tolerance);
+        for (std::size_t g = 0; g < by_latency.size(); ++g) {
+            for (NodeId a : by_latency[g]) group[ids[a]] = g;
+        }
+        const auto apart = [&](std::size_t k) {
+            for (NodeId h : found[k]) {
+                for (NodeId j = 0; j < n_; ++j) {
+                    if (informative[j] && model_.subnet[j] != k && group[j] == group[h]) return false;
+                }
+            }
+            return true;
+        };
+        Subnets kept, gone;
+        for (std::size_t k = 0; k < found.size(); ++k) {
+            (std::isfinite(model_.uplink[k]) || apart(k) ? kept : gone).push_back(found[k]);
+        }
+        if (gone.empty()) return false;
+        if (kept.empty()) {
+            out_.notes.push_back("no uplink limits the flows between the " + std::to_string(found.size()) +
+                                 " subnets the pair rates suggested, nor does latency set them apart: one subnet");
+            kept.emplace_back();
+            for (const auto& g : gone) kept[0].insert(kept[0].end(), g.begin(), g.end());
+        } else {
+            for (const auto& g : gone) {
+                out_.notes.push_back("subnet of " + name(g[0]) +
+                                     ": neither its uplink nor latency sets it apart; its hosts are placed like those set aside");
+                for (NodeId h : g) informative[h] = 0;
+            }
+        }
+        found = std::move(kept);
+        use(found);
+        return true;
+    }
+
     /// The cost without the bandwidth term, over the informative hosts: the latency part of
     /// moving the message, on top of the time the NICs allow.
     [[nodiscard]] Matrix latency_costs(const std::vector<char>& informative) const {
@@ -356,38 +406,24 @@ private:
     // 6. Flows out of and into subnet k at once (they cross its uplink in opposite
     // directions); each aggregate is bounded by the uplink or by the other side.
     void measure_uplinks(const Subnets& found) {
-        const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
-        // With two subnets every flow out of one goes into the other: only the slower
-        // uplink shows, and both get it (the same predictions either way).
-        const std::size_t count = found.size() == 2 ? 1 : found.size();
-        for (std::size_t k = 0; k < count; ++k) {
+        // With two subnets every flow out of one goes into the other: one measurement.
+        for (std::size_t k = 0; k < (found.size() == 2 ? 1 : found.size()); ++k) {
+            if (std::any_of(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; })) continue;
             const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
             const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
-            std::vector<FlowPair> out_flows, in_flows;
-            for (std::size_t f = 0; f < outside_in.size(); ++f) out_flows.emplace_back(senders[f % senders.size()], outside_in[f]);
+            UplinkRun run{found[k], {}, outside_in.size(), {}};
+            for (std::size_t f = 0; f < outside_in.size(); ++f) run.flows.emplace_back(senders[f % senders.size()], outside_in[f]);
             // Into the subnet, each flow to the host after the one it would have sent to:
             // no host pair both ways (see design()).
             for (std::size_t f = 0; f < outside_eg.size(); ++f) {
-                in_flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
+                run.flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
             }
-            std::vector<FlowPair> flows = out_flows;
-            flows.insert(flows.end(), in_flows.begin(), in_flows.end());
-            const auto got = passes({flows}, "uplinks")[0];
-            std::vector<double> outs, ins;
-            for (const auto& pass : got) {
-                outs.push_back(sum_of(pass, 0, out_flows.size()));
-                ins.push_back(sum_of(pass, out_flows.size(), flows.size()));
-            }
-            const double agg_out = median(outs), agg_in = median(ins);
-            const auto nic_out = nics.rates(out_flows), nic_in = nics.rates(in_flows);
-            const double slack = 1 + opt_.tolerance;
-            const bool nic_bound = agg_out * slack >= sum_of(nic_out, 0, nic_out.size()) ||
-                                   agg_in * slack >= sum_of(nic_in, 0, nic_in.size());
-            model_.uplink[k] = nic_bound ? inf : std::max(agg_out, agg_in);
-            if (nic_bound) {
-                out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
-                                     mbit(agg_out) + " out, " + mbit(agg_in) + " in): its uplink is not a bottleneck");
-            }
+            run.passes = passes({run.flows}, "uplinks")[0];
+            runs_.push_back(std::move(run));
+        }
+        for (std::size_t k = 0; k < found.size(); ++k) {
+            const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; });
+            if (run != runs_.end()) model_.uplink[k] = uplink_of(*run, k, found);
         }
         if (found.size() == 2) {
             model_.uplink[1] = model_.uplink[0];
@@ -396,6 +432,33 @@ private:
                                      "); both are given it");
             }
         }
+    }
+
+    /// What a run says of subnet k's uplink, from its flows that still cross it (a partner
+    /// may have turned out to be in the same subnet after all: see dissolve()).
+    double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found) {
+        const auto crosses = [&](const FlowPair& f) {
+            const std::size_t a = model_.subnet[f.first], b = model_.subnet[f.second];
+            return a != none && b != none && a != b;
+        };
+        std::vector<FlowPair> out_flows, in_flows;
+        std::vector<double> outs(run.passes.size(), 0), ins(run.passes.size(), 0);
+        for (std::size_t f = 0; f < run.flows.size(); ++f) {
+            if (!crosses(run.flows[f])) continue;
+            (f < run.outs ? out_flows : in_flows).push_back(run.flows[f]);
+            for (std::size_t p = 0; p < run.passes.size(); ++p) (f < run.outs ? outs : ins)[p] += run.passes[p][f];
+        }
+        if (out_flows.empty() && in_flows.empty()) return inf;
+        const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
+        const auto nic_out = nics.rates(out_flows), nic_in = nics.rates(in_flows);
+        const double agg_out = median(outs), agg_in = median(ins), slack = 1 + opt_.tolerance;
+        const bool nic_bound = (!out_flows.empty() && agg_out * slack >= sum_of(nic_out, 0, nic_out.size())) ||
+                               (!in_flows.empty() && agg_in * slack >= sum_of(nic_in, 0, nic_in.size()));
+        if (nic_bound) {
+            out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
+                                 mbit(agg_out) + " out, " + mbit(agg_in) + " in): its uplink is not a bottleneck");
+        }
+        return nic_bound ? inf : std::max(agg_out, agg_in);
     }
 
     /// Σ log(with / alone) of the first base.size() flows, as `model` predicts them.
@@ -514,6 +577,11 @@ private:
 
     // 8. Canonical order, capacities, and B_ij.
     void finish(Subnets& found) {
+        std::vector<std::string> notes;  // an uplink evaluated twice says so once
+        for (auto& note : out_.notes) {
+            if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
+        }
+        out_.notes = std::move(notes);
         std::vector<std::size_t> order(found.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
         for (auto& sub : found) std::sort(sub.begin(), sub.end());
@@ -550,6 +618,7 @@ private:
     std::vector<double> eg_, in_;
     Model model_;
     std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]
+    std::vector<UplinkRun> runs_;
     ProbeResult out_;
 };
 
