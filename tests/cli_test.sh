@@ -306,6 +306,17 @@ grep -q '2 degrees given for 9 clusters' "$tmp/degree-count.err" || fail "degree
 expect_usage_error degree-text plan --network "$khuller" --algo lcf-degree --degree two
 expect_usage_error degree-pattern plan --network "$subnets" --pattern "$pattern" --algo wr --degree 2
 
+# hetcast probe: its options, and bad values refused before any daemon is asked.
+run probe-help probe --help
+[ "$rc" -eq 0 ] || fail "probe --help: exit status $rc"
+for opt in --seconds --repeats --tolerance --reps --json; do
+    grep -q -- "$opt" "$tmp/probe-help.out" || fail "probe --help does not mention $opt: $(cat "$tmp/probe-help.out")"
+done
+! grep -q -- '--sizes' "$tmp/probe-help.out" || fail "probe --help still offers --sizes"
+expect_usage_error probe-seconds probe --seconds 0
+expect_usage_error probe-repeats probe --repeats 0
+expect_usage_error probe-tolerance probe --tolerance -1
+
 if [ "$failures" -ne 0 ]; then
     echo "cli test: $failures check(s) failed"
     exit 1
