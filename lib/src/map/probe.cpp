@@ -3,27 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
-#include "hetcast/sim/flow.hpp"
+#include "probe_model.hpp"
 
 namespace hetcast {
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+using namespace probing;
 
 /// Candidate subnets a host set aside is tested against, at most (by affinity, then latency).
 constexpr std::size_t max_tested = 2;
-
-/// A sharing test must predict at least this drop (a fraction of the watched flows' rate)
-/// to tell anything through noise of a few percent.
-constexpr double least_drop = 0.2;
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -44,34 +38,6 @@ std::string percent(double x) {
     return buf;
 }
 
-/// What the probe knows of the network so far: the NICs, the uplinks of the subnets found,
-/// and which host is behind which uplink (none: not placed yet). Predicts flows' rates with
-/// the flow model's max-min sharing (sim/flow.hpp).
-struct Model {
-    std::vector<double> egress, ingress;
-    std::vector<std::size_t> subnet;
-    std::vector<double> uplink;
-
-    [[nodiscard]] std::vector<double> rates(const std::vector<FlowPair>& flows) const {
-        const std::size_t n = egress.size(), s = uplink.size();
-        std::vector<double> cap(2 * n + 2 * s);
-        std::copy(egress.begin(), egress.end(), cap.begin());
-        std::copy(ingress.begin(), ingress.end(), cap.begin() + static_cast<std::ptrdiff_t>(n));
-        std::copy(uplink.begin(), uplink.end(), cap.begin() + static_cast<std::ptrdiff_t>(2 * n));
-        std::copy(uplink.begin(), uplink.end(), cap.begin() + static_cast<std::ptrdiff_t>(2 * n + s));
-        std::vector<FlowPath> paths;
-        for (const auto& [i, j] : flows) {
-            FlowPath p{{i, n + j}, inf};
-            if (subnet[i] != none && subnet[j] != none && subnet[i] != subnet[j]) {
-                p.resources.push_back(2 * n + subnet[i]);
-                p.resources.push_back(2 * n + s + subnet[j]);
-            }
-            paths.push_back(std::move(p));
-        }
-        return max_min_rates(cap, paths);
-    }
-};
-
 /// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
 /// every pass's rates.
 struct UplinkRun {
@@ -79,13 +45,6 @@ struct UplinkRun {
     std::vector<FlowPair> flows;
     std::size_t outs = 0;
     std::vector<std::vector<double>> passes;
-};
-
-/// One sharing test of a host against a candidate subnet: `watched` flows measured alone
-/// (`base`) and with the host's flows added (`test`, which starts with `base`).
-struct Design {
-    std::vector<FlowPair> base, test;
-    double log_drop = 0;  ///< predicted Σ log(rate with / rate alone) of the watched flows
 };
 
 class Prober {
@@ -361,21 +320,6 @@ private:
         return found;
     }
 
-    /// `group`'s hosts, fastest first by `rate`.
-    static std::vector<NodeId> fastest(const std::vector<NodeId>& group, const std::vector<double>& rate) {
-        std::vector<NodeId> v = group;
-        std::stable_sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return rate[a] > rate[b]; });
-        return v;
-    }
-
-    /// The first of `ranked` not in `but`; the first when all are.
-    static NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but) {
-        for (NodeId h : ranked) {
-            if (std::find(but.begin(), but.end(), h) == but.end()) return h;
-        }
-        return ranked[0];
-    }
-
     /// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
     /// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
     static std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate,
@@ -461,58 +405,6 @@ private:
         return nic_bound ? inf : std::max(agg_out, agg_in);
     }
 
-    /// Σ log(with / alone) of the first base.size() flows, as `model` predicts them.
-    static double predicted_log_drop(const Model& model, const Design& d) {
-        const auto alone = model.rates(d.base), with = model.rates(d.test);
-        double s = 0;
-        for (std::size_t f = 0; f < d.base.size(); ++f) s += std::log(with[f] / alone[f]);
-        return s;
-    }
-
-    /// The test of "h is behind subnet a's uplink" that the model says shows it best: the
-    /// host's flows add to a's uplink (out, in, or both) and, if h is elsewhere, share
-    /// nothing with the watched flows.
-    std::optional<Design> design(NodeId h, std::size_t a, const Subnets& found) const {
-        const std::size_t s = found.size();
-        // Distinct host pairs: a connection's handshake would wait behind data of the same
-        // pair going the other way, and start late.
-        const NodeId x = fastest(found[a], eg_)[0], v = pick(fastest(found[a], in_), {x});
-        std::optional<Design> best;
-        for (std::size_t y = 0; y < s; ++y) {
-            for (std::size_t w = 0; w < s; ++w) {
-                // With three or more subnets the host's flows go to a third one: if h is in y,
-                // its flow to w must not meet x→y at y's uplink. With two, w is y.
-                if (y == a || w == a || (s >= 3 ? w == y : w != y)) continue;
-                const NodeId yi = fastest(found[y], in_)[0], ye = pick(fastest(found[y], eg_), {yi});
-                const auto w_in = fastest(found[w], in_), w_eg = fastest(found[w], eg_);
-                // w's host must not be y's (one NIC); none when w has no other (n_).
-                const NodeId to = w_in.size() > 1 || w_in[0] != yi ? pick(w_in, {yi}) : static_cast<NodeId>(n_);
-                const NodeId from = w_eg.size() > 1 || w_eg[0] != ye ? pick(w_eg, {ye, to}) : static_cast<NodeId>(n_);
-                const FlowPair out{x, yi}, in{ye, v};
-                std::vector<Design> tries;
-                if (to < n_) tries.push_back({{out}, {out, {h, to}}, 0});
-                if (from < n_) tries.push_back({{in}, {in, {from, h}}, 0});
-                // Out of and into the subnet at once only with two subnets: with more, h's flow
-                // out of a third subnet would meet the watched flow into a at that one's uplink.
-                if (to < n_ && from < n_ && s == 2) tries.push_back({{out, in}, {out, in, {h, to}, {from, h}}, 0});
-                for (auto& d : tries) {
-                    Model m = model_;
-                    m.subnet[h] = a;
-                    d.log_drop = predicted_log_drop(m, d);
-                    if (d.log_drop > std::log(1 - least_drop) * static_cast<double>(d.base.size())) continue;
-                    bool leaks = false;
-                    for (std::size_t b = 0; b < s && !leaks; ++b) {
-                        if (b == a) continue;
-                        m.subnet[h] = b;
-                        leaks = predicted_log_drop(m, d) < d.log_drop / 4;
-                    }
-                    if (!leaks && (!best || d.log_drop < best->log_drop)) best = d;
-                }
-            }
-        }
-        return best;
-    }
-
     // 7. Candidates by affinity, then latency: pairs inside the host's own subnet are never
     // slowed by other pairs of their round, those across often are. The first test that
     // shows sharing places the host; none: the first candidate, and a note says so.
@@ -541,7 +433,7 @@ private:
         // slowed by others of their round): testing the rest costs more than it finds.
         const std::vector<std::size_t> tested(order.begin(), order.begin() + std::min<std::size_t>(order.size(), max_tested));
         for (std::size_t a : core.size() >= 2 ? tested : std::vector<std::size_t>{}) {
-            const auto d = design(h, a, core);
+            const auto d = design(model_, h, a, core);
             if (!d) continue;
             why = "by affinity and latency: no sharing test (of the first two) showed an uplink";
             // Passes until most of them agree on which side of half the predicted drop the
