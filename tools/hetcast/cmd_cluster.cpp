@@ -25,17 +25,6 @@ using json = nlohmann::json;
 namespace hetcast::cli {
 namespace {
 
-/// Parses `args` into `vm`; true when --help was asked for (and printed).
-bool parse(const std::vector<std::string>& args, const po::options_description& opts, po::variables_map& vm) {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    if (vm.count("help")) {
-        std::cout << opts;
-        return true;
-    }
-    po::notify(vm);
-    return false;
-}
-
 /// "42s", "3m 12s", "5h 03m", "2d 4h".
 std::string human_age(double seconds) {
     const long s = std::lround(std::max(0.0, seconds));
@@ -188,7 +177,7 @@ int cmd_status(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("json", "print the daemon's answer as one JSON object");
     add_daemon_options(opts, d);
     po::variables_map vm;
-    if (parse(args, opts, vm)) return 0;
+    if (parse_options(args, opts, vm)) return 0;
 
     const json a = checked(connect_daemon(d)->call({{"cmd", "status"}}), "status");
     if (vm.count("json")) {
@@ -332,7 +321,7 @@ int cmd_map_show(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("dot", "print a Graphviz graph (one cluster per subnet) instead");
     add_daemon_options(opts, d);
     po::variables_map vm;
-    if (parse(args, opts, vm)) return 0;
+    if (parse_options(args, opts, vm)) return 0;
 
     const json a = checked(connect_daemon(d)->call({{"cmd", "map"}}), "map");
     const std::string text = str(a, "map");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "daemon_link.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
@@ -26,12 +27,7 @@ int cmd_map(const std::vector<std::string>& args) {
         ("tolerance,t", po::value(&tolerance), "how far above a host's cheapest edge a neighbour may be (default 0.2)")
         ("json", "print one JSON object instead of text");
     po::variables_map vm;
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    if (vm.count("help")) {
-        std::cout << opts;
-        return 0;
-    }
-    po::notify(vm);
+    if (parse_options(args, opts, vm)) return 0;
     if (!(tolerance >= 0) || tolerance > 100) throw InputError("--tolerance must be between 0 and 100");
 
     const Network net = load_network(network);

@@ -73,12 +73,7 @@ int cmd_sweep_live(const std::vector<std::string>& args) {
         "title", po::value(&title), "plot title");
     add_daemon_options(opts, daemon);
     po::variables_map vm;
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    if (vm.count("help")) {
-        std::cout << opts;
-        return 0;
-    }
-    po::notify(vm);
+    if (parse_options(args, opts, vm)) return 0;
     if (out_dir.empty()) throw InputError("sweep --live: -o DIR is required (payloads, CSV and plot go there)");
     if (repeat < 1 || repeat > 100) throw InputError("--repeat must be between 1 and 100");
     sweep::LiveSettings settings;

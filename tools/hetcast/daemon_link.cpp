@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <boost/program_options/parsers.hpp>
+#include <iostream>
 
 #include "hetcast/error.hpp"
 
@@ -48,6 +50,18 @@ std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
         const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;
         throw Error(unreachable ? why + " (is hetcastd running there?)" : why);
     }
+}
+
+bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
+                   boost::program_options::variables_map& vm) {
+    namespace po = boost::program_options;
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return true;
+    }
+    po::notify(vm);
+    return false;
 }
 
 std::vector<std::string> split_commas(const std::string& text) {

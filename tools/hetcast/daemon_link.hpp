@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
 
 #include "hetcast/runtime/client.hpp"
 #include "hetcast/runtime/config.hpp"
@@ -21,6 +22,10 @@ void add_daemon_options(boost::program_options::options_description& opts, Daemo
 
 /// The config in use (InputError with the file and line when it is bad).
 [[nodiscard]] DaemonConfig load_config(const DaemonOptions& d);
+
+/// Parses `args` into `vm`; true when --help was asked for (and printed).
+bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
+                   boost::program_options::variables_map& vm);
 
 /// "a,b,,c" → {a, b, c}: the comma-separated lists of the command line.
 [[nodiscard]] std::vector<std::string> split_commas(const std::string& text);
