@@ -28,8 +28,19 @@ struct Task {
     friend bool operator==(const Task&, const Task&) = default;
 };
 
+/// How a relay passes a message on. Store-and-forward (the papers' model) sends a message
+/// on once all of it is in and verified. Cut-through forwards each piece as soon as it is in
+/// and verified: a relay's send starts once the first piece has arrived, and its flow never
+/// runs ahead of what the relay has received.
+enum class Relay : std::uint8_t { store_and_forward, cut_through };
+
+/// Bytes per piece of a cut-through schedule when it does not say.
+inline constexpr std::uint64_t default_piece = std::uint64_t{2} << 20;
+
 struct Schedule {
     std::string algorithm;
+    Relay relay = Relay::store_and_forward;
+    std::uint64_t piece = default_piece;  ///< cut_through: bytes per piece
     std::vector<Message> messages;
     std::vector<std::vector<Task>> tasks;  ///< indexed by node id; executed in order
 
