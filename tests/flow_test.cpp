@@ -73,6 +73,7 @@ Network random_capacity_net(std::mt19937_64& rng, std::size_t n) {
     return net;
 }
 
+/// A random algorithm's schedule, store-and-forward.
 Schedule random_plan(std::mt19937_64& rng, const Network& net) {
     const NodeId root = static_cast<NodeId>(rng() % net.size());
     std::vector<NodeId> dests;
@@ -84,7 +85,9 @@ Schedule random_plan(std::mt19937_64& rng, const Network& net) {
         const Algorithm& a = algos[rng() % algos.size()];
         PlanRequest req = make_request(net, root, dests, 1e5 + static_cast<double>(rng() % 10'000'000), ExecModel::nonblocking);
         if (a.name == "auto" || a.name == "optimal" || (a.applies && !a.applies(net, req))) continue;
-        return a.plan(net, req);
+        Schedule s = a.plan(net, req);
+        s.relay = Relay::store_and_forward;  // pipeline and chain cut through large messages
+        return s;
     }
 }
 
@@ -333,4 +336,141 @@ TEST_CASE("a new subnet map drops the uplinks of the old one") {
     net.set_subnets({{0, 1, 2, 3}});
     CHECK(net.capacities()->uplink.empty());
     CHECK(net.capacities()->egress.size() == 4);
+}
+
+namespace {
+
+/// k + 1 hosts h0 → h1 → … → hk, one message relayed down the chain.
+Schedule chain_schedule(std::size_t k, double m, Relay relay, std::uint64_t piece = default_piece) {
+    std::vector<NodeId> dests;
+    for (NodeId i = 1; i <= k; ++i) dests.push_back(i);
+    Schedule s("chain", k + 1, {Message{0, m, dests}});
+    s.relay = relay;
+    s.piece = piece;
+    for (NodeId i = 0; i < k; ++i) s.add_transfer(0, i, i + 1);
+    return s;
+}
+
+Schedule with_relay(Schedule s, Relay relay, std::uint64_t piece) {
+    s.relay = relay;
+    s.piece = piece;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("cut-through: a chain of k equal hops takes m / B + (k − 1) piece / B, not k m / B") {
+    const double bw = 25e6, m = 32 << 20, piece = default_piece;
+    for (std::size_t k = 1; k <= 6; ++k) {
+        CAPTURE(k);
+        for (const double latency : {0.0, 1e-3}) {
+            for (const bool capacities : {false, true}) {
+                Network net = capacity_net(k + 1, 1, bw, capacities ? bw : inf, inf, latency);
+                if (!capacities) {
+                    net = Network::parametric(net.names(), net.latency(), net.bandwidth(), net.send_overheads(),
+                                              net.recv_overheads());
+                }
+                const double ct = simulate(net, chain_schedule(k, m, Relay::cut_through), ExecModel::nonblocking).completion;
+                const double kk = static_cast<double>(k);
+                CHECK(ct == doctest::Approx(m / bw + (kk - 1) * (piece / bw + latency) + latency).epsilon(1e-9));
+                const double sf = simulate(net, chain_schedule(k, m, Relay::store_and_forward), ExecModel::nonblocking).completion;
+                CHECK(sf == doctest::Approx(kk * (m / bw + latency)).epsilon(1e-9));
+            }
+        }
+    }
+}
+
+TEST_CASE("cut-through: a fast hop after a slow one runs at the slow one's rate once it has caught up") {
+    // h0 → h1 at 1 MB/s, h1 → h2 at 10 MB/s: h2 gets the last byte when h1 does.
+    Network net = capacity_net(3, 1, 10e6, inf, inf);
+    Matrix bw = net.bandwidth();
+    bw[0][1] = 1e6;
+    net = Network::parametric(net.names(), net.latency(), bw, net.send_overheads(), net.recv_overheads());
+    const double m = 8 << 20;
+    const Timeline tl = simulate(net, chain_schedule(2, m, Relay::cut_through, 1 << 20), ExecModel::nonblocking);
+    REQUIRE(tl.transfers.size() == 2);
+    CHECK(tl.transfers[0].arrival == doctest::Approx(m / 1e6));
+    CHECK(tl.transfers[1].sender_free == doctest::Approx((1 << 20) / 1e6));
+    CHECK(tl.transfers[1].arrival == doctest::Approx(m / 1e6));
+}
+
+TEST_CASE("cut-through: only the non-blocking model predicts it, and not on a cost matrix") {
+    const Network net = capacity_net(3, 1, 1e6, 1e6, inf);
+    const Schedule s = chain_schedule(2, 1e6, Relay::cut_through);
+    CHECK_THROWS_AS((void)simulate(net, s, ExecModel::blocking), InputError);
+    CHECK_THROWS_AS((void)simulate(net, s, ExecModel::postal), InputError);
+    const Network costs = Network::from_costs({"a", "b", "c"}, {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}});
+    CHECK_THROWS_AS((void)simulate(costs, s, ExecModel::nonblocking), InputError);
+}
+
+TEST_CASE("cut-through property: random trees on random capacity networks") {
+    // The same tree cut through: piece ≥ m gives the store-and-forward timeline; never below
+    // what the capacities force, nor much above store-and-forward; no flow faster than what it crosses; no resource over its
+    // capacity; a relayed flow ends no sooner than the one that feeds it.
+    std::mt19937_64 rng(29);
+    for (int trial = 0; trial < 300; ++trial) {
+        CAPTURE(trial);
+        const std::size_t n = 2 + rng() % 9;
+        const Network net = random_capacity_net(rng, n);
+        const Schedule sf = random_plan(rng, net);
+        const auto& msg = sf.messages[0];
+        const Timeline want = simulate(net, sf, ExecModel::nonblocking);
+        const Timeline whole = simulate(net, with_relay(sf, Relay::cut_through, static_cast<std::uint64_t>(msg.size) + 1),
+                                        ExecModel::nonblocking);
+        REQUIRE(whole.transfers.size() == want.transfers.size());
+        for (std::size_t i = 0; i < want.transfers.size(); ++i) {
+            CHECK(whole.transfers[i].arrival == want.transfers[i].arrival);
+            CHECK(whole.transfers[i].complete == want.transfers[i].complete);
+        }
+
+        const std::uint64_t piece = 1 + rng() % static_cast<std::uint64_t>(msg.size);
+        const Schedule ct = with_relay(sf, Relay::cut_through, piece);
+        const Timeline tl = simulate(net, ct, ExecModel::nonblocking);
+        CHECK(tl.completion >= capacity_lower_bound(net, msg.source, msg.dests, msg.size) * (1 - 1e-9));
+        // Relays that start early can take a shared resource from others for a while, but
+        // the tree can lose no more than about a piece per hop at the slowest rate.
+        double slow = inf;
+        for (double c : resource_capacities(net)) slow = std::min(slow, c);
+        for (NodeId i = 0; i < n; ++i) {
+            for (NodeId j = 0; j < n; ++j) slow = i == j ? slow : std::min(slow, net.bandwidth()[i][j]);
+        }
+        CHECK(tl.completion <= want.completion * (1 + 1e-9) + static_cast<double>(n * piece) / slow);
+        const auto caps = resource_capacities(net);
+        std::vector<std::vector<std::pair<double, double>>> busy(caps.size());
+        std::vector<double> bytes(caps.size(), 0);
+        std::vector<const Transfer*> into(n, nullptr);
+        for (const auto& t : tl.transfers) into[t.to] = &t;
+        for (const auto& t : tl.transfers) {
+            const double end = t.arrival - net.wire(t.from, t.to, 0);
+            const FlowPath p = flow_path(net, t.from, t.to);
+            CHECK(end - t.sender_free >= msg.size / p.cap * (1 - 1e-9));
+            CHECK(t.complete >= t.arrival);
+            if (const Transfer* feed = into[t.from]) {
+                CHECK(t.arrival - net.wire(t.from, t.to, 0) >= feed->arrival * (1 - 1e-12));
+                CHECK(t.sender_free >= feed->sender_free);
+            }
+            for (std::size_t r : p.resources) {
+                CHECK(end - t.sender_free >= msg.size / caps[r] * (1 - 1e-9));
+                busy[r].emplace_back(t.sender_free, end);
+                bytes[r] += msg.size;
+            }
+        }
+        for (std::size_t r = 0; r < caps.size(); ++r) {
+            if (!std::isfinite(caps[r])) continue;
+            auto& iv = busy[r];
+            std::sort(iv.begin(), iv.end());
+            double covered = 0, from = -inf, to = -inf;
+            for (auto [a, b] : iv) {
+                if (a > to) {
+                    if (to > from) covered += to - from;
+                    from = a;
+                    to = b;
+                } else {
+                    to = std::max(to, b);
+                }
+            }
+            if (to > from) covered += to - from;
+            CHECK(bytes[r] <= caps[r] * covered * (1 + 1e-6) + 1e-6);
+        }
+    }
 }

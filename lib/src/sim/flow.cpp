@@ -6,6 +6,7 @@
 #include <limits>
 #include <queue>
 
+#include "hetcast/error.hpp"
 #include "timeline_checks.hpp"
 
 namespace hetcast {
@@ -102,19 +103,41 @@ FlowPath flow_path(const Network& net, NodeId from, NodeId to) {
 
 Timeline simulate_flows(const Network& net, const Schedule& s) {
     detail::validate_schedule(net, s);
+    const bool cut_through = s.relay == Relay::cut_through;
+    if (cut_through && net.is_cost_matrix()) {
+        throw InputError("a cut-through schedule needs a network with bandwidths, not a cost matrix");
+    }
+    if (cut_through && s.piece == 0) throw InputError("a cut-through schedule needs pieces of at least one byte");
     const std::size_t n = net.size();
     const std::vector<double> caps = resource_capacities(net);
     std::vector<std::size_t> pc(n, 0);
     std::vector<double> clock(n, 0.0);
     std::vector<char> blocked(n, 0);
     std::vector<std::size_t> issued(s.messages.size() * n, none);  // (message, receiver) → transfer
-    std::vector<char> arrived;
     Timeline tl;
     tl.transfers.reserve(s.transfer_count());
+
+    // Bytes a receiver needs before its list goes past the receive: the first piece when
+    // cutting through, else the whole message (then the head is the arrival itself).
+    const auto head_of = [&](double size) {
+        return cut_through ? std::min(static_cast<double>(s.piece), size) : size;
+    };
+    struct State {
+        std::size_t supply = none;  ///< cut-through: the transfer that brings the message to the sender
+        std::size_t slot = none;    ///< index in `active` while its flow runs
+        bool head_in = false;       ///< the head has arrived, at head_at
+        double head_at = 0;
+        double reached = -1;        ///< when the receiver's list reached the receive; < 0: not yet
+        bool arrived = false;
+    };
+    std::vector<State> state;
+    state.reserve(s.transfer_count());
 
     struct Flow {
         std::size_t transfer;
         FlowPath path;
+        double size;
+        double head;
         double left;  ///< bytes
         double rate = 0;
     };
@@ -128,6 +151,10 @@ Timeline simulate_flows(const Network& net, const Schedule& s) {
     std::deque<NodeId> ready;
     for (NodeId i = 0; i < n; ++i) ready.push_back(i);
 
+    const auto complete = [&](std::size_t k) {
+        Transfer& tr = tl.transfers[k];
+        tr.complete = std::max(tr.arrival, state[k].reached) + net.recv_busy(tr.to, s.messages[tr.message].size);
+    };
     const auto run = [&](NodeId node) {
         blocked[node] = 0;
         for (; pc[node] < s.tasks[node].size(); ++pc[node]) {
@@ -137,30 +164,57 @@ Timeline simulate_flows(const Network& net, const Schedule& s) {
                 const double free = clock[node] + net.send_busy(node, t.peer, size);
                 issued[t.message * n + t.peer] = tl.transfers.size();
                 tl.transfers.push_back({t.message, node, t.peer, clock[node], free, 0.0, 0.0});
-                arrived.push_back(0);
+                state.push_back({});
+                if (cut_through && s.messages[t.message].source != node) {
+                    state.back().supply = issued[t.message * n + node];
+                }
                 starts.push({free, tl.transfers.size() - 1});
                 clock[node] = free;
             } else {
                 const std::size_t k = issued[t.message * n + node];
-                if (k == none || !arrived[k]) {
+                if (k == none || !state[k].head_in) {
                     blocked[node] = 1;
                     return;
                 }
-                Transfer& tr = tl.transfers[k];
-                tr.complete = std::max(tr.arrival, clock[node]) + net.recv_busy(node, size);
-                clock[node] = tr.complete;
+                // The receiver takes the head off the network before it goes on; with the
+                // whole message as head this is the store-and-forward receive.
+                state[k].reached = clock[node];
+                clock[node] = std::max(state[k].head_at, clock[node]) + net.recv_busy(node, head_of(size));
+                if (state[k].arrived) complete(k);
             }
         }
     };
-    const auto finish = [&](std::size_t k, double at) {
-        Transfer& tr = tl.transfers[k];
-        tr.arrival = at + net.wire(tr.from, tr.to, 0);
-        arrived[k] = 1;
+    const auto head_arrived = [&](std::size_t k, double at) {
+        state[k].head_in = true;
+        state[k].head_at = at;
+        const Transfer& tr = tl.transfers[k];
         const NodeId to = tr.to;
         if (blocked[to]) {
             const Task& t = s.tasks[to][pc[to]];
             if (t.message == tr.message && t.peer == tr.from) ready.push_back(to);
         }
+    };
+    const auto finish = [&](std::size_t k, double at) {
+        Transfer& tr = tl.transfers[k];
+        // A relayed flow carries its last byte no sooner than that byte reached the relay.
+        const std::size_t sup = state[k].supply;
+        const double last = sup == none ? at : std::max(at, tl.transfers[sup].arrival);
+        tr.arrival = last + net.wire(tr.from, tr.to, 0);
+        state[k].arrived = true;
+        if (!state[k].head_in) head_arrived(k, tr.arrival);
+        if (state[k].reached >= 0) complete(k);
+    };
+    const auto supply_slot = [&](const Flow& f) {
+        const std::size_t sup = state[f.transfer].supply;
+        return sup == none ? none : state[sup].slot;
+    };
+    const auto remove = [&](std::size_t i) {
+        state[active[i].transfer].slot = none;
+        if (i + 1 != active.size()) {
+            active[i] = std::move(active.back());
+            state[active[i].transfer].slot = i;
+        }
+        active.pop_back();
     };
 
     double now = 0;
@@ -171,22 +225,44 @@ Timeline simulate_flows(const Network& net, const Schedule& s) {
             run(node);
         }
         if (active.empty() && starts.empty()) break;
+        // Events: a flow starts, ends, brings in its head, or catches up with its supply.
         double next = starts.empty() ? inf : starts.top().at;
-        for (const Flow& f : active) next = std::min(next, now + f.left / f.rate);
+        for (const Flow& f : active) {
+            next = std::min(next, now + f.left / f.rate);
+            if (!state[f.transfer].head_in) next = std::min(next, now + (f.left - (f.size - f.head)) / f.rate);
+            const std::size_t sup = supply_slot(f);
+            if (sup != none && f.rate > active[sup].rate && f.left > active[sup].left) {
+                next = std::min(next, now + (f.left - active[sup].left) / (f.rate - active[sup].rate));
+            }
+        }
         if (next > now) {
             for (Flow& f : active) f.left -= f.rate * (next - now);
         }
         now = next;
-        bool changed = false;
-        // A flow is done when what is left would take less than a nanosecond.
-        for (std::size_t i = 0; i < active.size();) {
-            if (active[i].left <= active[i].rate * 1e-9) {
-                finish(active[i].transfer, now);
-                active[i] = std::move(active.back());
-                active.pop_back();
-                changed = true;
-            } else {
-                ++i;
+        // A relayed flow never runs ahead of what the relay has; within a nanosecond of
+        // its supply it has caught up.
+        for (Flow& f : active) {
+            const std::size_t sup = supply_slot(f);
+            if (sup != none && f.left - active[sup].left <= f.rate * 1e-9) f.left = active[sup].left;
+        }
+        // A flow is done when what is left would take less than a nanosecond, and not
+        // before its supply is done.
+        for (bool again = true; again;) {
+            again = false;
+            for (std::size_t i = 0; i < active.size();) {
+                if (active[i].left <= active[i].rate * 1e-9 && supply_slot(active[i]) == none) {
+                    finish(active[i].transfer, now);
+                    remove(i);
+                    again = true;
+                } else {
+                    ++i;
+                }
+            }
+        }
+        for (const Flow& f : active) {
+            if (!state[f.transfer].head_in && f.left - (f.size - f.head) <= f.rate * 1e-9) {
+                const Transfer& tr = tl.transfers[f.transfer];
+                head_arrived(f.transfer, now + net.wire(tr.from, tr.to, 0));
             }
         }
         while (!starts.empty() && starts.top().at <= now) {
@@ -198,16 +274,30 @@ Timeline simulate_flows(const Network& net, const Schedule& s) {
                 finish(k, now);
                 continue;
             }
-            active.push_back({k, flow_path(net, tr.from, tr.to), size});
-            changed = true;
+            state[k].slot = active.size();
+            active.push_back({k, flow_path(net, tr.from, tr.to), size, head_of(size), size});
         }
-        if (changed && !active.empty()) {
-            std::vector<FlowPath> paths;
-            paths.reserve(active.size());
-            for (const Flow& f : active) paths.push_back(f.path);
-            const auto rates = max_min_rates(caps, paths);
-            for (std::size_t i = 0; i < active.size(); ++i) active[i].rate = rates[i];
+        if (active.empty()) continue;
+        // Max-min rates, with every flow that has caught up capped at its supply's rate;
+        // capping one flow can change the others, so repeat until no cap falls.
+        std::vector<FlowPath> paths;
+        paths.reserve(active.size());
+        for (const Flow& f : active) paths.push_back(f.path);
+        std::vector<double> rates = max_min_rates(caps, paths);
+        for (std::size_t round = 0; round < 4 * active.size() + 4; ++round) {
+            bool fell = false;
+            for (std::size_t i = 0; i < active.size(); ++i) {
+                const std::size_t sup = supply_slot(active[i]);
+                if (sup == none || active[i].left > active[sup].left) continue;
+                if (rates[sup] < paths[i].cap) {
+                    paths[i].cap = rates[sup];
+                    fell = true;
+                }
+            }
+            if (!fell) break;
+            rates = max_min_rates(caps, paths);
         }
+        for (std::size_t i = 0; i < active.size(); ++i) active[i].rate = rates[i];
     }
     detail::close_timeline(net, s, pc, tl);
     return tl;

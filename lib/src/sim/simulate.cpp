@@ -107,6 +107,13 @@ void close_timeline(const Network& net, const Schedule& s, const std::vector<std
 }  // namespace detail
 
 Timeline simulate(const Network& net, const Schedule& s, ExecModel model, LinkUse links) {
+    if (s.relay == Relay::cut_through) {
+        if (model != ExecModel::nonblocking) {
+            throw InputError("a cut-through schedule is predicted in the nonblocking model only, not in the " +
+                             std::string(to_string(model)) + " model");
+        }
+        return simulate_flows(net, s);
+    }
     if (model == ExecModel::nonblocking && net.capacities()) return simulate_flows(net, s);
     detail::validate_schedule(net, s);
     const std::size_t n = net.size();

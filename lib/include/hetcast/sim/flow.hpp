@@ -39,8 +39,17 @@ struct FlowPath {
 /// capacities: a send keeps its sender busy S_i(m) and then starts a flow of m bytes; the
 /// message arrives L_ij after the flow's last byte and completes R_j(m) after that once the
 /// receiver has reached its receive. Without capacities this is exactly simulate() with
-/// ExecModel::nonblocking (every message gets its pair bandwidth). Throws
-/// InfeasibleSchedule like simulate().
+/// ExecModel::nonblocking (every message gets its pair bandwidth).
+///
+/// A cut-through schedule (docs/model.md, "Cut-through"): a receiver goes past its receive
+/// once the first piece (min(piece, m) bytes) has arrived and it has taken it (R_j of the
+/// piece); the message still completes R_j(m) after its last byte arrived. A relay's flow
+/// of m is data-limited by the flow that brings m to the relay: once it has caught up it
+/// runs at most at that flow's rate, and its last byte leaves no sooner than the relay's
+/// arrived. With piece ≥ m this is the store-and-forward timeline.
+///
+/// Throws InfeasibleSchedule like simulate(); InputError for a cut-through schedule on a
+/// cost-matrix network or with a zero piece.
 [[nodiscard]] Timeline simulate_flows(const Network& net, const Schedule& s);
 
 }  // namespace hetcast

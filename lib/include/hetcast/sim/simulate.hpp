@@ -32,6 +32,8 @@ enum class LinkUse { whole_link_each, one_at_a_time };
 /// Simulates every node running its task list in order. Throws InfeasibleSchedule when
 /// a node relays a message it does not hold yet, a destination is never reached or is
 /// reached twice, a send has no matching receive (or the reverse), or the lists deadlock.
+/// A cut-through schedule goes to simulate_flows() (with or without capacities) and only
+/// in the non-blocking model: InputError in the others.
 [[nodiscard]] Timeline simulate(const Network& net, const Schedule& s, ExecModel model,
                                 LinkUse links = LinkUse::whole_link_each);
 
