@@ -1,0 +1,206 @@
+#include "hetcast/sched/pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "hetcast/sim/flow.hpp"
+#include "hetcast/sim/lower_bound.hpp"
+#include "hetcast/sim/simulate.hpp"
+
+namespace hetcast {
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// -1, 0 or 1 as a is below, about equal to or above b (rates built from different sums).
+int compare(double a, double b) {
+    if (a == b) return 0;
+    const double tol = 1e-9 * std::max(std::abs(a), std::abs(b));
+    if (std::isfinite(tol) && std::abs(a - b) <= tol) return 0;
+    return a < b ? -1 : 1;
+}
+
+/// The most any tree can carry: what the capacities force on every push
+/// (capacity_lower_bound() per byte), and for each destination its fastest incoming pair.
+double throughput_bound(const Network& net, const PlanRequest& req) {
+    const double per_byte = capacity_lower_bound(net, req.root, req.dests, 1.0);
+    double bound = per_byte > 0 ? 1 / per_byte : inf;
+    const auto ranks = req.ranked();
+    for (NodeId v : req.dests) {
+        double in = 0;
+        for (NodeId u : ranks) {
+            if (u != v) in = std::max(in, flow_path(net, u, v).cap);
+        }
+        bound = std::min(bound, in);
+    }
+    return bound;
+}
+
+/// Which of several equally good attachments the greedy takes first.
+enum class Pick {
+    tightest,  ///< the participant with the least room left: the hard ones near the root
+    roomiest,  ///< the participant with the most room
+};
+
+/// The greedy of Beaumont, Marchal & Robert, "Broadcast Trees for Heterogeneous Platforms"
+/// (IPDPS 2005): grow a spanning tree from the root, each step attaching the participant
+/// whose best edge keeps the tree's steady-state throughput highest. The paper is not at hand
+/// here; this follows its best single-tree heuristic as we know it, with the one-port bound
+/// of each node replaced by the shared resources of flow_path(): an edge's room is the least
+/// of capacity / (edges crossing it + 1) over what it crosses, and of its pair bandwidth.
+/// Throughput is counted only up to `target` (no tree carries more than the bound), so that
+/// among trees that reach it the shallower ones win: fewer hops, less pipeline start-up.
+/// A slow sender is never a parent while a roomier one exists; a subnet's uplink is crossed
+/// again only while its share stays above the target.
+std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, double target, Pick pick) {
+    const auto ranks = req.ranked();
+    const std::size_t p = ranks.size();
+    const auto caps = resource_capacities(net);
+    std::vector<std::size_t> users(caps.size(), 0);
+    std::vector<FlowPath> paths(p * p);
+    for (std::size_t a = 0; a < p; ++a) {
+        for (std::size_t b = 0; b < p; ++b) {
+            if (a != b) paths[a * p + b] = flow_path(net, ranks[a], ranks[b]);
+        }
+    }
+    std::vector<char> in(p, 0);
+    std::vector<std::size_t> depth(p, 0), members{0};
+    in[0] = 1;
+    double throughput = inf;
+    std::vector<TreeEdge> edges;
+    while (members.size() < p) {
+        struct Choice {
+            std::size_t u = 0, v = 0, depth = 0;
+            double capped = -1, room = 0;
+        };
+        // True when a is the better attachment; `tight` turns the room preference around.
+        const auto better = [](const Choice& a, const Choice& b, bool tight) {
+            if (const int c = compare(a.capped, b.capped)) return c > 0;
+            if (a.depth != b.depth) return a.depth < b.depth;
+            if (const int c = compare(a.room, b.room)) return tight ? c < 0 : c > 0;
+            return false;
+        };
+        Choice best;
+        for (std::size_t v = 1; v < p; ++v) {
+            if (in[v]) continue;
+            Choice here;
+            for (std::size_t u : members) {
+                const FlowPath& path = paths[u * p + v];
+                double room = path.cap;
+                for (std::size_t r : path.resources) {
+                    room = std::min(room, caps[r] / static_cast<double>(users[r] + 1));
+                }
+                const Choice c{u, v, depth[u] + 1, std::min({throughput, room, target}), room};
+                if (here.capped < 0 || better(c, here, false)) here = c;
+            }
+            if (best.capped < 0 || better(here, best, pick == Pick::tightest)) best = here;
+        }
+        for (std::size_t r : paths[best.u * p + best.v].resources) ++users[r];
+        throughput = std::min(throughput, best.room);
+        in[best.v] = 1;
+        depth[best.v] = best.depth;
+        members.push_back(best.v);
+        edges.emplace_back(ranks[best.u], ranks[best.v]);
+    }
+    return edges;
+}
+
+std::vector<TreeEdge> rank_chain(const PlanRequest& req) {
+    const auto ranks = req.ranked();
+    std::vector<TreeEdge> edges;
+    for (std::size_t r = 1; r < ranks.size(); ++r) edges.emplace_back(ranks[r - 1], ranks[r]);
+    return edges;
+}
+
+/// Task lists of a tree given as edges in attach order (every parent attached before its
+/// children): a relay receives, then sends to its children, the deepest subtree first so the
+/// longest pipeline starts first; equal heights in attach order.
+Schedule tree_schedule(std::string algo, const Network& net, const PlanRequest& req,
+                       const std::vector<TreeEdge>& edges) {
+    const std::size_t n = net.size();
+    std::vector<std::vector<NodeId>> children(n);
+    for (const auto& [u, v] : edges) children[u].push_back(v);
+    std::vector<std::size_t> height(n, 0);
+    for (auto e = edges.rbegin(); e != edges.rend(); ++e) {
+        height[e->first] = std::max(height[e->first], height[e->second] + 1);
+    }
+    Schedule s(std::move(algo), n, {Message{req.root, req.size, req.dests}});
+    std::vector<NodeId> queue{req.root};
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+        auto& kids = children[queue[i]];
+        std::stable_sort(kids.begin(), kids.end(), [&](NodeId a, NodeId b) { return height[a] > height[b]; });
+        for (NodeId c : kids) {
+            s.add_transfer(0, queue[i], c);
+            queue.push_back(c);
+        }
+    }
+    return cuts_through(net, req) ? with_cut_through(std::move(s)) : s;
+}
+
+}  // namespace
+
+double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges) {
+    const auto caps = resource_capacities(net);
+    std::vector<std::size_t> users(caps.size(), 0);
+    double t = inf;
+    for (const auto& [u, v] : edges) {
+        const FlowPath p = flow_path(net, u, v);
+        t = std::min(t, p.cap);
+        for (std::size_t r : p.resources) ++users[r];
+    }
+    for (std::size_t r = 0; r < caps.size(); ++r) {
+        if (users[r] > 0) t = std::min(t, caps[r] / static_cast<double>(users[r]));
+    }
+    return t;
+}
+
+bool cuts_through(const Network& net, const PlanRequest& req) {
+    return req.model == ExecModel::nonblocking && !net.is_cost_matrix() &&
+           req.size > static_cast<double>(default_piece);
+}
+
+Schedule with_cut_through(Schedule s, std::uint64_t piece) {
+    s.relay = Relay::cut_through;
+    s.piece = piece;
+    return s;
+}
+
+Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
+    // A few greedy trees — both room preferences, aimed at the bound and then at what the
+    // first try reached (which lets more of the tree stay shallow) — and the rank chain, as
+    // a floor; the least predicted completion wins, ties to the earlier.
+    std::vector<std::vector<TreeEdge>> trees;
+    const auto add = [&](std::vector<TreeEdge> e) {
+        if (std::find(trees.begin(), trees.end(), e) == trees.end()) trees.push_back(std::move(e));
+    };
+    for (const Pick pick : {Pick::tightest, Pick::roomiest}) {
+        double target = throughput_bound(net, req);
+        for (int round = 0; round < 2; ++round) {
+            auto e = grow_tree(net, req, target, pick);
+            const double reached = tree_throughput(net, e);
+            add(std::move(e));
+            if (compare(reached, target) >= 0) break;
+            target = reached;
+        }
+    }
+    add(rank_chain(req));
+    std::optional<Schedule> best;
+    double best_time = inf;
+    for (const auto& e : trees) {
+        Schedule s = tree_schedule("pipeline", net, req, e);
+        const double t = simulate(net, s, req.model).completion;
+        if (!best || t < best_time) {
+            best_time = t;
+            best = std::move(s);
+        }
+    }
+    return std::move(*best);
+}
+
+Schedule plan_chain(const Network& net, const PlanRequest& req) {
+    return tree_schedule("chain", net, req, rank_chain(req));
+}
+
+}  // namespace hetcast

@@ -9,6 +9,7 @@
 #include "hetcast/sched/grid.hpp"
 #include "hetcast/sched/lcf.hpp"
 #include "hetcast/sched/optimal.hpp"
+#include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/trees.hpp"
 
@@ -90,7 +91,12 @@ const std::vector<Algorithm>& algorithms() {
         {"ecef-lat-max", "grid-aware ECEF-LAT: look-ahead max over B of g + L + T (004 5.2)", plan_ecef_lat_max, {}},
         {"bottom-up", "grid-aware BottomUp: max-min, slowest subnet first (004 5.3)", plan_bottom_up, {}},
         {"eco", "ECO: the root reaches each subnet's coordinator, k-ary trees inside (003 4)", plan_eco, {}},
-        {"auto", "every applicable algorithm, simulated; the least predicted completion wins", plan_auto, {}},
+        // pipelined trees (issue 13 §2): relays cut through on large messages
+        {"pipeline", "greedy broadcast tree for pipelined throughput on shared capacities (Beaumont et al. 2005)",
+         plan_pipeline, {}},
+        {"chain", "pipelined chain in rank order, each relay cutting through", plan_chain, {}},
+        {"auto", "every applicable algorithm (and X+ct: cut through), simulated; the least predicted completion wins",
+         plan_auto, {}},
     };
     return all;
 }
