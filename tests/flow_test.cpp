@@ -21,6 +21,7 @@ using namespace hetcast;
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr std::size_t none_flow = std::numeric_limits<std::size_t>::max();
 
 bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
 
@@ -147,6 +148,19 @@ TEST_CASE("max-min rates: n equal flows through one NIC each get 1/n of it") {
         const auto rate = max_min_rates({120.0}, std::vector<FlowPath>(n, FlowPath{{0}, inf}));
         for (double r : rate) CHECK(r == doctest::Approx(120.0 / static_cast<double>(n)));
     }
+}
+
+TEST_CASE("max-min rates: a flow that follows another is frozen with it") {
+    // Resource 0 (cap 10) carries flows 0 and 1, resource 1 (cap 30) flows 1 and 2; flow 2
+    // follows flow 0. Without the link: 5, 5, 25. With it flow 2 stops at 5, and flow 1
+    // still gets no more than resource 0 leaves it.
+    const std::vector<double> cap{10, 30};
+    const std::vector<FlowPath> flows{{{0}, inf}, {{0, 1}, inf}, {{1}, inf}};
+    CHECK(max_min_rates(cap, flows) == std::vector<double>{5, 5, 25});
+    CHECK(max_min_rates(cap, flows, {none_flow, none_flow, 0}) == std::vector<double>{5, 5, 5});
+    // A chain of followers freezes together at the first one's bottleneck.
+    const std::vector<FlowPath> chain{{{0}, 2}, {{1}, inf}, {{1}, inf}};
+    CHECK(max_min_rates(cap, chain, {none_flow, 0, 1}) == std::vector<double>{2, 2, 2});
 }
 
 TEST_CASE("flow simulator: one transfer takes S + L + m / bottleneck + R") {

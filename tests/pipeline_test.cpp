@@ -1,0 +1,287 @@
+// Pipelined (cut-through) broadcast trees: pipeline, chain and auto's cut-through variants,
+// on random capacity networks and on the shapes of the netlab topologies (conf/netlab).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "hetcast/sched/auto.hpp"
+#include "hetcast/sched/pipeline.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/flow.hpp"
+#include "hetcast/sim/lower_bound.hpp"
+#include "hetcast/sim/simulate.hpp"
+
+using namespace hetcast;
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double mib = 1 << 20;
+
+struct Host {
+    std::string name;
+    double send_mbit = 200;
+    double recv_mbit = 200;
+};
+struct Subnet {
+    double uplink_mbit;
+    std::vector<Host> hosts;
+};
+
+/// A netlab topology as a capacity-model network: every shaped rate at TCP goodput (95.6%
+/// of it, docs/netlab.md), a pair's bandwidth the least rate on its way, 0.1 ms latency.
+Network netlab(const std::vector<Subnet>& subnets) {
+    const auto rate = [](double mbit) { return 0.956 * mbit * 1e6 / 8; };
+    std::vector<std::string> names;
+    Capacities c;
+    Subnets map;
+    std::vector<std::size_t> sub;
+    for (std::size_t k = 0; k < subnets.size(); ++k) {
+        map.emplace_back();
+        c.uplink.push_back(rate(subnets[k].uplink_mbit));
+        for (const Host& h : subnets[k].hosts) {
+            map.back().push_back(static_cast<NodeId>(names.size()));
+            names.push_back(h.name);
+            sub.push_back(k);
+            c.egress.push_back(rate(h.send_mbit));
+            c.ingress.push_back(rate(h.recv_mbit));
+            c.disk.push_back(inf);
+        }
+    }
+    const std::size_t n = names.size();
+    Matrix lat(n, std::vector<double>(n, 1e-4)), bw(n, std::vector<double>(n, 0));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            bw[i][j] = std::min(c.egress[i], c.ingress[j]);
+            if (sub[i] != sub[j]) bw[i][j] = std::min({bw[i][j], c.uplink[sub[i]], c.uplink[sub[j]]});
+        }
+    }
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets(map);
+    net.set_capacities(c);
+    return net;
+}
+
+std::vector<Host> hosts(char subnet, std::size_t count) {
+    std::vector<Host> h;
+    for (std::size_t i = 1; i <= count; ++i) h.push_back({std::string(1, subnet) + std::to_string(i)});
+    return h;
+}
+
+Network slow_sender() {
+    auto a = hosts('a', 4);
+    a[1].send_mbit = 20;
+    return netlab({{100, a}, {50, hosts('b', 3)}, {50, hosts('c', 3)}});
+}
+Network uneven() {
+    auto b = hosts('b', 3);
+    b[1] = {"b2", 20, 20};
+    return netlab({{30, hosts('a', 3)}, {50, b}, {80, hosts('c', 3)}});
+}
+Network two_subnets() { return netlab({{40, hosts('a', 4)}, {40, hosts('b', 4)}}); }
+Network three_subnets() { return netlab({{50, hosts('a', 4)}, {40, hosts('b', 3)}, {30, hosts('c', 2)}}); }
+
+/// A random capacity network; `slow` hosts send at a tenth of the slowest NIC or less.
+Network random_capacity_net(std::mt19937_64& rng, std::size_t n, std::size_t slow = 0) {
+    std::uniform_real_distribution<double> rate(5e6, 1e8), lat(0, 1e-3);
+    std::vector<std::string> names;
+    Matrix l(n, std::vector<double>(n)), b(n, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+        names.push_back("n" + std::to_string(i));
+        for (std::size_t j = 0; j < n; ++j) {
+            l[i][j] = lat(rng);
+            b[i][j] = rate(rng) * 2;
+        }
+    }
+    Network net = Network::parametric(names, l, b, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    const std::size_t groups = 1 + rng() % std::min<std::size_t>(n, 3);
+    Subnets sub(groups);
+    for (NodeId i = 0; i < n; ++i) sub[i < groups ? i : rng() % groups].push_back(i);
+    net.set_subnets(sub);
+    Capacities c;
+    for (std::size_t i = 0; i < n; ++i) {
+        c.egress.push_back(rate(rng));
+        c.ingress.push_back(rate(rng));
+        c.disk.push_back(rng() % 4 == 0 ? rate(rng) : inf);
+    }
+    for (std::size_t k = 0; k < slow; ++k) c.egress[rng() % n] = 5e5;
+    for (std::size_t k = 0; k < groups; ++k) c.uplink.push_back(rng() % 4 == 0 ? inf : rate(rng));
+    net.set_capacities(c);
+    return net;
+}
+
+std::vector<TreeEdge> edges_of(const Schedule& s) {
+    std::vector<TreeEdge> e;
+    for (NodeId i = 0; i < s.tasks.size(); ++i) {
+        for (const Task& t : s.tasks[i]) {
+            if (t.op == Op::send) e.emplace_back(i, t.peer);
+        }
+    }
+    return e;
+}
+
+double predict(const Network& net, const Schedule& s) { return simulate(net, s, ExecModel::nonblocking).completion; }
+
+PlanRequest broadcast(const Network& net, double size) {
+    return make_request(net, 0, {}, size, ExecModel::nonblocking);
+}
+
+/// The least predicted completion over the store-and-forward algorithms as they plan.
+double best_store_and_forward(const Network& net, const PlanRequest& req) {
+    double best = inf;
+    for (const auto& a : algorithms()) {
+        if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
+        const Schedule s = a.plan(net, req);
+        if (s.relay == Relay::store_and_forward) best = std::min(best, predict(net, s));
+    }
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline and chain: every destination once, relays receive before they send, simulate() accepts them") {
+    std::mt19937_64 rng(31);
+    for (int trial = 0; trial < 200; ++trial) {
+        CAPTURE(trial);
+        const std::size_t n = 2 + rng() % 11;
+        const Network net = random_capacity_net(rng, n, rng() % 3);
+        const NodeId root = static_cast<NodeId>(rng() % n);
+        std::vector<NodeId> dests;
+        for (NodeId i = 0; i < n; ++i) {
+            if (i != root && rng() % 3 != 0) dests.push_back(i);
+        }
+        if (dests.empty()) dests.push_back((root + 1) % static_cast<NodeId>(n));
+        const double size = rng() % 2 ? 64 << 10 : static_cast<double>(1 + rng() % 64) * mib;
+        const PlanRequest req = make_request(net, root, dests, size, ExecModel::nonblocking);
+        for (const char* name : {"pipeline", "chain"}) {
+            CAPTURE(name);
+            const Schedule s = find_algorithm(name).plan(net, req);
+            CHECK(s.algorithm == name);
+            CHECK((s.relay == Relay::cut_through) == (size > static_cast<double>(default_piece)));
+            std::vector<int> received(n, 0);
+            for (NodeId i = 0; i < n; ++i) {
+                for (std::size_t k = 0; k < s.tasks[i].size(); ++k) {
+                    const Task& t = s.tasks[i][k];
+                    if (t.op == Op::recv) {
+                        ++received[i];
+                        CHECK(k == 0);
+                    }
+                }
+            }
+            for (NodeId i = 0; i < n; ++i) {
+                const bool dest = std::find(dests.begin(), dests.end(), i) != dests.end();
+                CHECK(received[i] == (dest ? 1 : 0));
+            }
+            const double t = predict(net, s);
+            CHECK(t >= capacity_lower_bound(net, root, dests, size) * (1 - 1e-9));
+        }
+    }
+}
+
+TEST_CASE("pipeline: its tree carries at least what the rank chain carries, on networks with slow hosts") {
+    std::mt19937_64 rng(37);
+    for (int trial = 0; trial < 150; ++trial) {
+        CAPTURE(trial);
+        const std::size_t n = 3 + rng() % 10;
+        const Network net = random_capacity_net(rng, n, 1 + rng() % 2);
+        const PlanRequest req = make_request(net, static_cast<NodeId>(rng() % n), {}, 256 * mib, ExecModel::nonblocking);
+        const Schedule pipeline = plan_pipeline(net, req), chain = plan_chain(net, req);
+        CHECK(tree_throughput(net, edges_of(pipeline)) >= tree_throughput(net, edges_of(chain)) * (1 - 1e-9));
+        CHECK(predict(net, pipeline) <= predict(net, chain) * (1 + 1e-9));
+    }
+}
+
+TEST_CASE("pipeline: store-and-forward outside the non-blocking model and on cost matrices") {
+    const Network net = two_subnets();
+    for (ExecModel model : {ExecModel::blocking, ExecModel::postal}) {
+        const PlanRequest req = make_request(net, 0, {}, 32 * mib, model);
+        const Schedule s = plan_pipeline(net, req);
+        CHECK(s.relay == Relay::store_and_forward);
+        CHECK(simulate(net, s, model).completion > 0);
+    }
+    const Network costs = Network::from_costs({"a", "b", "c"}, {{0, 1, 2}, {1, 0, 1}, {2, 1, 0}});
+    const Schedule s = plan_chain(costs, make_request(costs, 0, {}, 32 * mib, ExecModel::nonblocking));
+    CHECK(s.relay == Relay::store_and_forward);
+    CHECK(simulate(costs, s, ExecModel::nonblocking).completion == doctest::Approx(2));
+}
+
+TEST_CASE("tree throughput: the resource most edges share, or the slowest pair") {
+    const Network net = two_subnets();  // a1..a4 = 0..3, b1..b4 = 4..7
+    const double nic = 0.956 * 200e6 / 8, uplink = 0.956 * 40e6 / 8;
+    CHECK(tree_throughput(net, {}) == inf);
+    CHECK(tree_throughput(net, {{0, 1}}) == doctest::Approx(nic));
+    CHECK(tree_throughput(net, {{0, 1}, {0, 2}, {0, 3}}) == doctest::Approx(nic / 3));
+    CHECK(tree_throughput(net, {{0, 4}}) == doctest::Approx(uplink));
+    CHECK(tree_throughput(net, {{0, 4}, {1, 5}}) == doctest::Approx(uplink / 2));
+}
+
+TEST_CASE("netlab slow-sender: pipeline keeps a2 a leaf and comes within 10% of the bound for 32 MiB") {
+    const Network net = slow_sender();
+    const PlanRequest req = broadcast(net, 32 * mib);
+    const Schedule s = plan_pipeline(net, req);
+    REQUIRE(s.relay == Relay::cut_through);
+    const NodeId a2 = net.id("a2");
+    CHECK(std::none_of(s.tasks[a2].begin(), s.tasks[a2].end(), [](const Task& t) { return t.op == Op::send; }));
+    CHECK(predict(net, s) <= 1.10 * capacity_lower_bound(net, 0, req.dests, req.size));
+}
+
+TEST_CASE("netlab two-subnets and three-subnets: pipeline within 10% of the bound for 32 MiB") {
+    for (const Network& net : {two_subnets(), three_subnets()}) {
+        const PlanRequest req = broadcast(net, 32 * mib);
+        const Schedule s = plan_pipeline(net, req);
+        CHECK(s.relay == Relay::cut_through);
+        CHECK(predict(net, s) <= 1.10 * capacity_lower_bound(net, 0, req.dests, req.size));
+        // Each remote subnet's uplink is crossed once, inwards.
+        const auto sub = net.subnet_of();
+        std::vector<int> into(net.subnets()->size(), 0);
+        for (const auto& [u, v] : edges_of(s)) {
+            if (sub[u] != sub[v]) ++into[sub[v]];
+        }
+        CHECK(into[0] == 0);
+        for (std::size_t k = 1; k < into.size(); ++k) CHECK(into[k] == 1);
+    }
+}
+
+TEST_CASE("netlab topologies: auto cuts through 32 MiB and stores and forwards 64 KiB") {
+    for (const Network& net : {slow_sender(), uneven(), two_subnets(), three_subnets()}) {
+        CAPTURE(net.name(0));
+        const PlanRequest big = broadcast(net, 32 * mib);
+        const AutoChoice choice = plan_auto_explained(net, big);
+        CHECK(choice.best.relay == Relay::cut_through);
+        CHECK(choice.best.algorithm.rfind("auto:", 0) == 0);
+        double least = inf;
+        for (const auto& [name, t] : choice.predicted) least = std::min(least, t);
+        CHECK(predict(net, choice.best) == least);
+        CHECK(least < best_store_and_forward(net, big));
+        CHECK(std::any_of(choice.predicted.begin(), choice.predicted.end(),
+                          [](const auto& p) { return p.first == "flat-tree+ct"; }));
+
+        const PlanRequest small = broadcast(net, 64 << 10);
+        const Schedule s = plan_auto(net, small);
+        CHECK(s.relay == Relay::store_and_forward);
+        CHECK(predict(net, s) <= predict(net, with_cut_through(plan_pipeline(net, small))) * (1 + 1e-12));
+    }
+}
+
+TEST_CASE("netlab topologies: predictions at 32 MiB and 64 KiB") {
+    const std::vector<std::pair<std::string, Network>> nets = {{"slow-sender", slow_sender()},
+                                                               {"uneven", uneven()},
+                                                               {"two-subnets", two_subnets()},
+                                                               {"three-subnets", three_subnets()}};
+    for (const auto& [name, net] : nets) {
+        for (const double size : {32 * mib, 64.0 * 1024}) {
+            const PlanRequest req = broadcast(net, size);
+            const double lb = capacity_lower_bound(net, 0, req.dests, size);
+            const double pipeline = predict(net, plan_pipeline(net, req)), chain = predict(net, plan_chain(net, req));
+            const double sf = best_store_and_forward(net, req);
+            MESSAGE(name << " " << size << " B: pipeline " << pipeline << " s, chain " << chain
+                         << " s, best store-and-forward " << sf << " s, capacity bound " << lb << " s, auto "
+                         << plan_auto(net, req).algorithm);
+            CHECK(pipeline >= lb * (1 - 1e-9));
+        }
+    }
+}

@@ -17,7 +17,12 @@ constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
 }  // namespace
 
-std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<FlowPath>& flows) {
+std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<FlowPath>& flows,
+                                  const std::vector<std::size_t>& follows) {
+    std::vector<std::vector<std::size_t>> followers(flows.size());
+    for (std::size_t f = 0; f < follows.size(); ++f) {
+        if (follows[f] != none) followers[follows[f]].push_back(f);
+    }
     std::vector<double> rate(flows.size(), inf);
     std::vector<char> frozen(flows.size(), 0);
     std::vector<double> left = capacity;
@@ -46,6 +51,14 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
                 hit = hit || std::max(0.0, left[r]) / static_cast<double>(users[r]) <= edge;
             }
             if (hit) now_frozen.push_back(f);
+        }
+        // A flow that may not outrun another stops rising with it (it has risen with it so far).
+        for (std::size_t i = 0; i < now_frozen.size(); ++i) {
+            for (std::size_t g : followers[now_frozen[i]]) {
+                if (!frozen[g] && std::find(now_frozen.begin(), now_frozen.end(), g) == now_frozen.end()) {
+                    now_frozen.push_back(g);
+                }
+            }
         }
         for (std::size_t f : now_frozen) {
             frozen[f] = 1;
@@ -278,25 +291,16 @@ Timeline simulate_flows(const Network& net, const Schedule& s) {
             active.push_back({k, flow_path(net, tr.from, tr.to), size, head_of(size), size});
         }
         if (active.empty()) continue;
-        // Max-min rates, with every flow that has caught up capped at its supply's rate;
-        // capping one flow can change the others, so repeat until no cap falls.
+        // Max-min rates in which a flow that has caught up with its supply rises no faster.
         std::vector<FlowPath> paths;
+        std::vector<std::size_t> follows(active.size(), none);
         paths.reserve(active.size());
-        for (const Flow& f : active) paths.push_back(f.path);
-        std::vector<double> rates = max_min_rates(caps, paths);
-        for (std::size_t round = 0; round < 4 * active.size() + 4; ++round) {
-            bool fell = false;
-            for (std::size_t i = 0; i < active.size(); ++i) {
-                const std::size_t sup = supply_slot(active[i]);
-                if (sup == none || active[i].left > active[sup].left) continue;
-                if (rates[sup] < paths[i].cap) {
-                    paths[i].cap = rates[sup];
-                    fell = true;
-                }
-            }
-            if (!fell) break;
-            rates = max_min_rates(caps, paths);
+        for (std::size_t i = 0; i < active.size(); ++i) {
+            paths.push_back(active[i].path);
+            const std::size_t sup = supply_slot(active[i]);
+            if (sup != none && active[i].left <= active[sup].left) follows[i] = sup;
         }
+        const std::vector<double> rates = max_min_rates(caps, paths, follows);
         for (std::size_t i = 0; i < active.size(); ++i) active[i].rate = rates[i];
     }
     detail::close_timeline(net, s, pc, tl);

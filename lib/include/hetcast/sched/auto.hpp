@@ -1,12 +1,31 @@
 #pragma once
 /// The mixed strategy of paper 004 §6: plan with every applicable algorithm, simulate
 /// each under the request's model, keep the least predicted completion time.
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "hetcast/sched/plan.hpp"
 
 namespace hetcast {
 
-/// The winning schedule; its `algorithm` reads "auto:<winner>". Ties go to the algorithm
-/// listed first in algorithms(). `optimal` takes part when it applies.
+/// What auto chose and what it weighed.
+struct AutoChoice {
+    /// The winner; its `algorithm` reads "auto:<name>".
+    Schedule best;
+    /// Every candidate's name and predicted completion (s), in the order they were tried.
+    /// A name "X+ct" is algorithm X's schedule with its relays cutting through.
+    std::vector<std::pair<std::string, double>> predicted;
+};
+
+/// The candidates are every applicable algorithm's schedule as it plans it, each followed,
+/// when cuts_through() holds (sched/pipeline.hpp) and the schedule stores and forwards, by
+/// the same task lists cut through ("X+ct"). Each is predicted with simulate() under the
+/// request's model; the least wins, ties to the earlier candidate. `optimal` takes part
+/// when it applies.
+[[nodiscard]] AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req);
+
+/// plan_auto_explained(net, req).best.
 [[nodiscard]] Schedule plan_auto(const Network& net, const PlanRequest& req);
 
 }  // namespace hetcast

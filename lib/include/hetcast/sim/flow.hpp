@@ -23,9 +23,13 @@ struct FlowPath {
 
 /// Max-min fair rates by progressive filling: every flow's rate grows at the same pace
 /// until a resource it crosses is full or it reaches its cap; those flows are frozen, the
-/// rest go on. A flow with no finite limit gets infinity.
+/// rest go on. A flow with no finite limit gets infinity. `follows` (empty, or one entry per
+/// flow: the index of another flow, or SIZE_MAX for none) holds a flow to at most another
+/// one's rate: it is frozen when that one is (a cut-through relay's flow that has caught up
+/// with the flow feeding the relay). Its links must not form a cycle.
 [[nodiscard]] std::vector<double> max_min_rates(const std::vector<double>& capacity,
-                                                const std::vector<FlowPath>& flows);
+                                                const std::vector<FlowPath>& flows,
+                                                const std::vector<std::size_t>& follows = {});
 
 /// The capacities of a network's resources, indexed as flow_path() refers to them:
 /// [egress per node, ingress per node, disk per node, uplink out per subnet, uplink in per
