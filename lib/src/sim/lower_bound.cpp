@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "hetcast/sim/throughput.hpp"
+
 namespace hetcast {
 
 std::vector<double> earliest_reach_times(const Network& net, NodeId root, double m) {
@@ -53,7 +55,74 @@ double capacity_lower_bound(const Network& net, NodeId root, const std::vector<N
     return m / slowest;
 }
 
-double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+namespace {
+
+/// Per node, the largest bottleneck pair bandwidth of a path from `root` (Dijkstra on max-min).
+std::vector<double> widest_paths(const Network& net, NodeId root) {
+    const std::size_t n = net.size();
+    const auto& bw = net.bandwidth();
+    std::vector<double> width(n, 0);
+    std::vector<char> done(n, 0);
+    width[root] = std::numeric_limits<double>::infinity();
+    for (std::size_t round = 0; round < n; ++round) {
+        NodeId u = 0;
+        double best = 0;
+        for (NodeId i = 0; i < n; ++i) {
+            if (!done[i] && width[i] > best) {
+                best = width[i];
+                u = i;
+            }
+        }
+        if (best == 0) break;
+        done[u] = 1;
+        for (NodeId v = 0; v < n; ++v) {
+            if (!done[v] && v != u) width[v] = std::max(width[v], std::min(width[u], bw[u][v]));
+        }
+    }
+    return width;
+}
+
+/// Per node, the least latency sum of a path from `root`.
+std::vector<double> least_latency(const Network& net, NodeId root) {
+    const std::size_t n = net.size();
+    const auto& lat = net.latency();
+    std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+    std::vector<char> done(n, 0);
+    dist[root] = 0;
+    for (std::size_t round = 0; round < n; ++round) {
+        NodeId u = 0;
+        double best = std::numeric_limits<double>::infinity();
+        for (NodeId i = 0; i < n; ++i) {
+            if (!done[i] && dist[i] < best) {
+                best = dist[i];
+                u = i;
+            }
+        }
+        if (best == std::numeric_limits<double>::infinity()) break;
+        done[u] = 1;
+        for (NodeId v = 0; v < n; ++v) {
+            if (!done[v] && v != u) dist[v] = std::min(dist[v], dist[u] + lat[u][v]);
+        }
+    }
+    return dist;
+}
+
+}  // namespace
+
+double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+    if (net.is_cost_matrix()) return bhat_lower_bound(net, root, dests, m);
+    double lb = capacity_lower_bound(net, root, dests, m);
+    const auto width = widest_paths(net, root);
+    const auto lat = least_latency(net, root);
+    for (NodeId d : dests) {
+        if (d != root) lb = std::max(lb, lat[d] + m / width[d]);
+    }
+    return std::max(lb, m / steady_state_throughput(net, root, dests));
+}
+
+double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m,
+                             Relay relay) {
+    if (relay == Relay::cut_through) return pipelined_lower_bound(net, root, dests, m);
     return std::max(bhat_lower_bound(net, root, dests, m), capacity_lower_bound(net, root, dests, m));
 }
 

@@ -1,5 +1,10 @@
 #pragma once
-/// Lower bounds on the completion time.
+/// Lower bounds on the completion time (docs/model.md, "Completion time and lower bound" and
+/// "Throughput bound"). Which one holds depends on how relays forward:
+///   bhat_lower_bound            store-and-forward only
+///   capacity_lower_bound        any schedule
+///   pipelined_lower_bound       any schedule, store-and-forward or cut-through
+///   broadcast_lower_bound       picks by Relay
 #include <vector>
 
 #include "hetcast/model/network.hpp"
@@ -12,7 +17,8 @@ namespace hetcast {
 [[nodiscard]] std::vector<double> earliest_reach_times(const Network& net, NodeId root, double m);
 
 /// Bhat's eq. (3): the largest earliest reach time over the destinations.
-/// Valid for both execution models.
+/// Valid in every execution model, but only for store-and-forward relays: it adds up whole
+/// transfers along a path, and a cut-through path takes about its slowest hop, not the sum.
 [[nodiscard]] double bhat_lower_bound(const Network& net, NodeId root,
                                       const std::vector<NodeId>& dests, double m);
 
@@ -24,9 +30,23 @@ namespace hetcast {
 [[nodiscard]] double capacity_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
                                           double m);
 
-/// The bound a single-source push is reported against: the larger of Bhat's eq. (3) and
-/// capacity_lower_bound().
-[[nodiscard]] double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
+/// A bound that holds for cut-through (pipelined) schedules as well as store-and-forward
+/// ones: the largest of
+///   - capacity_lower_bound();
+///   - per destination d, the least latency sum Σ L_ij of a path root → d plus m over the
+///     widest path's bottleneck pair bandwidth: the whole message crosses every hop of d's
+///     path at most B_ij fast, and its last byte still has every hop's latency to go;
+///   - m / steady_state_throughput() (sim/throughput.hpp).
+/// The path term assumes d takes the whole message from one parent, as in every schedule
+/// with one Message per push; the other two hold even when a message is split over several
+/// trees. Send and receive overheads are left out (they only add). A cost-matrix network has
+/// no bytes to pipeline: there it is bhat_lower_bound().
+[[nodiscard]] double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
                                            double m);
+
+/// The bound a single-source push is reported against. Store-and-forward: the larger of
+/// Bhat's eq. (3) and capacity_lower_bound(); cut-through: pipelined_lower_bound().
+[[nodiscard]] double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
+                                           double m, Relay relay = Relay::store_and_forward);
 
 }  // namespace hetcast
