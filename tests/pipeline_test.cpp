@@ -195,6 +195,30 @@ TEST_CASE("pipeline: its tree carries at least what the rank chain carries, on n
     }
 }
 
+TEST_CASE("pipeline: a slow sender is never the way into a subnet") {
+    // 5 subnets of 10 (node i in subnet i mod 5), 5 MB/s uplinks; h3 sends at 2.4 MB/s. A
+    // tree that enters subnet 3 through h3 can carry no more than 2.5 MB/s.
+    const std::size_t n = 50, groups = 5;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("h" + std::to_string(i));
+    Network net = Network::parametric(names, Matrix(n, std::vector<double>(n, 1e-4)),
+                                      Matrix(n, std::vector<double>(n, 23.9e6)), std::vector<Overhead>(n),
+                                      std::vector<Overhead>(n));
+    Subnets sub(groups);
+    for (NodeId i = 0; i < n; ++i) sub[i % groups].push_back(i);
+    net.set_subnets(sub);
+    Capacities c{std::vector<double>(n, 23.9e6), std::vector<double>(n, 23.9e6), std::vector<double>(n, inf),
+                 std::vector<double>(groups, 5e6)};
+    c.egress[3] = 2.4e6;
+    net.set_capacities(c);
+    const PlanRequest req = broadcast(net, 32 * mib);
+    const Schedule s = plan_pipeline(net, req);
+    CHECK(tree_throughput(net, edges_of(s)) == doctest::Approx(5e6));
+    CHECK(s.tasks[3].size() == 1);
+    // Four subnet hops of a 2 MiB piece at 5 MB/s are the start-up.
+    CHECK(predict(net, s) <= capacity_lower_bound(net, 0, req.dests, req.size) + 4 * 2 * mib / 5e6 + 0.1);
+}
+
 TEST_CASE("pipeline: store-and-forward outside the non-blocking model and on cost matrices") {
     const Network net = two_subnets();
     for (ExecModel model : {ExecModel::blocking, ExecModel::postal}) {

@@ -76,9 +76,12 @@ std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, doub
             double capped = -1, room = 0;
         };
         // True when a is the better attachment; `tight` turns the room preference around.
-        const auto better = [](const Choice& a, const Choice& b, bool tight) {
+        // Before room, the better sender first: the first host into a subnet is the one that
+        // can pass it on, and a slow sender comes last, as a leaf.
+        const auto better = [&](const Choice& a, const Choice& b, bool tight) {
             if (const int c = compare(a.capped, b.capped)) return c > 0;
             if (a.depth != b.depth) return a.depth < b.depth;
+            if (const int c = compare(caps[ranks[a.v]], caps[ranks[b.v]])) return c > 0;
             if (const int c = compare(a.room, b.room)) return tight ? c < 0 : c > 0;
             return false;
         };
