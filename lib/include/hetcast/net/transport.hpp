@@ -44,6 +44,10 @@ public:
         };
         [[nodiscard]] virtual std::optional<FileRange> next_range(std::size_t /*max*/) { return std::nullopt; }
         virtual void skip(std::size_t /*n*/) {}
+        /// Whether read() (or next_range()) can go on now: a message still arriving is
+        /// readable only as far as it is verified. When not, `wake` is called (from any
+        /// thread, once) when more is, and the sender waits without blocking its thread.
+        [[nodiscard]] virtual bool ready(std::function<void()> /*wake*/) { return true; }
     };
     virtual ~MessageBody() = default;
     [[nodiscard]] virtual std::uint64_t size() const = 0;

@@ -69,6 +69,11 @@ public:
     /// Throws hetcast::Error on a write failure (a full disk says so).
     void write(std::vector<std::byte> chunk);
     void write(std::span<const std::byte> data);
+    /// Replaces bytes already written (a piece fetched again); verify() then reads the
+    /// file back instead of trusting the running hash. Throws hetcast::Error.
+    void rewrite(std::uint64_t offset, std::span<const std::byte> data);
+    /// The temporary file's descriptor, for reading back what was written (pread).
+    [[nodiscard]] std::shared_ptr<const int> descriptor() const { return fd_; }
     /// Throws hetcast::Error when the checksum differs; nothing can land then.
     void verify(const net::Digest& expected);
     /// The verified bytes, readable whether or not the file has landed yet.
@@ -93,6 +98,7 @@ private:
     std::uint64_t flushed_ = 0;  ///< written back up to here (started, not waited for)
     std::optional<net::Digest> verified_;
     bool landed_ = false;
+    bool rewritten_ = false;
 };
 
 /// Reads bytes [0, size) of an open file with pread (each reader keeps its own position,

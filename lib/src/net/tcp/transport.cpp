@@ -80,12 +80,16 @@ private:
                                                  Clock::time_point queued);
     asio::awaitable<std::error_code> write_item(Item& item);
     asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
+    /// Waits until the reader can go on (a relayed message still arriving); false when
+    /// the connection closes meanwhile.
+    asio::awaitable<bool> await_data(MessageBody::Reader& reader);
     asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
 
     TcpTransport& owner_;
     tcp::socket socket_;
     asio::steady_timer wake_;
     asio::steady_timer pace_;
+    asio::steady_timer data_;  ///< a stream waiting for its body to grow
     std::deque<Item> queue_;
     std::string peer_;
     LinkShape shape_;
@@ -229,7 +233,8 @@ private:
 };
 
 TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket)
-    : owner_(owner), socket_(std::move(socket)), wake_(socket_.get_executor()), pace_(socket_.get_executor()) {
+    : owner_(owner), socket_(std::move(socket)), wake_(socket_.get_executor()), pace_(socket_.get_executor()),
+      data_(socket_.get_executor()) {
     std::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
 }
@@ -407,6 +412,7 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     while (true) {
         std::size_t n = 0;
         std::optional<MessageBody::Reader::FileRange> range;
+        if (!co_await await_data(*reader)) co_return asio::error::operation_aborted;
         try {
             // A file goes from the page cache to the socket (sendfile) unless the link is
             // emulated: pacing needs each chunk in hand.
@@ -470,6 +476,21 @@ asio::awaitable<std::error_code> TcpConnection::send_file(MessageBody::Reader::F
     co_return std::error_code{};
 }
 
+asio::awaitable<bool> TcpConnection::await_data(MessageBody::Reader& reader) {
+    while (!closed_ && !closing_) {
+        // Armed before asking: a wake from another thread is posted here, so it runs only
+        // once this coroutine waits, and cannot be lost.
+        data_.expires_after(std::chrono::seconds(1));
+        const bool now = reader.ready([w = weak_from_this()] {
+            if (auto self = w.lock()) asio::post(self->socket_.get_executor(), [self] { self->data_.cancel(); });
+        });
+        if (now) co_return true;
+        std::error_code ignore;
+        co_await data_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
+    }
+    co_return false;
+}
+
 asio::awaitable<void> TcpConnection::write_loop() {
     auto self = shared_from_this();
     while (!closed_) {
@@ -498,6 +519,7 @@ void TcpConnection::shutdown(const std::string& why) {
     socket_.close(ec);
     wake_.cancel();
     pace_.cancel();
+    data_.cancel();
     for (auto& item : queue_) {
         if (item.done) item.done(asio::error::not_connected);
     }
@@ -527,6 +549,7 @@ void TcpConnection::close(const std::string& reason) {
         self->shape_ = {};
         self->pace_.cancel();
         self->wake_.cancel();
+        self->data_.cancel();
     });
 }
 
