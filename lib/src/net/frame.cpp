@@ -21,7 +21,7 @@ T get(const std::byte*& p) {
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(FrameType::hello) &&
-           type <= static_cast<std::uint8_t>(FrameType::bulk);
+           type <= static_cast<std::uint8_t>(FrameType::piece_data);
 }
 
 const char* to_string(FrameType t) {
@@ -41,6 +41,8 @@ const char* to_string(FrameType t) {
         case FrameType::job_start: return "job_start";
         case FrameType::job_cancel: return "job_cancel";
         case FrameType::bulk: return "bulk";
+        case FrameType::piece_request: return "piece_request";
+        case FrameType::piece_data: return "piece_data";
     }
     return "unknown";
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/pieces.hpp"
 
 namespace hetcast {
 namespace {
@@ -73,20 +74,27 @@ json to_json(const JobPlan& p) {
     for (const auto& m : p.participants) members.push_back({{"name", m.name}, {"host", m.host}, {"port", m.port}});
     json messages = json::array();
     for (const auto& m : p.messages) {
-        messages.push_back({{"source", m.source},
-                            {"size", m.size},
-                            {"sha256", net::to_hex(m.sha)},
-                            {"name", m.name},
-                            {"dests", m.dests},
-                            {"origin", m.origin}});
+        json jm{{"source", m.source}, {"size", m.size},   {"sha256", net::to_hex(m.sha)},
+                {"name", m.name},     {"dests", m.dests}, {"origin", m.origin}};
+        if (p.relay == Relay::cut_through) {
+            json pieces = json::array();
+            for (const auto& d : m.pieces) pieces.push_back(net::to_hex(d));
+            jm["pieces"] = std::move(pieces);
+        }
+        messages.push_back(std::move(jm));
     }
     json tasks = json::array();
     for (const auto& t : p.tasks) {
         tasks.push_back({{"op", t.op == Op::send ? "send" : "recv"}, {"message", t.message}, {"peer", t.peer}});
     }
-    return {{"job", p.job},           {"algorithm", p.algorithm}, {"coordinator", p.coordinator},
-            {"participants", members}, {"messages", messages},   {"tasks", tasks},
-            {"chunk", p.chunk}};
+    json out{{"job", p.job},           {"algorithm", p.algorithm}, {"coordinator", p.coordinator},
+             {"participants", members}, {"messages", messages},   {"tasks", tasks},
+             {"chunk", p.chunk}};
+    if (p.relay == Relay::cut_through) {
+        out["relay"] = "cut-through";
+        out["piece"] = p.piece;
+    }
+    return out;
 }
 
 JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
@@ -96,6 +104,16 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
     p.coordinator = text(j, "coordinator");
     p.chunk = count(j, "chunk");
     if (p.chunk == 0 || p.chunk > max_chunk) throw InputError("job: chunk must be 1 byte to 8 MiB");
+    // Plans without "relay" (from before cut-through) store and forward.
+    if (j.contains("relay")) {
+        const std::string relay = text(j, "relay");
+        if (relay == "cut-through") p.relay = Relay::cut_through;
+        else if (relay != "store-and-forward") throw InputError("job: relay must be cut-through or store-and-forward");
+    }
+    if (p.relay == Relay::cut_through) {
+        p.piece = count(j, "piece");
+        if (p.piece < min_piece || p.piece > max_piece) throw InputError("job: piece must be 4 KiB to 8 MiB");
+    }
     std::set<std::string> names;
     for (const json& m : array(j, "participants")) {
         Member mem{text(m, "name"), text(m, "host"), 0};
@@ -121,6 +139,17 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         msg.sha = digest_from_hex(text(m, "sha256"));
         msg.name = text(m, "name");
         msg.origin = text(m, "origin");
+        if (p.relay == Relay::cut_through) {
+            const json& pieces = array(m, "pieces");
+            if (pieces.size() != piece_count(msg.size, p.piece)) {
+                throw InputError("job: a message of " + std::to_string(msg.size) + " bytes needs " +
+                                 std::to_string(piece_count(msg.size, p.piece)) + " piece digests");
+            }
+            for (const json& d : pieces) {
+                if (!d.is_string()) throw InputError("job: pieces must be sha256 digests");
+                msg.pieces.push_back(digest_from_hex(d.get<std::string>()));
+            }
+        }
         for (const json& d : array(m, "dests")) {
             if (!d.is_string()) throw InputError("job: dests must be names");
             msg.dests.push_back(known(d.get<std::string>()));

@@ -17,6 +17,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "peer_impl.hpp"
 
 namespace hetcast {
@@ -92,9 +93,11 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
             j->abort_reason = "lost the coordinator '" + who + "': " + why;
         }
         for (auto& [m, r] : j->recv) {
-            if (r.from == who && !r.done && r.error.empty() && !r.ended) {
+            const bool in = r.ended && (!r.pieces || r.pieces->complete());
+            if (r.from == who && !r.done && r.error.empty() && !in) {
                 r.error = "lost the connection with '" + who + "' before " + message_label(m) + " was in: " + why;
             }
+            if (r.pieces && (j->aborted || !r.error.empty())) r.pieces->fail(j->aborted ? j->abort_reason : r.error);
         }
         j->cv.notify_all();
     }
@@ -124,6 +127,8 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::request: return on_request(c, f);
             case FrameType::response: return on_response(f);
             case FrameType::bulk: return on_bulk(c, f);
+            case FrameType::piece_request: return on_piece_request(c, f);
+            case FrameType::piece_data: return on_piece_data(c, f);
             default: c->close(std::string("unexpected ") + net::to_string(f.header.type) + " frame");
         }
     } catch (const std::exception& e) {
@@ -165,7 +170,14 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         // An origin this peer does not have is an answer, not a reason to drop the caller.
         try {
             const auto body = resolve(req.value("origin", ""));
-            respond({{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}});
+            json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}};
+            if (const std::uint64_t piece = req.value("piece", std::uint64_t{0}); piece > 0) {
+                if (piece < min_piece || piece > max_piece) throw InputError("piece must be 4 KiB to 8 MiB");
+                json pieces = json::array();
+                for (const auto& d : piece_digests(*body, piece)) pieces.push_back(net::to_hex(d));
+                a["pieces"] = std::move(pieces);
+            }
+            respond(a);
         } catch (const std::exception& e) {
             respond({{"ok", false}, {"error", e.what()}});
         }
@@ -300,7 +312,22 @@ std::vector<Member> Peer::members() const {
     return out;
 }
 
-JobReport Peer::run(JobSpec spec) { return impl_->run(std::move(spec)); }
+JobReport Peer::run(JobSpec spec) {
+    const Schedule& s = spec.schedule;
+    if (s.relay == Relay::cut_through && spec.network) {
+        // Messages sourced elsewhere: their piece digests come from their source.
+        for (MessageId m = 0; m < spec.inputs.size() && m < s.messages.size(); ++m) {
+            JobInput& in = spec.inputs[m];
+            if (in.body || in.origin.empty() || s.messages[m].source >= spec.network->size()) continue;
+            const Described d = describe(spec.network->name(s.messages[m].source), in.origin, s.piece);
+            if (d.size != in.size || !net::same_digest(d.sha, in.sha)) {
+                throw InputError("'" + in.origin + "' changed since it was described");
+            }
+            in.pieces = d.pieces;
+        }
+    }
+    return impl_->run(std::move(spec));
+}
 
 std::optional<Delivery> Peer::receive(std::chrono::milliseconds timeout) {
     std::unique_lock lock(impl_->mu);
@@ -333,12 +360,17 @@ void Peer::withdraw(const std::string& key) {
     impl_->offers.erase(key);
 }
 
-Peer::Described Peer::describe(const std::string& member, const std::string& origin) {
+Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece) {
     if (member == impl_->cfg.name) {
         const auto body = impl_->resolve(origin);
-        return {body->size(), body->sha256()};
+        return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{}};
     }
-    const json a = call(member, {{"cmd", "describe"}, {"origin", origin}}, impl_->cfg.connect_timeout);
+    json q{{"cmd", "describe"}, {"origin", origin}};
+    if (piece > 0) q["piece"] = piece;
+    // Digests of a large file take a read of it at the member.
+    const auto timeout = piece > 0 ? std::max(impl_->cfg.connect_timeout, std::chrono::milliseconds(120000))
+                                   : impl_->cfg.connect_timeout;
+    const json a = call(member, q, timeout);
     if (!a.value("ok", false)) throw InputError(a.value("error", "'" + member + "' cannot describe '" + origin + "'"));
     const auto size = a.find("size");
     const auto sha = a.find("sha256");
@@ -346,7 +378,18 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
         throw Error("'" + member + "' described '" + origin + "' without a size and a sha256");
     }
     if (size->get<std::uint64_t>() > impl_->cfg.max_message) throw InputError("'" + origin + "' is over the size limit");
-    return {size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>())};
+    Described d{size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>()), {}};
+    if (piece > 0) {
+        const auto pieces = a.find("pieces");
+        if (pieces == a.end() || !pieces->is_array() || pieces->size() != piece_count(d.size, piece)) {
+            throw Error("'" + member + "' described '" + origin + "' without its piece digests");
+        }
+        for (const auto& h : *pieces) {
+            if (!h.is_string()) throw Error("'" + member + "' sent a piece digest that is not text");
+            d.pieces.push_back(digest_from_hex(h.get<std::string>()));
+        }
+    }
+    return d;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_impl.hpp"
 
@@ -85,6 +86,11 @@ JobReport Peer::Impl::run(JobSpec spec) {
     common.algorithm = s.algorithm;
     common.coordinator = cfg.name;
     common.chunk = cfg.chunk;
+    common.relay = s.relay;
+    common.piece = s.piece;
+    if (s.relay == Relay::cut_through && (s.piece < min_piece || s.piece > max_piece)) {
+        throw InputError("a cut-through schedule's pieces must be 4 KiB to 8 MiB");
+    }
     {
         std::lock_guard lock(mu);
         common.job = rng() >> 1;
@@ -94,13 +100,23 @@ JobReport Peer::Impl::run(JobSpec spec) {
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         const Message& msg = s.messages[m];
         const JobInput& in = spec.inputs[m];
-        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin};
+        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin, {}};
         if (msg.source == *self_id && in.body) {
             jm.size = in.body->size();
             jm.sha = in.body->sha256();
             jm.origin.clear();
         } else if (in.origin.empty()) {
             throw InputError("no body and no origin for " + message_label(m));
+        }
+        if (s.relay == Relay::cut_through) {
+            // The source's digests reach every relay inside its plan, over the control
+            // connection; computing them costs the source one read of the message.
+            if (jm.origin.empty()) {
+                jm.pieces = piece_digests(*in.body, s.piece);
+            } else {
+                if (in.pieces.size() != piece_count(jm.size, s.piece)) throw InputError("no piece digests for " + message_label(m));
+                jm.pieces = in.pieces;
+            }
         }
         for (NodeId d : msg.dests) jm.dests.push_back(net.name(d));
         report.bytes += jm.size;

@@ -29,6 +29,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "link_state.hpp"
 
 namespace hetcast {
@@ -74,6 +75,9 @@ struct Recv {
     bool done = false;   ///< verified and held
     std::string error;
     std::shared_ptr<const net::MessageBody> body;
+    /// Cut-through jobs: the pieces checked so far; what this node's sends read.
+    std::shared_ptr<PieceTracker> pieces;
+    std::map<std::uint64_t, int> refetches;  ///< how often each piece was asked for again
 };
 
 /// A participant's part of one job.
@@ -239,6 +243,16 @@ struct Peer::Impl {
     Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
     void on_data(const net::ConnectionPtr& c, net::Frame&& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
+    // --- cut-through pieces (peer_pieces.cpp) -------------------------------------------
+    /// Data of a cut-through message: written, checked piece by piece; a piece that fails
+    /// its check is asked for again. Under job.mu.
+    void take_pieces(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::span<const std::byte> data);
+    void request_piece(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::uint64_t k);
+    void on_piece_request(const net::ConnectionPtr& c, const net::Frame& f);
+    void on_piece_data(const net::ConnectionPtr& c, const net::Frame& f);
+    /// Blocks until the first piece of message m is in and checked (or it fails): from
+    /// then on this node's sends of m can start.
+    void wait_first_piece(Job& job, MessageId m);
     void on_cancel(const net::Frame& f);
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);

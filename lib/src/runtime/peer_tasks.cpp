@@ -120,6 +120,10 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
         } else {
             r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
         }
+        if (plan.relay == Relay::cut_through) {
+            r.pieces = std::make_shared<PieceTracker>(m.size, plan.piece, m.pieces,
+                                                      r.sink ? r.sink->descriptor() : nullptr);
+        }
         if (!job->recv.emplace(t.message, std::move(r)).second) {
             throw InputError("the plan receives " + message_label(t.message) + " twice");
         }
@@ -175,7 +179,10 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
         } else {
             try {
                 const std::size_t n = f.payload.size();
-                if (r.sink) {
+                if (r.pieces) {
+                    if (cfg.tamper) cfg.tamper(job->plan.job, f.header.message, r.got, f.payload);
+                    take_pieces(*job, r, c, f.header.message, f.payload);
+                } else if (r.sink) {
                     r.sink->write(std::move(f.payload));
                 } else {
                     // What the plan claims is reserved only up to 64 MiB; past that it grows as data comes.
@@ -190,6 +197,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
                 r.error = e.what();
             }
         }
+        if (!r.error.empty() && r.pieces) r.pieces->fail(r.error);
         job->cv.notify_all();
     }
     if (report) emit(*job, JobEvent{JobEvent::Kind::progress, now_s(), 0, report, {}});
@@ -217,6 +225,7 @@ void Peer::Impl::on_cancel(const Frame& f) {
         job->abort_reason = why;
     } else if (auto it = job->recv.find(f.header.message); it != job->recv.end() && !it->second.done) {
         if (it->second.error.empty()) it->second.error = why;
+        if (it->second.pieces) it->second.pieces->fail(why);
     }
     job->cv.notify_all();
 }
@@ -227,7 +236,9 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
     Recv& r = job.recv.at(m);
     const JobMessage& msg = job.plan.messages.at(m);
     auto last = std::make_pair(r.got, Clock::now());
-    while (!r.ended && r.error.empty() && !job.aborted) {
+    // A cut-through message may still wait for pieces asked for again after data_end.
+    const auto in = [&] { return r.ended && (!r.pieces || r.pieces->complete()); };
+    while (!in() && r.error.empty() && !job.aborted) {
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
@@ -248,11 +259,19 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
     FileSink* sink = r.sink.get();
     std::vector<std::byte> buf = std::move(r.buf);
     std::unique_ptr<ChunkHasher> buf_hash = std::move(r.buf_hash);
+    const std::shared_ptr<PieceTracker> pieces = r.pieces;
     lock.unlock();
     std::shared_ptr<const net::MessageBody> body;
     if (sink) {
         sink->verify(msg.sha);  // throws when the bytes do not match
         body = sink->body();
+    } else if (pieces) {
+        // Whole-message check too: the pieces' digests are only as good as the plan's.
+        auto bytes = pieces->joined();
+        net::Sha256 h;
+        h.update(*bytes);
+        if (!net::same_digest(h.finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
+        body = std::make_shared<BufferBody>(std::move(bytes), msg.sha);
     } else {
         if (!net::same_digest(buf_hash->finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
         body = std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(std::move(buf)), msg.sha);
@@ -287,6 +306,25 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     // A verified copy is forwarded at once; landing it (fsync, rename) runs alongside,
     // and it counts as delivered only when it has landed.
     std::vector<std::future<void>> landings;
+    std::vector<MessageId> pending;  ///< cut-through messages whose sends started
+    const auto take_whole = [&](MessageId m) {
+        auto body = wait_recv(*job, m);
+        emulate_recv(static_cast<double>(plan.messages[m].size));
+        Recv& r = job->recv.at(m);
+        {
+            std::lock_guard lock(job->mu);
+            if (!r.pieces) job->held[m] = body;
+        }
+        if (r.keep && r.sink) {
+            landings.push_back(std::async(std::launch::async, [this, job, m, sink = r.sink.get()] {
+                sink->land();
+                emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+            }));
+        } else if (r.keep) {
+            emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+            deliver(*job, m, body);
+        }
+    };
     try {
         for (; i < plan.tasks.size(); ++i) {
             const JobTask& t = plan.tasks[i];
@@ -315,25 +353,19 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                                    }
                                    job->cv.notify_all();
                                });
-            } else {
-                auto body = wait_recv(*job, t.message);
-                emulate_recv(static_cast<double>(msg.size));
-                {
-                    std::lock_guard lock(job->mu);
-                    job->held[t.message] = body;
-                }
+            } else if (plan.relay == Relay::cut_through) {
+                // Sends of this message start once its first piece is in; the message is
+                // taken whole (verified, landed) after the task list.
+                wait_first_piece(*job, t.message);
+                std::lock_guard lock(job->mu);
                 Recv& r = job->recv.at(t.message);
-                if (r.keep && r.sink) {
-                    landings.push_back(std::async(std::launch::async, [this, job, m = t.message, sink = r.sink.get()] {
-                        sink->land();
-                        emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
-                    }));
-                } else if (r.keep) {
-                    emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), t.message, 0, {}});
-                    deliver(*job, t.message, body);
-                }
+                job->held[t.message] = r.pieces->body(msg.sha);
+                pending.push_back(t.message);
+            } else {
+                take_whole(t.message);
             }
         }
+        for (MessageId m : pending) take_whole(m);
         std::unique_lock lock(job->mu);
         job->cv.wait(lock, [&] { return job->outstanding == 0 || job->aborted; });
         if (job->aborted) throw Error(job->abort_reason);
@@ -365,8 +397,13 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     }
     {
         std::lock_guard lock(job->mu);
-        job->held.clear();
-        for (auto& [m, r] : job->recv) r.sink.reset();  // removes temporaries
+        // A cut-through child may still ask for a piece again after every byte went out:
+        // what was sent stays readable until the job is reaped.
+        if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
+        for (auto& [m, r] : job->recv) {
+            if (r.pieces) r.pieces->fail(failure.empty() ? "the job ended" : failure);  // no send waits on it now
+            r.sink.reset();  // removes temporaries
+        }
     }
     if (failure.empty()) {
         emit(*job, JobEvent{JobEvent::Kind::done, now_s(), 0, 0, {}});
@@ -398,6 +435,9 @@ void Peer::Impl::abort_job(Job& job, const std::string& why) {
     std::lock_guard lock(job.mu);
     job.aborted = true;
     job.abort_reason = why;
+    for (auto& [m, r] : job.recv) {
+        if (r.pieces) r.pieces->fail(why);
+    }
     job.cv.notify_all();
 }
 

@@ -30,6 +30,8 @@ enum class FrameType : std::uint8_t {
     job_start = 13,  ///< coordinator → participant: run your task list now
     job_cancel = 14, ///< message `message` of job `job` will not come (all messages: 0xffffffff); payload: why
     bulk = 15,       ///< a goodput measurement's bytes on a connection of its own; `flags` says which part
+    piece_request = 16,  ///< a piece of a cut-through message failed its check: send it again; payload: its index (8 bytes)
+    piece_data = 17,     ///< that piece again; payload: its index (8 bytes) and its bytes
 };
 
 /// `flags` of a bulk frame: the first (payload: JSON {"seconds", "warmup"}), filler, the last.

@@ -22,6 +22,8 @@ struct JobMessage {
     std::string name;  ///< destination path under dest_root; empty: a buffer
     std::vector<std::string> dests;
     std::string origin;  ///< where the source finds the body, when it is not the coordinator
+    /// Cut-through plans: the SHA-256 of each piece, as the source computed them.
+    std::vector<net::Digest> pieces;
 };
 
 struct JobTask {
@@ -39,7 +41,13 @@ struct JobPlan {
     std::vector<JobMessage> messages;  ///< indexed by MessageId
     std::vector<JobTask> tasks;        ///< this node's list, in order
     std::size_t chunk = std::size_t{1} << 20;
+    Relay relay = Relay::store_and_forward;
+    std::uint64_t piece = default_piece;  ///< cut_through: bytes per piece
 };
+
+/// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.
+inline constexpr std::uint64_t min_piece = std::uint64_t{4} << 10;
+inline constexpr std::uint64_t max_piece = std::uint64_t{8} << 20;
 
 /// The plan of node `node` for `schedule` (whose node ids index `names`).
 [[nodiscard]] std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names,
@@ -50,7 +58,8 @@ struct JobPlan {
 [[nodiscard]] net::Digest digest_from_hex(const std::string& hex);
 /// Throws InputError on anything malformed: a missing field, a wrong type, a task naming a
 /// message or peer the plan does not have, a message over `max_message` bytes, a chunk of
-/// 0 or over 64 MiB.
+/// 0 or over 64 MiB, a cut-through plan whose piece size is out of [min_piece, max_piece]
+/// or whose messages lack one digest per piece.
 [[nodiscard]] JobPlan job_plan_from_json(const nlohmann::json& j, std::uint64_t max_message);
 
 /// A node's news about a job, sent to the coordinator.

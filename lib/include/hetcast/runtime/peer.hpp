@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct PeerConfig {
     /// Whether "file:/path" origins may be read (a daemon's files; off for embedded peers).
     bool file_origins = false;
     std::function<void(const std::string&)> log;
+    /// Fault injection, for tests: sees (job, message, offset, bytes) of every data frame of
+    /// a cut-through message as it arrives (and of every piece fetched again), and may
+    /// change the bytes before they are checked.
+    std::function<void(std::uint64_t, MessageId, std::uint64_t, std::span<std::byte>)> tamper;
 };
 
 /// A buffer message delivered to this peer (a destination of it).
@@ -99,6 +104,8 @@ struct JobInput {
     std::string origin;
     std::uint64_t size = 0;
     net::Digest sha{};
+    /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
+    std::vector<net::Digest> pieces;
 };
 
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
@@ -145,11 +152,13 @@ public:
     void withdraw(const std::string& key);
     /// Size and SHA-256 of `origin` at `member` (this peer included). Throws InputError
     /// when the member has no such origin, hetcast::Error when it cannot be reached.
+    /// With `piece` > 0, also the SHA-256 of every `piece` bytes (cut-through plans).
     struct Described {
         std::uint64_t size = 0;
         net::Digest sha{};
+        std::vector<net::Digest> pieces;
     };
-    [[nodiscard]] Described describe(const std::string& member, const std::string& origin);
+    [[nodiscard]] Described describe(const std::string& member, const std::string& origin, std::uint64_t piece = 0);
 
     /// Pops the next buffer delivered to this peer, waiting up to `timeout`.
     [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);
