@@ -66,6 +66,12 @@ JobReport random_report(std::mt19937_64& rng) {
     r.predicted_one_per_link = r.predicted + random_time(rng);
     r.achieved = random_time(rng);
     r.lower_bound = random_time(rng);
+    if (rng() % 2) {
+        r.relay = "cut-through";
+        r.piece = rng() >> 40;
+    }
+    r.throughput_bound = random_time(rng);
+    for (std::size_t i = rng() % 5; i > 0; --i) r.candidates.emplace_back(random_text(rng), random_time(rng));
     for (std::size_t i = rng() % 4; i > 0; --i) r.skipped.push_back(random_text(rng));
     for (std::size_t i = rng() % 20; i > 0; --i) {
         const bool ok = rng() % 3 != 0;
@@ -85,6 +91,10 @@ void check_same(const JobReport& a, const JobReport& b) {
     CHECK(a.predicted_one_per_link == b.predicted_one_per_link);
     CHECK(a.achieved == b.achieved);
     CHECK(a.lower_bound == b.lower_bound);
+    CHECK(a.relay == b.relay);
+    CHECK(a.piece == b.piece);
+    CHECK(a.throughput_bound == b.throughput_bound);
+    CHECK(a.candidates == b.candidates);
     CHECK(a.skipped == b.skipped);
     REQUIRE(a.outcomes.size() == b.outcomes.size());
     for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
@@ -292,6 +302,24 @@ TEST_CASE("report: print_report shows each delivery, the FAILED reason and the s
     print_report(evil, r);
     CHECK(evil.str().find('\x1b') == std::string::npos);
     CHECK(evil.str().find("FAILED: bad??[2Jthing") != std::string::npos);
+
+    // Cut-through, auto's runners-up fastest first, and the steady-state bound.
+    JobReport ct = sample();
+    ct.relay = "cut-through";
+    ct.piece = 2 << 20;
+    ct.throughput_bound = 5e6;
+    ct.bytes = 40'000'000;
+    ct.candidates = {{"flat", 9.5}, {"pipeline", 8.25}, {"lcf+ct", 8.5}};
+    std::ostringstream cts;
+    print_report(cts, ct);
+    CAPTURE(cts.str());
+    CHECK(cts.str().find("relays               cut through, pieces of 2097152 bytes") != std::string::npos);
+    CHECK(cts.str().find("auto weighed         pipeline 8.25 s, lcf+ct 8.5 s, flat 9.5 s") != std::string::npos);
+    CHECK(cts.str().find("steady state       8 s  (bytes / the best pipelined throughput, 40.0 Mbit/s)") != std::string::npos);
+    std::ostringstream sfs;
+    print_report(sfs, sample());
+    CHECK(sfs.str().find("relays") == std::string::npos);
+    CHECK(sfs.str().find("auto weighed") == std::string::npos);
 
     // A successful job says no skipped members and no FAILED line.
     r.outcomes.pop_back();

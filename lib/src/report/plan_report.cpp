@@ -71,7 +71,7 @@ PatternResult plan_pattern_with_bound(const Network& net, const PatternRequest& 
 PlanResult plan_and_simulate(const Network& net, const PlanRequest& req, const Algorithm& algo) {
     Schedule s = algo.plan(net, req);
     Timeline tl = simulate(net, s, req.model);
-    const double lb = broadcast_lower_bound(net, req.root, req.dests, req.size);
+    const double lb = broadcast_lower_bound(net, req.root, req.dests, req.size, s.relay);
     return PlanResult{std::move(s), std::move(tl), lb};
 }
 

@@ -8,11 +8,11 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/service.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
-#include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/wu_bound.hpp"
 
 namespace hetcast {
@@ -172,10 +172,7 @@ JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, co
     }
     const double size = static_cast<double>(bytes->size());
     const PlanRequest req = make_request(net, net.id(name()), std::move(ids), size, ExecModel::nonblocking);
-    JobSpec spec;
-    spec.network = &net;
-    spec.schedule = find_algorithm(algo).plan(net, req);
-    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, size);
+    JobSpec spec = plan_push(net, req, algo);
     spec.inputs.emplace_back(std::make_shared<BufferBody>(std::move(bytes)), "");
     JobReport report = peer_.run(std::move(spec));
     for (const auto& [d, why] : down) {

@@ -81,6 +81,12 @@ JobReport Peer::Impl::run(JobSpec spec) {
                                         ? simulate(net, s, spec.model, LinkUse::one_at_a_time).completion
                                         : predicted.completion;
     report.lower_bound = spec.lower_bound;
+    report.throughput_bound = spec.throughput_bound;
+    report.candidates = spec.candidates;
+    if (s.relay == Relay::cut_through) {
+        report.relay = "cut-through";
+        report.piece = s.piece;
+    }
 
     JobPlan common;
     common.algorithm = s.algorithm;

@@ -81,6 +81,8 @@ nlohmann::json to_json(const JobReport& r) {
     }
     nlohmann::json skipped = nlohmann::json::array();
     for (const std::string& name : r.skipped) skipped.push_back(utf8(name));
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& [name, t] : r.candidates) candidates.push_back({{"algorithm", utf8(name)}, {"predicted", t}});
     return {{"job", r.job},
             {"algorithm", utf8(r.algorithm)},
             {"model", utf8(r.model)},
@@ -89,6 +91,10 @@ nlohmann::json to_json(const JobReport& r) {
             {"predicted_one_per_link", r.predicted_one_per_link},
             {"achieved", r.achieved},
             {"lower_bound", r.lower_bound},
+            {"relay", r.relay},
+            {"piece", r.piece},
+            {"throughput_bound", r.throughput_bound},
+            {"candidates", std::move(candidates)},
             {"ratio", r.ratio()},
             {"ok", r.ok()},
             {"skipped", std::move(skipped)},
@@ -187,6 +193,20 @@ JobReport report_from_json(const json& j) {
                                                                     : r.predicted;
     r.achieved = get_seconds(j, "achieved", "");
     r.lower_bound = get_seconds(j, "lower_bound", "");
+    // Reports from before cut-through have none of these.
+    if (j.contains("relay")) {
+        r.relay = get_string(j, "relay", "");
+        if (r.relay != "store-and-forward" && r.relay != "cut-through") bad("relay", "expected store-and-forward or cut-through");
+    }
+    if (j.contains("piece")) r.piece = get_unsigned(j, "piece", "");
+    if (j.contains("throughput_bound")) r.throughput_bound = get_seconds(j, "throughput_bound", "");
+    if (const auto it = j.find("candidates"); it != j.end()) {
+        if (!it->is_array()) bad("candidates", "expected a list");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string where = "candidates[" + std::to_string(i) + "]";
+            r.candidates.emplace_back(get_string((*it)[i], "algorithm", where), get_seconds((*it)[i], "predicted", where));
+        }
+    }
     // "ratio" and "ok" are derived; they must have the right type when present.
     if (const auto it = j.find("ratio"); it != j.end() && !it->is_number()) bad("ratio", "expected a number");
     if (const auto it = j.find("ok"); it != j.end() && !it->is_boolean()) bad("ok", "expected true or false");
@@ -218,6 +238,16 @@ JobReport report_from_json(const json& j) {
     }
     return r;
 }
+
+namespace {
+
+std::string mbit_text(double bytes_per_s) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.1f Mbit/s", bytes_per_s * 8 / 1e6);
+    return b;
+}
+
+}  // namespace
 
 void print_report(std::ostream& out, const JobReport& r) {
     out << "job " << r.job << ": " << printable(r.algorithm) << ", " << printable(r.model) << " model, "
@@ -269,6 +299,22 @@ void print_report(std::ostream& out, const JobReport& r) {
             << "  (the plan sends several messages over one link at once)\n";
     }
     out << "lower bound          " << format_seconds(r.lower_bound) << '\n';
+    if (r.throughput_bound > 0 && r.bytes > 0) {
+        out << "  steady state       " << format_seconds(static_cast<double>(r.bytes) / r.throughput_bound)
+            << "  (bytes / the best pipelined throughput, " << mbit_text(r.throughput_bound) << ")\n";
+    }
+    if (r.relay == "cut-through") out << "relays               cut through, pieces of " << r.piece << " bytes\n";
+    if (!r.candidates.empty()) {
+        // The runners-up, fastest first: why auto chose what it did.
+        auto c = r.candidates;
+        std::stable_sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        out << "auto weighed         ";
+        for (std::size_t i = 0; i < c.size() && i < 4; ++i) {
+            out << (i ? ", " : "") << printable(c[i].first, 30) << " " << format_seconds(c[i].second);
+        }
+        if (c.size() > 4) out << " (and " << c.size() - 4 << " more)";
+        out << '\n';
+    }
     out << "achieved/predicted   " << ratio_text(r.ratio()) << '\n';
     out << "skipped members      ";
     if (r.skipped.empty()) out << "none";

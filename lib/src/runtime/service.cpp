@@ -20,12 +20,12 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/wu_bound.hpp"
-#include "hetcast/sim/lower_bound.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
@@ -703,11 +703,7 @@ struct Service::Impl {
         for (std::size_t i = 0; i < files.size(); ++i) {
             const double size = static_cast<double>(bodies[i]->size());
             const PlanRequest pr = make_request(*net, root, dests, size, model);
-            JobSpec spec;
-            spec.network = &*net;
-            spec.schedule = algo.plan(*net, pr);
-            spec.model = model;
-            spec.lower_bound = broadcast_lower_bound(*net, pr.root, pr.dests, size);
+            JobSpec spec = plan_push(*net, pr, algo.name);
             spec.inputs.emplace_back(bodies[i], names[i]);
             say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
             JobReport r = run_job(std::move(spec), respond, i, files.size());

@@ -115,6 +115,10 @@ struct JobSpec {
     Schedule schedule{"", 0, {}};
     ExecModel model = ExecModel::nonblocking;
     double lower_bound = 0;
+    /// The steady-state broadcast throughput no schedule can beat (bytes/s; 0: unknown).
+    double throughput_bound = 0;
+    /// What `auto` weighed: each candidate's name and predicted completion (empty otherwise).
+    std::vector<std::pair<std::string, double>> candidates;
     std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
     /// The whole job must end within this, or it is aborted and reported as failed.
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -35,6 +36,11 @@ struct JobReport {
     double predicted_one_per_link = 0;
     double achieved = 0;           ///< latest achieved completion over the successful outcomes
     double lower_bound = 0;
+    std::string relay = "store-and-forward";  ///< or "cut-through"
+    std::uint64_t piece = 0;                  ///< cut-through: bytes per piece
+    double throughput_bound = 0;              ///< bytes/s no schedule beats in steady state; 0: unknown
+    /// What auto weighed: (candidate, predicted s), in the order tried; empty otherwise.
+    std::vector<std::pair<std::string, double>> candidates;
     std::vector<Outcome> outcomes; ///< one per (message, destination), in schedule order
     std::vector<std::string> skipped;  ///< members left out of the plan (down)
 
@@ -45,7 +51,8 @@ struct JobReport {
 };
 
 /// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
-///  "predicted_one_per_link", "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
+///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
+///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);
 /// Throws InputError when `j` is not a report as to_json writes it.
 [[nodiscard]] JobReport report_from_json(const nlohmann::json& j);
