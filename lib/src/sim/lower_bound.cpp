@@ -7,9 +7,11 @@
 
 namespace hetcast {
 
-std::vector<double> earliest_reach_times(const Network& net, NodeId root, double m) {
-    // Dense Dijkstra, O(N^2): the graph is complete.
-    const std::size_t n = net.size();
+namespace {
+
+/// Shortest path sums from `root` over a complete graph: dense Dijkstra, O(N^2).
+template <class Cost>
+std::vector<double> shortest_from(std::size_t n, NodeId root, Cost cost) {
     std::vector<double> dist(n, std::numeric_limits<double>::infinity());
     std::vector<char> done(n, 0);
     dist[root] = 0;
@@ -25,10 +27,16 @@ std::vector<double> earliest_reach_times(const Network& net, NodeId root, double
         if (best == std::numeric_limits<double>::infinity()) break;
         done[u] = 1;
         for (NodeId v = 0; v < n; ++v) {
-            if (!done[v] && v != u) dist[v] = std::min(dist[v], dist[u] + net.time(u, v, m));
+            if (!done[v] && v != u) dist[v] = std::min(dist[v], dist[u] + cost(u, v));
         }
     }
     return dist;
+}
+
+}  // namespace
+
+std::vector<double> earliest_reach_times(const Network& net, NodeId root, double m) {
+    return shortest_from(net.size(), root, [&](NodeId u, NodeId v) { return net.time(u, v, m); });
 }
 
 double bhat_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
@@ -84,27 +92,8 @@ std::vector<double> widest_paths(const Network& net, NodeId root) {
 
 /// Per node, the least latency sum of a path from `root`.
 std::vector<double> least_latency(const Network& net, NodeId root) {
-    const std::size_t n = net.size();
     const auto& lat = net.latency();
-    std::vector<double> dist(n, std::numeric_limits<double>::infinity());
-    std::vector<char> done(n, 0);
-    dist[root] = 0;
-    for (std::size_t round = 0; round < n; ++round) {
-        NodeId u = 0;
-        double best = std::numeric_limits<double>::infinity();
-        for (NodeId i = 0; i < n; ++i) {
-            if (!done[i] && dist[i] < best) {
-                best = dist[i];
-                u = i;
-            }
-        }
-        if (best == std::numeric_limits<double>::infinity()) break;
-        done[u] = 1;
-        for (NodeId v = 0; v < n; ++v) {
-            if (!done[v] && v != u) dist[v] = std::min(dist[v], dist[u] + lat[u][v]);
-        }
-    }
-    return dist;
+    return shortest_from(net.size(), root, [&](NodeId u, NodeId v) { return lat[u][v]; });
 }
 
 }  // namespace
