@@ -12,6 +12,7 @@
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "netlab_networks.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 
@@ -22,59 +23,13 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double mib = 1 << 20;
 
-struct Host {
-    std::string name;
-    double send_mbit = 200;
-    double recv_mbit = 200;
-};
-struct Subnet {
-    double uplink_mbit;
-    std::vector<Host> hosts;
-};
-
-/// A netlab topology as a capacity-model network: every shaped rate at TCP goodput (95.6%
-/// of it, docs/netlab.md), a pair's bandwidth the least rate on its way, 0.1 ms latency.
-Network netlab(const std::vector<Subnet>& subnets) {
-    const auto rate = [](double mbit) { return 0.956 * mbit * 1e6 / 8; };
-    std::vector<std::string> names;
-    Capacities c;
-    Subnets map;
-    std::vector<std::size_t> sub;
-    for (std::size_t k = 0; k < subnets.size(); ++k) {
-        map.emplace_back();
-        c.uplink.push_back(rate(subnets[k].uplink_mbit));
-        for (const Host& h : subnets[k].hosts) {
-            map.back().push_back(static_cast<NodeId>(names.size()));
-            names.push_back(h.name);
-            sub.push_back(k);
-            c.egress.push_back(rate(h.send_mbit));
-            c.ingress.push_back(rate(h.recv_mbit));
-            c.disk.push_back(inf);
-        }
-    }
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 1e-4)), bw(n, std::vector<double>(n, 0));
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            bw[i][j] = std::min(c.egress[i], c.ingress[j]);
-            if (sub[i] != sub[j]) bw[i][j] = std::min({bw[i][j], c.uplink[sub[i]], c.uplink[sub[j]]});
-        }
-    }
-    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    net.set_subnets(map);
-    net.set_capacities(c);
-    return net;
-}
-
-std::vector<Host> hosts(char subnet, std::size_t count) {
-    std::vector<Host> h;
-    for (std::size_t i = 1; i <= count; ++i) h.push_back({std::string(1, subnet) + std::to_string(i)});
-    return h;
-}
+using Host = test::LabHost;
+Network netlab(const std::vector<test::LabSubnet>& subnets) { return test::lab_network(subnets); }
+std::vector<Host> hosts(char subnet, std::size_t count) { return test::lab_hosts(std::string(1, subnet), count); }
 
 Network slow_sender() {
     auto a = hosts('a', 4);
-    a[1].send_mbit = 20;
+    a[1].out_mbit = 20;
     return netlab({{100, a}, {50, hosts('b', 3)}, {50, hosts('c', 3)}});
 }
 Network uneven() {

@@ -17,6 +17,7 @@
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "hetcast/sim/throughput.hpp"
+#include "netlab_networks.hpp"
 
 using namespace hetcast;
 
@@ -213,56 +214,10 @@ double best_tree_heuristic(const Network& net, NodeId root, std::uint64_t seed) 
     return best;
 }
 
-/// A netlab topology as a network: TCP goodput is about 0.956 of the shaped rate; a pair's
-/// bandwidth is the slowest of the sender's NIC out, the receiver's NIC in and, across
-/// subnets, both uplinks.
-struct LabHost {
-    std::string name;
-    double out_mbit = 200;
-    double in_mbit = 200;
-};
-struct LabSubnet {
-    double uplink_mbit;
-    std::vector<LabHost> hosts;
-};
-Network lab_network(const std::vector<LabSubnet>& subnets) {
-    constexpr double goodput = 0.956;
-    std::vector<std::string> names;
-    Subnets sub;
-    std::vector<std::size_t> of;
-    Capacities c;
-    for (std::size_t k = 0; k < subnets.size(); ++k) {
-        sub.emplace_back();
-        c.uplink.push_back(goodput * subnets[k].uplink_mbit * mbit);
-        for (const auto& h : subnets[k].hosts) {
-            sub.back().push_back(static_cast<NodeId>(names.size()));
-            names.push_back(h.name);
-            of.push_back(k);
-            c.egress.push_back(goodput * h.out_mbit * mbit);
-            c.ingress.push_back(goodput * h.in_mbit * mbit);
-            c.disk.push_back(inf);
-        }
-    }
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 1e-4)), bw(n, std::vector<double>(n, 0));
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            double b = std::min(c.egress[i], c.ingress[j]);
-            if (of[i] != of[j]) b = std::min({b, c.uplink[of[i]], c.uplink[of[j]]});
-            bw[i][j] = b;
-        }
-    }
-    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    net.set_subnets(sub);
-    net.set_capacities(c);
-    return net;
-}
-
-std::vector<LabHost> hosts(const std::string& prefix, std::size_t count) {
-    std::vector<LabHost> h;
-    for (std::size_t i = 1; i <= count; ++i) h.push_back({prefix + std::to_string(i)});
-    return h;
-}
+using test::lab_network;
+using test::LabHost;
+using test::LabSubnet;
+std::vector<LabHost> hosts(const std::string& prefix, std::size_t count) { return test::lab_hosts(prefix, count); }
 
 }  // namespace
 
