@@ -127,9 +127,9 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
 }
 
 TEST_CASE("job: events round trip and unknown ones are refused") {
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < 6; ++k) {
         JobEvent e{static_cast<JobEvent::Kind>(k), 12.5 + k, static_cast<MessageId>(k), 4096u * k, "why " + std::to_string(k),
-                   11.25 + k};
+                   11.25 + k, "from " + std::to_string(k), 10.5 + k};
         const JobEvent f = job_event_from_json(json::parse(to_json(e).dump()));
         CHECK(f.kind == e.kind);
         CHECK(f.clock == e.clock);
@@ -137,7 +137,14 @@ TEST_CASE("job: events round trip and unknown ones are refused") {
         if (e.kind == JobEvent::Kind::progress) CHECK(f.bytes == e.bytes);
         if (e.kind == JobEvent::Kind::failed) CHECK(f.error == e.error);
         if (e.kind == JobEvent::Kind::ready) CHECK(f.received == e.received);
+        if (e.kind == JobEvent::Kind::hop) {
+            CHECK(f.message == e.message);
+            CHECK(f.bytes == e.bytes);
+            CHECK(f.peer == e.peer);
+            CHECK(f.first == e.first);
+        }
     }
+    CHECK_THROWS_AS((void)job_event_from_json({{"event", "hop"}, {"clock", 1}, {"message", 0}, {"bytes", 5}}), InputError);
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "explode"}, {"clock", 1}}), InputError);
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "delivered"}, {"clock", 1}}), InputError);
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "ready"}, {"clock", "noon"}}), InputError);

@@ -237,6 +237,19 @@ TEST_CASE("relay: a file and a buffer go down a cut-through chain and land ident
                                 {std::make_shared<FileBody>(src), "copy.bin"});
     CHECK(file.ok());
     for (std::size_t i = 1; i < 5; ++i) CHECK(c.landed(i, "copy.bin") == *bytes);
+    CHECK(file.relay == "cut-through");
+    CHECK(file.piece == 256 << 10);
+    // One hop per edge, as its receiver saw it.
+    REQUIRE(file.hops.size() == chain.size());
+    std::set<std::pair<std::string, std::string>> edges;
+    for (const Hop& h : file.hops) {
+        edges.emplace(h.from, h.to);
+        CHECK(h.bytes == bytes->size());
+        CHECK(0 <= h.start);
+        CHECK(h.start <= h.end);
+        CHECK(h.end <= file.achieved + 1e-9);
+    }
+    CHECK(edges == std::set<std::pair<std::string, std::string>>{{"p0", "p1"}, {"p1", "p2"}, {"p2", "p3"}, {"p3", "p4"}});
 
     const JobReport buffer = push(c, net, tree(5, static_cast<double>(bytes->size()), 64 << 10, chain),
                                   {std::make_shared<BufferBody>(bytes), ""});

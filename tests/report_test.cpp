@@ -72,6 +72,11 @@ JobReport random_report(std::mt19937_64& rng) {
     }
     r.throughput_bound = random_time(rng);
     for (std::size_t i = rng() % 5; i > 0; --i) r.candidates.emplace_back(random_text(rng), random_time(rng));
+    for (std::size_t i = rng() % 6; i > 0; --i) {
+        const double a = random_time(rng), b = random_time(rng);
+        r.hops.push_back({static_cast<MessageId>(rng()), random_text(rng), random_text(rng), rng() >> 20, std::min(a, b),
+                          std::max(a, b)});
+    }
     for (std::size_t i = rng() % 4; i > 0; --i) r.skipped.push_back(random_text(rng));
     for (std::size_t i = rng() % 20; i > 0; --i) {
         const bool ok = rng() % 3 != 0;
@@ -95,6 +100,7 @@ void check_same(const JobReport& a, const JobReport& b) {
     CHECK(a.piece == b.piece);
     CHECK(a.throughput_bound == b.throughput_bound);
     CHECK(a.candidates == b.candidates);
+    CHECK(a.hops == b.hops);
     CHECK(a.skipped == b.skipped);
     REQUIRE(a.outcomes.size() == b.outcomes.size());
     for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
@@ -310,16 +316,20 @@ TEST_CASE("report: print_report shows each delivery, the FAILED reason and the s
     ct.throughput_bound = 5e6;
     ct.bytes = 40'000'000;
     ct.candidates = {{"flat", 9.5}, {"pipeline", 8.25}, {"lcf+ct", 8.5}};
+    // 10 MB in 2 s is 40 Mbit/s; 10 MB in 1 s is 80.
+    ct.hops = {{0, "a1", "b1", 10'000'000, 0.5, 1.5}, {0, "b1", "c1", 10'000'000, 1.0, 3.0}, {0, "a1", "a2", 10'000'000, 0, 1}};
     std::ostringstream cts;
     print_report(cts, ct);
     CAPTURE(cts.str());
     CHECK(cts.str().find("relays               cut through, pieces of 2097152 bytes") != std::string::npos);
+    CHECK(cts.str().find("slowest hop          b1 -> c1  40.0 Mbit/s (1 s to 3 s)") != std::string::npos);
     CHECK(cts.str().find("auto weighed         pipeline 8.25 s, lcf+ct 8.5 s, flat 9.5 s") != std::string::npos);
     CHECK(cts.str().find("steady state       8 s  (bytes / the best pipelined throughput, 40.0 Mbit/s)") != std::string::npos);
     std::ostringstream sfs;
     print_report(sfs, sample());
     CHECK(sfs.str().find("relays") == std::string::npos);
     CHECK(sfs.str().find("auto weighed") == std::string::npos);
+    CHECK(sfs.str().find("slowest hop") == std::string::npos);
 
     // A successful job says no skipped members and no FAILED line.
     r.outcomes.pop_back();

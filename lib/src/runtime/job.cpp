@@ -167,10 +167,15 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
 }
 
 json to_json(const JobEvent& e) {
-    static const char* names[] = {"ready", "delivered", "progress", "done", "failed"};
+    static const char* names[] = {"ready", "delivered", "progress", "done", "failed", "hop"};
     json j{{"event", names[static_cast<int>(e.kind)]}, {"clock", e.clock}};
     if (e.kind == JobEvent::Kind::ready) j["received"] = e.received;
-    if (e.kind == JobEvent::Kind::delivered) j["message"] = e.message;
+    if (e.kind == JobEvent::Kind::delivered || e.kind == JobEvent::Kind::hop) j["message"] = e.message;
+    if (e.kind == JobEvent::Kind::hop) {
+        j["bytes"] = e.bytes;
+        j["from"] = e.peer;
+        j["first"] = e.first;
+    }
     if (e.kind == JobEvent::Kind::progress) j["bytes"] = e.bytes;
     if (e.kind == JobEvent::Kind::failed) j["error"] = e.error;
     return j;
@@ -188,6 +193,14 @@ JobEvent job_event_from_json(const json& j) {
         const std::uint64_t m = count(j, "message");
         if (m > 0xffffffffu) throw InputError("job: message id out of range");
         e.message = static_cast<MessageId>(m);
+    } else if (kind == "hop") {
+        e.kind = JobEvent::Kind::hop;
+        const std::uint64_t m = count(j, "message");
+        if (m > 0xffffffffu) throw InputError("job: message id out of range");
+        e.message = static_cast<MessageId>(m);
+        e.bytes = count(j, "bytes");
+        e.peer = text(j, "from");
+        e.first = number(j, "first");
     } else if (kind == "progress") {
         e.kind = JobEvent::Kind::progress;
         e.bytes = count(j, "bytes");

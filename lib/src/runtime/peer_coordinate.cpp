@@ -54,6 +54,7 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
             }
             break;
         case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = {e.clock, t}; break;
+        case JobEvent::Kind::hop: k->hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t}); break;
         case JobEvent::Kind::progress: k->bytes_in += e.bytes; break;
         case JobEvent::Kind::done: n.finished = true; break;
         case JobEvent::Kind::failed:
@@ -290,6 +291,12 @@ JobReport Peer::Impl::run(JobSpec spec) {
             const auto& n = k->nodes[o.dest];
             o.error = n.error.empty() ? "not delivered" : n.error;
         }
+    }
+    for (const auto& h : k->hops) {
+        const double off = k->nodes[h.to].bounded_offset();
+        const double end = std::clamp(h.last - off, t0, h.arrived) - t0;
+        report.hops.push_back({h.message, h.from, h.to, h.bytes, std::clamp(h.first - off, t0, h.arrived) - t0, end});
+        report.hops.back().start = std::min(report.hops.back().start, end);
     }
     if (spec.progress) spec.progress(owed - std::min(owed, [&] {
         std::uint64_t missing = 0;

@@ -70,6 +70,7 @@ struct Recv {
     std::vector<std::byte> buf;  ///< buffer messages
     std::unique_ptr<ChunkHasher> buf_hash;
     std::uint64_t got = 0;
+    double first = 0, last = 0;  ///< when the first and the last byte arrived (this node's clock)
     bool ended = false;  ///< data_end arrived
     net::Digest sent_sha{};
     bool done = false;   ///< verified and held
@@ -122,6 +123,13 @@ struct Coord {
         double arrived;  ///< when the event reached the coordinator
     };
     std::map<std::pair<MessageId, std::string>, Delivered> delivered;
+    struct HopSeen {
+        MessageId message;
+        std::string from, to;
+        std::uint64_t bytes;
+        double first, last, arrived;  ///< node clocks of the first and last byte; when the event came
+    };
+    std::vector<HopSeen> hops;
     std::uint64_t bytes_in = 0;
     double started = 0;  ///< when job_start went out
 };

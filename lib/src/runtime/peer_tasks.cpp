@@ -179,6 +179,9 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
         } else {
             try {
                 const std::size_t n = f.payload.size();
+                const double t = now_s();
+                if (r.got == 0) r.first = t;
+                r.last = t;
                 if (r.pieces) {
                     if (cfg.tamper) cfg.tamper(job->plan.job, f.header.message, r.got, f.payload);
                     take_pieces(*job, r, c, f.header.message, f.payload);
@@ -311,6 +314,12 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         auto body = wait_recv(*job, m);
         emulate_recv(static_cast<double>(plan.messages[m].size));
         Recv& r = job->recv.at(m);
+        {
+            JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size, {}};
+            hop.peer = r.from;
+            hop.first = r.first;
+            emit(*job, hop);
+        }
         {
             std::lock_guard lock(job->mu);
             if (!r.pieces) job->held[m] = body;

@@ -81,6 +81,11 @@ nlohmann::json to_json(const JobReport& r) {
     }
     nlohmann::json skipped = nlohmann::json::array();
     for (const std::string& name : r.skipped) skipped.push_back(utf8(name));
+    nlohmann::json hops = nlohmann::json::array();
+    for (const Hop& h : r.hops) {
+        hops.push_back({{"message", h.message}, {"from", utf8(h.from)}, {"to", utf8(h.to)}, {"bytes", h.bytes},
+                        {"start", h.start}, {"end", h.end}, {"rate", h.rate()}});
+    }
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& [name, t] : r.candidates) candidates.push_back({{"algorithm", utf8(name)}, {"predicted", t}});
     return {{"job", r.job},
@@ -98,7 +103,8 @@ nlohmann::json to_json(const JobReport& r) {
             {"ratio", r.ratio()},
             {"ok", r.ok()},
             {"skipped", std::move(skipped)},
-            {"outcomes", std::move(outcomes)}};
+            {"outcomes", std::move(outcomes)},
+            {"hops", std::move(hops)}};
 }
 
 namespace {
@@ -200,6 +206,18 @@ JobReport report_from_json(const json& j) {
     }
     if (j.contains("piece")) r.piece = get_unsigned(j, "piece", "");
     if (j.contains("throughput_bound")) r.throughput_bound = get_seconds(j, "throughput_bound", "");
+    if (const auto it = j.find("hops"); it != j.end()) {
+        if (!it->is_array()) bad("hops", "expected a list");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string where = "hops[" + std::to_string(i) + "]";
+            const json& h = (*it)[i];
+            if (!h.is_object()) bad(where, "expected an object");
+            const std::uint64_t m = get_unsigned(h, "message", where);
+            if (m > 0xffffffffu) bad(where, "message id out of range");
+            r.hops.push_back({static_cast<MessageId>(m), get_string(h, "from", where), get_string(h, "to", where),
+                              get_unsigned(h, "bytes", where), get_seconds(h, "start", where), get_seconds(h, "end", where)});
+        }
+    }
     if (const auto it = j.find("candidates"); it != j.end()) {
         if (!it->is_array()) bad("candidates", "expected a list");
         for (std::size_t i = 0; i < it->size(); ++i) {
@@ -304,6 +322,13 @@ void print_report(std::ostream& out, const JobReport& r) {
             << "  (bytes / the best pipelined throughput, " << mbit_text(r.throughput_bound) << ")\n";
     }
     if (r.relay == "cut-through") out << "relays               cut through, pieces of " << r.piece << " bytes\n";
+    if (!r.hops.empty()) {
+        const auto slow = std::min_element(r.hops.begin(), r.hops.end(),
+                                           [](const Hop& a, const Hop& b) { return a.rate() < b.rate(); });
+        out << "slowest hop          " << printable(slow->from, 40) << " -> " << printable(slow->to, 40) << "  "
+            << mbit_text(slow->rate()) << " (" << format_seconds(slow->start) << " to " << format_seconds(slow->end)
+            << ")\n";
+    }
     if (!r.candidates.empty()) {
         // The runners-up, fastest first: why auto chose what it did.
         auto c = r.candidates;

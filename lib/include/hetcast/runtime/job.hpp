@@ -64,12 +64,14 @@ inline constexpr std::uint64_t max_piece = std::uint64_t{8} << 20;
 
 /// A node's news about a job, sent to the coordinator.
 struct JobEvent {
-    enum class Kind { ready, delivered, progress, done, failed } kind = Kind::ready;
+    enum class Kind { ready, delivered, progress, done, failed, hop } kind = Kind::ready;
     double clock = 0;           ///< the node's clock when it sent the event (seconds)
     MessageId message = 0;      ///< delivered
     std::uint64_t bytes = 0;    ///< progress: bytes received since the last progress event
     std::string error;          ///< failed
     double received = 0;        ///< ready: the node's clock when the plan arrived
+    std::string peer{};         ///< hop: who sent the message to this node
+    double first = 0;           ///< hop: the node's clock when its first byte arrived; `clock`: its last
 };
 
 [[nodiscard]] nlohmann::json to_json(const JobEvent& e);

@@ -25,6 +25,19 @@ struct Outcome {
     std::string error;    ///< why it failed, when !ok
 };
 
+/// One transfer as it happened: from the first to the last byte at the receiver, in
+/// seconds from the job's start (coordinator clock, offsets applied).
+struct Hop {
+    MessageId message = 0;
+    std::string from;
+    std::string to;
+    std::uint64_t bytes = 0;
+    double start = 0;
+    double end = 0;
+    [[nodiscard]] double rate() const { return end > start ? static_cast<double>(bytes) / (end - start) : 0; }
+    friend bool operator==(const Hop&, const Hop&) = default;
+};
+
 struct JobReport {
     std::uint64_t job = 0;
     std::string algorithm;
@@ -42,6 +55,7 @@ struct JobReport {
     /// What auto weighed: (candidate, predicted s), in the order tried; empty otherwise.
     std::vector<std::pair<std::string, double>> candidates;
     std::vector<Outcome> outcomes; ///< one per (message, destination), in schedule order
+    std::vector<Hop> hops;         ///< every transfer, relays' included, as receivers reported them
     std::vector<std::string> skipped;  ///< members left out of the plan (down)
 
     [[nodiscard]] bool ok() const;
@@ -52,7 +66,8 @@ struct JobReport {
 
 /// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
 ///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
-///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}]}
+///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}],
+///  "hops":[{"message","from","to","bytes","start","end","rate"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);
 /// Throws InputError when `j` is not a report as to_json writes it.
 [[nodiscard]] JobReport report_from_json(const nlohmann::json& j);
