@@ -8,7 +8,8 @@
 #    rate across; two streams out of one NIC, and two through one uplink, get about half each;
 #    'run' passes the exit status through;
 #  - hetcastd on every host: 'hetcast status' in a host's namespace lists all members up;
-#    probe; a flat push of a 3 MiB file to --all lands byte-identical copies everywhere;
+#    probe; a flat push of a 3 MiB file and a cut-through push of 6 MiB to --all land
+#    byte-identical copies everywhere;
 #  - slow-sender: a2 sends at its 20 Mbit/s and still receives at 200; three-subnets and
 #    uneven: spot checks of an uplink and of the slow host;
 #  - 'down' leaves no namespace, no hcl- link, no hetcastd, no folder; an 'up' after a crash
@@ -217,6 +218,18 @@ for h in a2 a3 a4 b1 b2 b3 b4; do
     [[ $(sha256sum < "$work/$h/dest/payload.bin") == "$want" ]] || fail "push: the copy on $h differs"
 done
 step "flat push of 3 MiB from a1 to --all: 7 byte-identical copies ($(grep -o 'achieved completion.*' <<< "$out"))"
+
+# Cut-through over kernel TCP: relays pass on pieces as they arrive and check each one.
+head -c $((6 << 20)) /dev/urandom > "$tmp/piped.bin"
+out=$("$netlab" run "$lab" a1 timeout 300 "$hetcast" push "$tmp/piped.bin" --config "$cfg" --all --algo pipeline 2>&1) \
+    || fail "pipeline push: $out"
+grep -q "relays               cut through" <<< "$out" || fail "pipeline push did not cut through: $out"
+want=$(sha256sum < "$tmp/piped.bin")
+for h in a2 a3 a4 b1 b2 b3 b4; do
+    [[ -f $work/$h/dest/piped.bin ]] || fail "pipeline push: no copy on $h: $out"
+    [[ $(sha256sum < "$work/$h/dest/piped.bin") == "$want" ]] || fail "pipeline push: the copy on $h differs"
+done
+step "cut-through pipeline push of 6 MiB from a1 to --all: 7 byte-identical copies ($(grep -o 'achieved completion.*' <<< "$out"))"
 
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
 for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before down"; done
