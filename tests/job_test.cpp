@@ -8,6 +8,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/pieces.hpp"
 
 using namespace hetcast;
 using json = nlohmann::json;
@@ -42,6 +43,17 @@ JobPlan random_plan(std::mt19937_64& rng) {
                            p.participants[rng() % n].name});
     }
     p.chunk = 1 + rng() % max_chunk;
+    if (rng() % 2) {
+        p.relay = Relay::cut_through;
+        p.piece = min_piece + rng() % (max_piece - min_piece + 1);
+        for (auto& m : p.messages) {
+            m.size = rng() % (40 * p.piece);
+            m.pieces.resize(piece_count(m.size, p.piece));
+            for (auto& d : m.pieces) {
+                for (auto& b : d) b = static_cast<std::byte>(rng());
+            }
+        }
+    }
     return p;
 }
 
@@ -56,6 +68,11 @@ TEST_CASE("job: a plan survives its JSON round trip (500 random plans)") {
         CHECK(q.algorithm == p.algorithm);
         CHECK(q.coordinator == p.coordinator);
         CHECK(q.chunk == p.chunk);
+        CHECK(q.relay == p.relay);
+        if (p.relay == Relay::cut_through) CHECK(q.piece == p.piece);
+        for (std::size_t m = 0; m < p.messages.size() && m < q.messages.size(); ++m) {
+            CHECK(q.messages[m].pieces == p.messages[m].pieces);
+        }
         CHECK(q.tasks == p.tasks);
         REQUIRE(q.participants.size() == p.participants.size());
         for (std::size_t k = 0; k < p.participants.size(); ++k) {
@@ -119,6 +136,39 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
     refused(j);
     j = good;
     j["participants"].push_back(good["participants"][0]);
+    refused(j);
+    // Cut-through: the relay mode, the piece size and one digest per piece are checked.
+    JobPlan ct = random_plan(rng);
+    ct.relay = Relay::cut_through;
+    ct.piece = 1 << 20;
+    for (auto& m : ct.messages) {
+        m.size = 3 << 20;
+        m.pieces.assign(3, net::Digest{});
+    }
+    const json good_ct = to_json(ct);
+    CHECK_NOTHROW((void)job_plan_from_json(good_ct, ~std::uint64_t{0}));
+    j = good_ct;
+    j["relay"] = "teleport";
+    refused(j);
+    j = good_ct;
+    j["piece"] = 100;
+    refused(j);
+    j = good_ct;
+    j["piece"] = max_piece + 1;
+    refused(j);
+    j = good_ct;
+    j["messages"][0]["pieces"].erase(0);
+    refused(j);
+    j = good_ct;
+    j["messages"][0].erase("pieces");
+    refused(j);
+    j = good_ct;
+    j["messages"][0]["pieces"][1] = "not a digest";
+    refused(j);
+    // More pieces than a plan may carry is refused before the list is read.
+    j = good_ct;
+    j["piece"] = min_piece;
+    j["messages"][0]["size"] = (max_pieces + 1) * min_piece;
     refused(j);
     // A message over the receiver's limit: nothing is allocated for what a peer claims.
     j = good;

@@ -264,3 +264,20 @@ TEST_CASE("netlab topologies: predictions at 32 MiB and 64 KiB") {
         }
     }
 }
+
+TEST_CASE("piece size: 2 MiB, doubled until a message has at most max_pieces; none past 8 MiB pieces") {
+    CHECK(piece_for(3 * mib) == default_piece);
+    CHECK(piece_for(static_cast<double>(default_piece) * max_pieces) == default_piece);
+    CHECK(piece_for(static_cast<double>(default_piece) * max_pieces + 1) == 2 * default_piece);
+    CHECK(piece_for(static_cast<double>(max_cut_through_piece) * max_pieces) == max_cut_through_piece);
+    CHECK(piece_for(static_cast<double>(max_cut_through_piece) * max_pieces + 1) == 0);
+    const Network net = two_subnets();
+    PlanRequest huge = make_request(net, 0, {}, static_cast<double>(max_cut_through_piece) * max_pieces * 2,
+                                    ExecModel::nonblocking);
+    CHECK_FALSE(cuts_through(net, huge));
+    CHECK(plan_pipeline(net, huge).relay == Relay::store_and_forward);
+    huge.size = 300.0 * (1ull << 30);
+    const Schedule big = plan_pipeline(net, huge);
+    CHECK(big.relay == Relay::cut_through);
+    CHECK(big.piece == 8ull << 20);
+}

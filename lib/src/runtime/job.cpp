@@ -140,6 +140,10 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         msg.name = text(m, "name");
         msg.origin = text(m, "origin");
         if (p.relay == Relay::cut_through) {
+            if (piece_count(msg.size, p.piece) > max_pieces) {
+                throw InputError("job: a message of " + std::to_string(msg.size) + " bytes has more than " +
+                                 std::to_string(max_pieces) + " pieces");
+            }
             const json& pieces = array(m, "pieces");
             if (pieces.size() != piece_count(msg.size, p.piece)) {
                 throw InputError("job: a message of " + std::to_string(msg.size) + " bytes needs " +

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "hetcast/error.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
@@ -161,10 +162,16 @@ double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges) {
 
 bool cuts_through(const Network& net, const PlanRequest& req) {
     return req.model == ExecModel::nonblocking && !net.is_cost_matrix() &&
-           req.size > static_cast<double>(default_piece);
+           req.size > static_cast<double>(default_piece) && piece_for(req.size) > 0;
 }
 
 Schedule with_cut_through(Schedule s, std::uint64_t piece) {
+    if (piece == 0) {
+        double largest = 0;
+        for (const Message& m : s.messages) largest = std::max(largest, m.size);
+        piece = piece_for(largest);
+    }
+    if (piece == 0) throw InputError("a message of this size has too many pieces to cut through");
     s.relay = Relay::cut_through;
     s.piece = piece;
     return s;

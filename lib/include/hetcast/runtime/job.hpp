@@ -47,7 +47,7 @@ struct JobPlan {
 
 /// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.
 inline constexpr std::uint64_t min_piece = std::uint64_t{4} << 10;
-inline constexpr std::uint64_t max_piece = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t max_piece = max_cut_through_piece;
 
 /// The plan of node `node` for `schedule` (whose node ids index `names`).
 [[nodiscard]] std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names,

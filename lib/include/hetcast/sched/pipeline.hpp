@@ -22,11 +22,13 @@ using TreeEdge = std::pair<NodeId, NodeId>;
 
 /// Whether a plan for `req` should cut through: the model is non-blocking (the only one that
 /// predicts it), the network has bandwidths, and the message is more than one default_piece
-/// (up to one piece, cut-through is store-and-forward).
+/// (up to one piece, cut-through is store-and-forward) and at most max_pieces of the
+/// largest piece.
 [[nodiscard]] bool cuts_through(const Network& net, const PlanRequest& req);
 
-/// The same task lists, cut through with `piece` bytes per piece.
-[[nodiscard]] Schedule with_cut_through(Schedule s, std::uint64_t piece = default_piece);
+/// The same task lists, cut through with `piece` bytes per piece (0: piece_for() of its
+/// largest message).
+[[nodiscard]] Schedule with_cut_through(Schedule s, std::uint64_t piece = 0);
 
 /// `pipeline`: the greedy single broadcast tree for pipelined throughput of Beaumont,
 /// Marchal & Robert (IPDPS 2005), adapted to shared capacities: grow the tree from the root,

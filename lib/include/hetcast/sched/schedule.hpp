@@ -36,6 +36,20 @@ enum class Relay : std::uint8_t { store_and_forward, cut_through };
 
 /// Bytes per piece of a cut-through schedule when it does not say.
 inline constexpr std::uint64_t default_piece = std::uint64_t{2} << 20;
+/// The largest piece, and the most pieces one message may have: every piece's digest
+/// travels in the job plan (about 67 bytes of JSON each), which must fit one frame.
+inline constexpr std::uint64_t max_cut_through_piece = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t max_pieces = 65536;
+
+/// The piece size for a message of `size` bytes: default_piece, doubled until the message
+/// has at most max_pieces pieces; 0 when even max_cut_through_piece leaves too many (then
+/// it cannot cut through).
+[[nodiscard]] constexpr std::uint64_t piece_for(double size) {
+    for (std::uint64_t p = default_piece; p <= max_cut_through_piece; p *= 2) {
+        if (size <= static_cast<double>(p) * static_cast<double>(max_pieces)) return p;
+    }
+    return 0;
+}
 
 struct Schedule {
     std::string algorithm;
