@@ -1,0 +1,138 @@
+#pragma once
+// Service's insides, shared by service.cpp (the daemon's life, request dispatch, the
+// member list), service_probe.cpp (measuring the cluster and storing its map) and
+// service_push.cpp (running pushes). Not installed: nothing outside lib/src/runtime
+// includes it.
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/probe.hpp"
+#include "hetcast/model/network.hpp"
+#include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/report.hpp"
+#include "hetcast/runtime/service.hpp"
+
+namespace hetcast {
+
+/// What service.cpp, service_probe.cpp and service_push.cpp share; each has `using namespace detail`.
+namespace detail {
+
+using json = nlohmann::json;
+
+inline constexpr auto call_timeout = std::chrono::seconds(10);
+
+inline std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    try {
+        return it->get<T>();
+    } catch (const json::exception&) {
+        throw InputError(std::string("request: '") + key + "' has the wrong type");
+    }
+}
+
+}  // namespace detail
+
+struct Service::Impl {
+    /// Holds one of the max_jobs places while a push runs.
+    struct Busy {
+        explicit Busy(Impl& i) : impl(i) {
+            if (impl.running.fetch_add(1) >= impl.cfg.max_jobs) {
+                --impl.running;
+                throw Error("busy: " + std::to_string(impl.cfg.max_jobs) + " jobs are running");
+            }
+        }
+        ~Busy() { --impl.running; }
+        Busy(const Busy&) = delete;
+        Busy& operator=(const Busy&) = delete;
+        Impl& impl;
+    };
+
+    DaemonConfig cfg;
+    std::function<void(const std::string&)> log;
+    std::unique_ptr<Peer> peer;
+    std::vector<Member> members;
+    std::optional<Network> profile;  ///< link emulation, when configured
+    mutable std::mutex mu;
+    std::optional<Network> map;
+    std::filesystem::file_time_type map_time{};
+    std::atomic<std::size_t> running{0};
+
+    std::filesystem::path map_file() const { return cfg.state_dir / "map.yaml"; }
+    /// The member list as joins and leaves left it; newer than the configured cluster file.
+    std::filesystem::path members_file() const { return cfg.state_dir / "members.yaml"; }
+
+    std::vector<Member> current_members() const {
+        std::lock_guard lock(mu);
+        return members;
+    }
+
+    std::uint16_t port() const { return peer->port(); }
+
+    void say(const std::string& line) const {
+        if (log) log(line);
+    }
+
+    std::optional<Network> current_map() const {
+        std::lock_guard lock(mu);
+        return map;
+    }
+
+    // service.cpp: the member list, answering requests, the stored map
+    void set_members(std::vector<Member> ms);
+    std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text);
+    Network remap(const Network& old, const std::vector<std::string>& names, double tolerance,
+                  const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
+                  const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
+    nlohmann::json join(const nlohmann::json& req);
+    nlohmann::json leave(const std::string& name);
+    void join_through_seeds();
+    void handle(const std::string& from, const nlohmann::json& req, const Peer::Responder& respond);
+    std::pair<Overhead, Overhead> overheads() const;
+    nlohmann::json hello() const;
+    nlohmann::json status();
+    nlohmann::json map_answer() const;
+    nlohmann::json set_map(const std::string& text);
+
+    // service_probe.cpp: measuring the cluster
+    std::vector<PingSample> measure(const std::string& from, const std::string& to, const nlohmann::json& req);
+    nlohmann::json goodput(const nlohmann::json& req);
+    std::vector<double> measure_flows(const std::vector<std::string>& names, const std::vector<FlowPair>& flows,
+                                      double seconds, const nlohmann::json& offsets);
+    Matrix ping_latency(const std::vector<std::string>& names, int reps, nlohmann::json& offsets,
+                        const Peer::Responder& respond);
+    nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
+
+    // service_push.cpp: pushes
+    JobReport run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count);
+    nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond);
+    nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond);
+};
+
+}  // namespace hetcast

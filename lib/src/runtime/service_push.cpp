@@ -1,0 +1,171 @@
+// Pushes: files from this member to others by a broadcast algorithm, or a pattern of
+// messages from several sources (Wu's multi-node multicast), each run as a job whose
+// progress streams back to the caller.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/push_plan.hpp"
+#include "hetcast/report/plan_report.hpp"
+#include "hetcast/sched/pattern.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/wu.hpp"
+#include "hetcast/sim/wu_bound.hpp"
+#include "service_impl.hpp"
+
+namespace hetcast {
+namespace fs = std::filesystem;
+using namespace detail;
+
+namespace {
+
+/// Where a pushed file lands under every destination's root. A path leaving the root is
+/// refused here, before any participant is sent a plan or creates a file.
+std::string landing_name(const std::string& dest_dir, const std::string& file_name) {
+    const std::string name = (fs::path(dest_dir) / file_name).lexically_normal().string();
+    (void)confine("/", name);
+    return name;
+}
+
+}  // namespace
+
+/// Runs one job and streams its progress to the caller.
+JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count) {
+    spec.progress = [&respond, index, count](std::uint64_t got, std::uint64_t owed) {
+        respond({{"progress", {{"file", index}, {"files", count}, {"bytes", got}, {"of", owed}}}});
+    };
+    return peer->run(std::move(spec));
+}
+
+/// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
+/// generated payload); sizes come from the sources before planning.
+json Service::Impl::push_pattern(const json& req, const Network& net, const Peer::Responder& respond) {
+    const auto algo = get_or<std::string>(req, "algo", "wrp");
+    const auto dest_dir = get_or<std::string>(req, "dest", "");
+    PatternRequest pr = parse_pattern(get_or<std::string>(req, "pattern", ""),
+                                      get_or<std::string>(req, "pattern_name", "pattern"), net);
+    pr.model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+    if (pr.messages.empty()) throw InputError("the pattern has no messages");
+    std::vector<JobInput> inputs;
+    for (std::size_t k = 0; k < pr.messages.size(); ++k) {
+        Message& m = pr.messages[k];
+        const std::string& file = pr.files[k];
+        const std::string source = net.name(m.source);
+        if (!file.empty() && !fs::path(file).is_absolute()) {
+            throw InputError("pattern entry " + std::to_string(k + 1) + ": file '" + file +
+                             "' must be an absolute path on " + source);
+        }
+        const std::string origin = file.empty() ? "gen:" + std::to_string(static_cast<std::uint64_t>(m.size)) + ":" +
+                                                      std::to_string(k + 1)
+                                                : "file:" + file;
+        const std::string name = landing_name(dest_dir, file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
+                                                                     : fs::path(file).filename().string());
+        const auto d = peer->describe(source, origin);
+        m.size = static_cast<double>(d.size);
+        inputs.emplace_back(origin, name, d.size, d.sha);
+    }
+    JobSpec spec;
+    spec.network = &net;
+    spec.model = pr.model;
+    if (algo == "auto") {
+        spec.schedule = plan_pattern_auto(net, pr).schedule;
+    } else {
+        spec.schedule = find_pattern_algorithm(algo).plan(net, pr);
+    }
+    spec.lower_bound = wu_lower_bound(net, pr);
+    spec.inputs = std::move(inputs);
+    say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
+    const JobReport r = run_job(std::move(spec), respond, 0, 1);
+    json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
+    if (!r.ok()) out["error"] = "some destinations failed";
+    return out;
+}
+
+json Service::Impl::push(const json& req, const Peer::Responder& respond) {
+    if (req.contains("pattern")) {
+        const auto net = current_map();
+        if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+        const Busy busy(*this);
+        return push_pattern(req, *net, respond);
+    }
+    const auto files = get_or<std::vector<std::string>>(req, "files", {});
+    const auto to = get_or<std::vector<std::string>>(req, "to", {});
+    const auto algo_name = get_or<std::string>(req, "algo", "auto");
+    const auto dest_dir = get_or<std::string>(req, "dest", "");
+    const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+    if (files.empty()) throw InputError("push: no files");
+    const Algorithm& algo = find_algorithm(algo_name);
+    const auto net = current_map();
+    if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+    const NodeId root = net->id(cfg.name);
+    std::vector<NodeId> wanted;
+    for (const auto& d : to) wanted.push_back(net->id(d));
+    if (to.empty()) {
+        for (NodeId v = 0; v < net->size(); ++v) {
+            if (v != root) wanted.push_back(v);
+        }
+    }
+    // Members that do not answer are left out of the plan: with --all the report lists
+    // them as skipped, a destination named with --to is reported failed; the others
+    // get the files either way.
+    std::vector<NodeId> dests;
+    std::vector<std::pair<std::string, std::string>> down;
+    for (NodeId v : wanted) {
+        try {
+            (void)peer->call(net->name(v), {{"cmd", "hello"}}, cfg.down_after);
+            dests.push_back(v);
+        } catch (const std::exception& e) {
+            say("leaving out '" + net->name(v) + "': " + e.what());
+            down.emplace_back(net->name(v), e.what());
+        }
+    }
+    if (dests.empty()) throw Error(to.empty() ? "no other member answers" : "no destination answers");
+
+    // Every file is checked before the first one moves.
+    std::vector<std::shared_ptr<FileBody>> bodies;
+    std::vector<std::string> names;
+    for (const auto& f : files) {
+        if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
+        if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
+        if (fs::file_size(f) > cfg.max_message) {
+            throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+        }
+        names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
+        bodies.push_back(std::make_shared<FileBody>(f));
+    }
+    const Busy busy(*this);
+
+    json reports = json::array();
+    bool ok = true;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const double size = static_cast<double>(bodies[i]->size());
+        const PlanRequest pr = make_request(*net, root, dests, size, model);
+        JobSpec spec = plan_push(*net, pr, algo.name);
+        spec.inputs.emplace_back(bodies[i], names[i]);
+        say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
+        JobReport r = run_job(std::move(spec), respond, i, files.size());
+        for (const auto& [name, why] : down) {
+            if (to.empty()) {
+                r.skipped.push_back(name);
+            } else {
+                r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+            }
+        }
+        ok = ok && r.ok();
+        json rj = to_json(r);
+        rj["file"] = files[i];
+        reports.push_back(std::move(rj));
+    }
+    json out{{"ok", ok}, {"reports", reports}};
+    if (!ok) out["error"] = "some destinations failed";
+    return out;
+}
+
+}  // namespace hetcast
