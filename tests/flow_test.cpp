@@ -20,6 +20,29 @@ using namespace hetcast;
 
 namespace {
 
+/// No resource carried more than its capacity over the time it was in use: `busy[r]` the
+/// intervals of the flows that crossed resource r, `bytes[r]` what they carried.
+void check_within_capacities(const std::vector<double>& caps, std::vector<std::vector<std::pair<double, double>>>& busy,
+                             const std::vector<double>& bytes) {
+    for (std::size_t r = 0; r < caps.size(); ++r) {
+        if (!std::isfinite(caps[r])) continue;
+        auto& iv = busy[r];
+        std::sort(iv.begin(), iv.end());
+        double covered = 0, from = -std::numeric_limits<double>::infinity(), to = from;
+        for (auto [a, b] : iv) {
+            if (a > to) {
+                if (to > from) covered += to - from;
+                from = a;
+                to = b;
+            } else {
+                to = std::max(to, b);
+            }
+        }
+        if (to > from) covered += to - from;
+        CHECK(bytes[r] <= caps[r] * covered * (1 + 1e-6) + 1e-6);
+    }
+}
+
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr std::size_t none_flow = std::numeric_limits<std::size_t>::max();
 
@@ -246,23 +269,7 @@ TEST_CASE("flow simulator: no resource carries more than its capacity over the t
                 bytes[r] += m;
             }
         }
-        for (std::size_t r = 0; r < caps.size(); ++r) {
-            if (!std::isfinite(caps[r])) continue;
-            auto& iv = busy[r];
-            std::sort(iv.begin(), iv.end());
-            double covered = 0, from = -inf, to = -inf;
-            for (auto [a, b] : iv) {
-                if (a > to) {
-                    if (to > from) covered += to - from;
-                    from = a;
-                    to = b;
-                } else {
-                    to = std::max(to, b);
-                }
-            }
-            if (to > from) covered += to - from;
-            CHECK(bytes[r] <= caps[r] * covered * (1 + 1e-6) + 1e-6);
-        }
+        check_within_capacities(caps, busy, bytes);
         Network open = Network::parametric(net.names(), net.latency(), net.bandwidth(), net.send_overheads(),
                                            net.recv_overheads());
         CHECK(tl.completion >= simulate(open, s, ExecModel::nonblocking).completion * (1 - 1e-9));
@@ -469,22 +476,6 @@ TEST_CASE("cut-through property: random trees on random capacity networks") {
                 bytes[r] += msg.size;
             }
         }
-        for (std::size_t r = 0; r < caps.size(); ++r) {
-            if (!std::isfinite(caps[r])) continue;
-            auto& iv = busy[r];
-            std::sort(iv.begin(), iv.end());
-            double covered = 0, from = -inf, to = -inf;
-            for (auto [a, b] : iv) {
-                if (a > to) {
-                    if (to > from) covered += to - from;
-                    from = a;
-                    to = b;
-                } else {
-                    to = std::max(to, b);
-                }
-            }
-            if (to > from) covered += to - from;
-            CHECK(bytes[r] <= caps[r] * covered * (1 + 1e-6) + 1e-6);
-        }
+        check_within_capacities(caps, busy, bytes);
     }
 }
