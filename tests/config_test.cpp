@@ -74,6 +74,7 @@ TEST_CASE("config: every key is read") {
                                                    "seeds: [a.example:7700, '[::1]:7702']\n"
                                                    "limits: {max_message: 2GiB, max_jobs: 9}\n"
                                                    "chunk: 256KiB\n"
+                                                   "piece: 4MiB\n"
                                                    "tolerance: 0.35\n"
                                                    "stall_timeout: 2.5\n"
                                                    "down_after: 0.75\n"
@@ -89,6 +90,7 @@ TEST_CASE("config: every key is read") {
     CHECK(c.max_message == (std::uint64_t{2} << 30));
     CHECK(c.max_jobs == 9);
     CHECK(c.chunk == 256 * 1024);
+    CHECK(c.piece == 4 << 20);
     CHECK(c.tolerance == doctest::Approx(0.35));
     CHECK(c.stall_timeout == std::chrono::milliseconds(2500));
     CHECK(c.down_after == std::chrono::milliseconds(750));
@@ -144,6 +146,8 @@ TEST_CASE("config: bad values carry the line and column of the value") {
     CHECK(daemon_error(minimal + "limits: 5\n").find("d.yaml:5:9: limits: expected a mapping") == 0);
     CHECK(daemon_error(minimal + "chunk: 10\n").find("d.yaml:5:8: chunk: must be between") == 0);
     CHECK(daemon_error(minimal + "chunk: 1GiB\n").find("d.yaml:5:8:") == 0);
+    CHECK(daemon_error(minimal + "piece: 1KiB\n").find("d.yaml:5:8: piece: must be between 4KiB and 8MiB") == 0);
+    CHECK(daemon_error(minimal + "piece: 16MiB\n").find("d.yaml:5:8: piece: must be between") == 0);
     CHECK(daemon_error(minimal + "tolerance: -0.1\n").find("d.yaml:5:12: tolerance") == 0);
     CHECK(daemon_error(minimal + "tolerance: .nan\n").find("d.yaml:5:12:") == 0);
     CHECK(daemon_error(minimal + "stall_timeout: 0\n").find("d.yaml:5:16: stall_timeout") == 0);

@@ -12,6 +12,9 @@
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/push_plan.hpp"
+#include "hetcast/sim/lower_bound.hpp"
 #include "netlab_networks.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
@@ -280,4 +283,23 @@ TEST_CASE("piece size: 2 MiB, doubled until a message has at most max_pieces; no
     const Schedule big = plan_pipeline(net, huge);
     CHECK(big.relay == Relay::cut_through);
     CHECK(big.piece == 8ull << 20);
+}
+
+TEST_CASE("plan_push: a piece size asked for replaces the planner's, within bounds") {
+    const Network net = two_subnets();
+    const PlanRequest req = make_request(net, 0, {}, 32 * mib, ExecModel::nonblocking);
+    CHECK(plan_push(net, req, "pipeline").schedule.piece == default_piece);
+    const JobSpec s = plan_push(net, req, "pipeline", 1 << 20);
+    CHECK(s.schedule.relay == Relay::cut_through);
+    CHECK(s.schedule.piece == 1 << 20);
+    CHECK(plan_push(net, req, "flat", 1 << 20).schedule.relay == Relay::store_and_forward);
+    CHECK_THROWS_AS((void)plan_push(net, req, "pipeline", 1000), InputError);
+    CHECK_THROWS_AS((void)plan_push(net, req, "pipeline", 16 << 20), InputError);
+    const PlanRequest huge = make_request(net, 0, {}, 100.0 * (1ull << 30), ExecModel::nonblocking);
+    CHECK_THROWS_AS((void)plan_push(net, huge, "pipeline", 64 << 10), InputError);
+    // auto's report says what it weighed; its bound is the one for the relay mode it chose.
+    const JobSpec a = plan_push(net, req, "auto");
+    CHECK(a.candidates.size() > 10);
+    CHECK(a.throughput_bound > 0);
+    CHECK(a.lower_bound == doctest::Approx(broadcast_lower_bound(net, 0, req.dests, req.size, a.schedule.relay)));
 }

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "daemon_link.hpp"
 #include "hetcast/error.hpp"
+#include "hetcast/model/units.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/report.hpp"
 
@@ -56,7 +57,7 @@ private:
 int cmd_push(const std::vector<std::string>& args) {
     DaemonOptions daemon;
     std::vector<std::string> files;
-    std::string to, algos = "auto", dest, model = "nonblocking", pattern;
+    std::string to, algos = "auto", dest, model = "nonblocking", pattern, piece;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
         "usage: hetcast push FILE [FILE...] (--to a,b,c | --all) [options]\n"
@@ -70,6 +71,8 @@ int cmd_push(const std::vector<std::string>& args) {
         ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
                                      "list pushes once per algorithm and prints the reports side by side")
         ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
+        ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
+                                      "'piece', else 2MiB, more for messages over 128 GiB)")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
         ("json", "print the report as one JSON object")
         ("quiet,q", "no progress bar");
@@ -120,6 +123,7 @@ int cmd_push(const std::vector<std::string>& args) {
         auto client = connect_daemon(daemon);
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? std::vector<std::string>{} : split_commas(to)}};
+        if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;

@@ -24,6 +24,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
+#include "hetcast/runtime/job.hpp"
 
 namespace hetcast {
 namespace {
@@ -231,7 +232,7 @@ public:
 
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const {
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "secret_file",
-                                             "cluster", "seeds", "limits", "chunk", "tolerance",
+                                             "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
                                              "stall_timeout", "down_after", "link_profile"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
@@ -276,6 +277,12 @@ public:
                 fail(n.Mark(), "chunk: must be between 1KiB and 8MiB, got " + shown(n.Scalar()));
             }
             c.chunk = static_cast<std::size_t>(v);
+        }
+        if (const auto it = e.find("piece"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            const std::uint64_t v = bytes(n, "piece");
+            if (v < min_piece || v > max_piece) fail(n.Mark(), "piece: must be between 4KiB and 8MiB, got " + shown(n.Scalar()));
+            c.piece = v;
         }
         if (const auto it = e.find("tolerance"); it != e.end()) {
             c.tolerance = number(it->second.value, "tolerance", false);

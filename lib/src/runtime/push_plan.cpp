@@ -1,12 +1,21 @@
 #include "hetcast/runtime/push_plan.hpp"
 
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/throughput.hpp"
 
 namespace hetcast {
 
-JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo) {
+JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo, std::uint64_t piece) {
+    if (piece != 0 && (piece < min_piece || piece > max_piece)) {
+        throw InputError("piece: must be between 4KiB and 8MiB, got " + std::to_string(piece) + " bytes");
+    }
+    if (piece != 0 && req.size / static_cast<double>(piece) > static_cast<double>(max_pieces)) {
+        throw InputError("piece: " + std::to_string(piece) + " bytes cut this message into more than " +
+                         std::to_string(max_pieces) + " pieces");
+    }
     JobSpec spec;
     spec.network = &net;
     spec.model = req.model;
@@ -17,6 +26,7 @@ JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string&
     } else {
         spec.schedule = find_algorithm(algo).plan(net, req);
     }
+    if (piece != 0 && spec.schedule.relay == Relay::cut_through) spec.schedule.piece = piece;
     spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay);
     if (net.capacities() && !req.dests.empty()) spec.throughput_bound = steady_state_throughput(net, req.root, req.dests);
     return spec;

@@ -140,6 +140,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
         bodies.push_back(std::make_shared<FileBody>(f));
     }
+    // A push may ask for its own piece size; else the daemon's (0: by size).
+    const std::uint64_t piece = get_or<std::uint64_t>(req, "piece", cfg.piece);
     const Busy busy(*this);
 
     json reports = json::array();
@@ -147,7 +149,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     for (std::size_t i = 0; i < files.size(); ++i) {
         const double size = static_cast<double>(bodies[i]->size());
         const PlanRequest pr = make_request(*net, root, dests, size, model);
-        JobSpec spec = plan_push(*net, pr, algo.name);
+        JobSpec spec = plan_push(*net, pr, algo.name, piece);
         spec.inputs.emplace_back(bodies[i], names[i]);
         say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
         JobReport r = run_job(std::move(spec), respond, i, files.size());

@@ -24,6 +24,7 @@ struct DaemonConfig {
     std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
     std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
+    std::uint64_t piece = 0;  ///< bytes per piece of cut-through pushes it coordinates; 0: by size (2 MiB up)
     double tolerance = 0.20;                ///< ECO partition tolerance for probes
     std::chrono::milliseconds stall_timeout{30000};
     /// A member that does not answer a hello within this is down: status shows it down and

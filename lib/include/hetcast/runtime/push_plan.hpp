@@ -1,6 +1,7 @@
 #pragma once
 /// A single-source push planned for the runtime: the schedule, the bound it is reported
 /// against (by relay mode), what `auto` weighed, and the steady-state throughput bound.
+#include <cstdint>
 #include <string>
 
 #include "hetcast/runtime/peer.hpp"
@@ -8,8 +9,11 @@
 
 namespace hetcast {
 
-/// A JobSpec for `req` with algorithm `algo` ("auto" included), without inputs. Throws
-/// InputError for an unknown algorithm or one that cannot plan the request.
-[[nodiscard]] JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo);
+/// A JobSpec for `req` with algorithm `algo` ("auto" included), without inputs. A plan that
+/// cuts through uses `piece` bytes per piece when given (0: by size, piece_for()). Throws
+/// InputError for an unknown algorithm, one that cannot plan the request, or a piece size
+/// out of [min_piece, max_piece] or that cuts the message into more than max_pieces.
+[[nodiscard]] JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo,
+                                std::uint64_t piece = 0);
 
 }  // namespace hetcast
