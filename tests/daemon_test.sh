@@ -99,7 +99,7 @@ step "status: 4 up"
 # probe: a map of the four members, written with -o and stored on every daemon.
 out=$("$hetcast" probe --config "$tmp/n0.yaml" --seconds 0.2 --repeats 2 --reps 3 -o "$tmp/map.yaml") \
     || fail "probe failed"
-grep -qE '^probed 4 members in [0-9.]+ s \([0-9]+ measurements of 0.2 s\); [0-9] subnets? at tolerance' <<< "$out" \
+grep -qE '^probed 4 members in [0-9.]+ s \([0-9]+ measurements, [0-9.]+ s of transfers\); [0-9] subnets? at tolerance' <<< "$out" \
     || fail "probe printed no summary: $out"
 grep -q 'NICs (Mbit/s' <<< "$out" && [[ $(grep -cE '^  n[0-3] +out +[0-9.]+ +in +[0-9.]+$' <<< "$out") -eq 4 ]] \
     || fail "probe printed no NIC rates: $out"

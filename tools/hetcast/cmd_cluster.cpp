@@ -225,7 +225,7 @@ int cmd_probe(const std::vector<std::string>& args) {
         "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
         "                [--reps 10] [-o map.yaml] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
-        "seconds", po::value(&seconds), "length of each bulk transfer; the receiver counts after 0.1 s (default 0.3)")(
+        "seconds", po::value(&seconds), "length of each bulk transfer (uplinks: twice as long); the receiver counts after 0.1 s (default 0.3)")(
         "repeats", po::value(&repeats), "passes over every measurement; medians count (default 3)")(
         "tolerance,t", po::value(&tolerance), "ECO subnet tolerance (default 0.2)")(
         "reps", po::value(&reps), "64-byte pings per pair; the least round trip gives the latency (default 10)")(
@@ -292,7 +292,8 @@ int cmd_probe(const std::vector<std::string>& args) {
     }
     const Subnets subnets = net.subnets().value_or(Subnets{});
     std::cout << "probed " << net.size() << " members in " << fixed(a.value("seconds", 0.0), 1) << " s ("
-              << a.value("measurements", 0) << " measurements of " << seconds << " s); " << subnets.size() << " subnet"
+              << a.value("measurements", 0) << " measurements, " << fixed(a.value("measured_seconds", 0.0), 1)
+              << " s of transfers); " << subnets.size() << " subnet"
               << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance << ":\n";
     print_subnets(std::cout, net);
     print_nics(std::cout, net);
