@@ -1,5 +1,8 @@
 #pragma once
 // Small builders shared by the tests.
+#include <algorithm>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,26 @@ inline constexpr double eq11_eps = 0.001;
 inline Matrix bhat_eq11() {
     const double e = eq11_eps;
     return {{0, 1, 1, 1.1, 100}, {100, 0, 1, 100, 100}, {100, 100, 0, 1, 100}, {100, 100, 100, 0, 1.1}, {e, e, e, e, 0}};
+}
+
+/// Gives `net` random subnets (up to three) and random capacities drawn from `rate`, each
+/// NIC and uplink infinite one time in four, a disk limit one time in three.
+inline void add_random_capacities(std::mt19937_64& rng, Network& net, std::uniform_real_distribution<double>& rate) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const std::size_t n = net.size();
+    const std::size_t groups = 1 + rng() % std::min<std::size_t>(n, 3);
+    Subnets sub(groups);
+    for (NodeId i = 0; i < n; ++i) sub[i < groups ? i : rng() % groups].push_back(i);
+    net.set_subnets(sub);
+    const auto maybe = [&] { return rng() % 4 == 0 ? inf : rate(rng); };
+    Capacities c;
+    for (std::size_t i = 0; i < n; ++i) {
+        c.egress.push_back(maybe());
+        c.ingress.push_back(maybe());
+        c.disk.push_back(rng() % 3 == 0 ? rate(rng) : inf);
+    }
+    for (std::size_t k = 0; k < groups; ++k) c.uplink.push_back(maybe());
+    net.set_capacities(c);
 }
 
 }  // namespace hetcast::test

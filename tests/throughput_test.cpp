@@ -18,6 +18,7 @@
 #include "hetcast/sim/simulate.hpp"
 #include "hetcast/sim/throughput.hpp"
 #include "netlab_networks.hpp"
+#include "support.hpp"
 
 using namespace hetcast;
 
@@ -66,19 +67,7 @@ Network random_capacity_net(std::mt19937_64& rng, std::size_t n) {
         }
     }
     Network net = Network::parametric(names, l, b, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    const std::size_t groups = 1 + rng() % std::min<std::size_t>(n, 3);
-    Subnets sub(groups);
-    for (NodeId i = 0; i < n; ++i) sub[i < groups ? i : rng() % groups].push_back(i);
-    net.set_subnets(sub);
-    const auto maybe = [&] { return rng() % 4 == 0 ? inf : rate(rng); };
-    Capacities c;
-    for (std::size_t i = 0; i < n; ++i) {
-        c.egress.push_back(maybe());
-        c.ingress.push_back(maybe());
-        c.disk.push_back(rng() % 3 == 0 ? rate(rng) : inf);
-    }
-    for (std::size_t k = 0; k < groups; ++k) c.uplink.push_back(maybe());
-    net.set_capacities(c);
+    test::add_random_capacities(rng, net, rate);
     return net;
 }
 
