@@ -145,21 +145,6 @@ Schedule tree_schedule(std::string algo, const Network& net, const PlanRequest& 
 
 }  // namespace
 
-double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges) {
-    const auto caps = resource_capacities(net);
-    std::vector<std::size_t> users(caps.size(), 0);
-    double t = inf;
-    for (const auto& [u, v] : edges) {
-        const FlowPath p = flow_path(net, u, v);
-        t = std::min(t, p.cap);
-        for (std::size_t r : p.resources) ++users[r];
-    }
-    for (std::size_t r = 0; r < caps.size(); ++r) {
-        if (users[r] > 0) t = std::min(t, caps[r] / static_cast<double>(users[r]));
-    }
-    return t;
-}
-
 bool cuts_through(const Network& net, const PlanRequest& req) {
     return req.model == ExecModel::nonblocking && !net.is_cost_matrix() &&
            req.size > static_cast<double>(default_piece) && piece_for(req.size) > 0;

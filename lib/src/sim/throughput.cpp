@@ -344,9 +344,7 @@ double tree_throughput(const Network& net, const Schedule& s) {
             children[i].push_back(t.peer);
         }
     }
-    // Top down from the source: every edge's rate, held to its parent edge's.
-    const std::vector<double> caps = resource_capacities(net);
-    std::vector<FlowPath> flows;
+    // Breadth first from the source: every node must be reached.
     std::vector<NodeId> order{msg.source};
     std::vector<char> reached(n, 0);
     reached[msg.source] = 1;
@@ -364,19 +362,22 @@ double tree_throughput(const Network& net, const Schedule& s) {
     for (NodeId k : msg.dests) {
         if (k >= n || !reached[k]) throw InputError("tree_throughput: destination " + std::to_string(k) + " is not reached");
     }
-    std::vector<std::size_t> edge_of(n, 0);  // the edge into each node, index into flows
-    for (std::size_t q = 1; q < order.size(); ++q) {
-        edge_of[order[q]] = flows.size();
-        flows.push_back(flow_path(net, parent[order[q]], order[q]));
-    }
-    if (flows.empty()) return inf;
-    std::vector<double> rate = max_min_rates(caps, flows);
+    std::vector<TreeEdge> edges;
+    for (std::size_t q = 1; q < order.size(); ++q) edges.emplace_back(parent[order[q]], order[q]);
+    return tree_throughput(net, edges);
+}
+
+double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges) {
+    const auto caps = resource_capacities(net);
+    std::vector<std::size_t> users(caps.size(), 0);
     double t = inf;
-    for (std::size_t q = 1; q < order.size(); ++q) {
-        const NodeId v = order[q];
-        double& r = rate[edge_of[v]];
-        if (parent[v] != msg.source) r = std::min(r, rate[edge_of[parent[v]]]);
-        t = std::min(t, r);
+    for (const auto& [u, v] : edges) {
+        const FlowPath p = flow_path(net, u, v);
+        t = std::min(t, p.cap);
+        for (std::size_t r : p.resources) ++users[r];
+    }
+    for (std::size_t r = 0; r < caps.size(); ++r) {
+        if (users[r] > 0) t = std::min(t, caps[r] / static_cast<double>(users[r]));
     }
     return t;
 }

@@ -8,17 +8,10 @@
 #include <vector>
 
 #include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/throughput.hpp"
 
 namespace hetcast {
 
-/// A tree edge: parent → child.
-using TreeEdge = std::pair<NodeId, NodeId>;
-
-/// Steady-state throughput (bytes/s) of a tree whose relays cut through: every edge carries
-/// the whole message at one common rate, so it is the least of capacity / edges crossing
-/// it over the resources of flow_path(), and of the edges' pair bandwidths. Infinity when
-/// nothing finite limits it (no edges, or a network without bandwidths).
-[[nodiscard]] double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges);
 
 /// Whether a plan for `req` should cut through: the model is non-blocking (the only one that
 /// predicts it), the network has bandwidths, and the message is more than one default_piece

@@ -4,6 +4,7 @@
 /// or pipelined — can deliver bytes from a root to every destination, and the rate a single
 /// pipelined tree reaches.
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "hetcast/model/network.hpp"
@@ -58,12 +59,18 @@ struct ThroughputOptions {
 [[nodiscard]] double throughput_cut_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
                                           const ThroughputOptions& opt = {});
 
-/// The steady-state throughput of the tree a single-message schedule forms when every edge
-/// streams at once (cut-through): max-min fair rates of all its edges together
-/// (max_min_rates() over flow_path()), each edge then held to its parent edge's rate. In
-/// bytes/s; infinity for a tree without edges. Equals the least of the edges' B_ij and of
-/// capacity / (tree edges crossing it) over the resources. Throws InputError unless `s` has
-/// one message whose sends form a tree from its source reaching every destination.
+/// A tree edge: parent → child.
+using TreeEdge = std::pair<NodeId, NodeId>;
+
+/// Steady-state throughput (bytes/s) of a tree whose relays cut through: every edge carries
+/// the whole message at one common rate, so it is the least of capacity / (tree edges
+/// crossing it) over the resources of flow_path(), and of the edges' pair bandwidths — the
+/// first level of max-min's progressive filling, which every edge is then held to through
+/// its parent. Infinity when nothing finite limits it (no edges, or no bandwidths).
+[[nodiscard]] double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges);
+
+/// tree_throughput() of the tree a single-message schedule forms. Throws InputError unless
+/// `s` has one message whose sends form a tree from its source reaching every destination.
 [[nodiscard]] double tree_throughput(const Network& net, const Schedule& s);
 
 }  // namespace hetcast
