@@ -15,6 +15,10 @@ namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
+/// How far above the target an edge's share must be before a shallower parent wins over a
+/// roomier one (see grow_tree).
+constexpr double headroom = 1.2;
+
 /// -1, 0 or 1 as a is below, about equal to or above b (rates built from different sums).
 int compare(double a, double b) {
     if (a == b) return 0;
@@ -97,7 +101,14 @@ std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, doub
                     room = std::min(room, caps[r] / static_cast<double>(users[r] + 1));
                 }
                 const Choice c{u, v, depth[u] + 1, std::min({throughput, room, target}), room};
-                if (here.capped < 0 || better(c, here, false)) here = c;
+                // Of v's parents, one with room up to the headroom beats a shallower one: an
+                // edge with barely the target's share is bottlenecked twice over when the
+                // target is set elsewhere on its path (an uplink), and TCP then gets ~12% less
+                // than the fair share (measured on netlab slow-sender).
+                const int spare = compare(std::min(room, target * headroom), std::min(here.room, target * headroom));
+                if (here.capped < 0 || (compare(c.capped, here.capped) == 0 && spare != 0 ? spare > 0 : better(c, here, false))) {
+                    here = c;
+                }
             }
             if (best.capped < 0 || better(here, best, pick == Pick::tightest)) best = here;
         }
