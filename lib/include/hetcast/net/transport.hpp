@@ -104,6 +104,12 @@ struct TransportConfig {
     std::uint16_t port = 0;  ///< 0: an ephemeral port (see Transport::port())
     std::size_t max_frame = 16u << 20;
     std::chrono::milliseconds timeout{5000};  ///< connect and handshake
+    /// A connection with data ready to send that the socket takes none of for this long
+    /// is closed ("no progress sending for 10 s"), and so are its queued sends. Time spent
+    /// waiting for a stream's body to grow (a relay waiting for its own upstream) or for
+    /// emulated pacing does not count. Also the sockets' TCP_USER_TIMEOUT (with TCP
+    /// keepalive: probes after 5 s idle, every 1 s, 5 of them). 0: no limit.
+    std::chrono::milliseconds stall{10000};
 };
 
 struct TransportCallbacks {

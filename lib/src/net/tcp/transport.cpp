@@ -2,7 +2,10 @@
 // GCC 12 miscompiles co_await inside larger expressions (conditions, `?:`, structured
 // bindings, temporaries around it): every co_await here is a statement of its own, and
 // errors come back through redirect_error rather than tuples.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 
 #include <asio.hpp>
 
@@ -24,6 +27,25 @@ using Clock = std::chrono::steady_clock;
 using Done = std::function<void(std::error_code)>;
 
 std::span<const std::byte> bytes_of(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+/// "10 s" or "300 ms".
+std::string duration_text(std::chrono::milliseconds d) {
+    return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + " s" : std::to_string(d.count()) + " ms";
+}
+
+/// Keepalive probes an idle connection (after 5 s, every 1 s, 5 of them) so a dead peer is
+/// noticed; TCP_USER_TIMEOUT drops one whose sent data stays unacknowledged for `stall`.
+/// Best effort: a socket that refuses an option keeps working without it.
+void set_liveness_options(int fd, std::chrono::milliseconds stall) {
+    const auto set = [fd](int level, int name, int value) { (void)::setsockopt(fd, level, name, &value, sizeof value); };
+    set(SOL_SOCKET, SO_KEEPALIVE, 1);
+    set(IPPROTO_TCP, TCP_KEEPIDLE, 5);
+    set(IPPROTO_TCP, TCP_KEEPINTVL, 1);
+    set(IPPROTO_TCP, TCP_KEEPCNT, 5);
+    if (stall.count() > 0) {
+        set(IPPROTO_TCP, TCP_USER_TIMEOUT, static_cast<int>(std::min<std::int64_t>(stall.count(), 1'000'000'000)));
+    }
+}
 
 struct Stream {
     std::uint64_t job;
@@ -83,6 +105,14 @@ private:
     /// Waits until the reader can go on (a relayed message still arriving); false when
     /// the connection closes meanwhile.
     asio::awaitable<bool> await_data(MessageBody::Reader& reader);
+    /// Writes all of `buffers` to the socket, timing progress for the stall rule.
+    asio::awaitable<std::error_code> write_socket(std::vector<asio::const_buffer> buffers);
+    /// The stall rule: while a write waits on the socket, the connection closes when no
+    /// byte has been taken for config().stall.
+    void begin_write();
+    void end_write() { writing_ = false; }
+    void arm_stall();
+    std::string stall_reason() const;
     asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
 
     TcpTransport& owner_;
@@ -90,6 +120,10 @@ private:
     asio::steady_timer wake_;
     asio::steady_timer pace_;
     asio::steady_timer data_;  ///< a stream waiting for its body to grow
+    asio::steady_timer stall_;  ///< checks a write waiting on the socket
+    Clock::time_point progress_{};  ///< when the socket last took bytes (or the write began)
+    bool writing_ = false;          ///< a write waits on the socket
+    bool stall_armed_ = false;
     std::deque<Item> queue_;
     std::string peer_;
     LinkShape shape_;
@@ -101,7 +135,7 @@ private:
 class TcpTransport final : public Transport {
 public:
     TcpTransport(TransportConfig config, TransportCallbacks callbacks)
-        : config_(std::move(config)), cb_(std::move(callbacks)), acceptor_(io_) {}
+        : config_(std::move(config)), cb_(std::move(callbacks)), acceptor_(io_), accept_pause_(io_) {}
     ~TcpTransport() override { stop(); }
 
     void start() override {
@@ -124,6 +158,7 @@ public:
         asio::post(io_, [this] {
             std::error_code ec;
             acceptor_.close(ec);
+            accept_pause_.cancel();
             for (const auto& c : live()) c->shutdown("transport stopped");
         });
         // Give the connections a moment to flush their error frames, then stop.
@@ -160,14 +195,56 @@ public:
 private:
     std::vector<std::shared_ptr<TcpConnection>> live() const { return {connections_.begin(), connections_.end()}; }
 
+    /// Out of descriptors (or memory), accepting again at once fails again at once: the
+    /// loop waits, 100 ms doubling up to 1 s, and logs at most one line per 10 s, with a
+    /// count of the failures it did not log.
     asio::awaitable<void> accept_loop() {
+        using std::chrono::milliseconds;
+        constexpr auto log_every = std::chrono::seconds(10);
+        milliseconds pause{0};
+        Clock::time_point last_log{}, next_log{};
+        std::size_t unlogged = 0;
+        const auto since_last = [&](Clock::time_point now) {
+            const auto s = std::chrono::duration_cast<std::chrono::seconds>(now - last_log).count();
+            return std::to_string(std::max<std::int64_t>(s, 1)) + " s";
+        };
         while (acceptor_.is_open()) {
             std::error_code ec;
             tcp::socket accepted = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+            if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+            const auto now = Clock::now();
             if (ec) {
-                if (ec == asio::error::operation_aborted) co_return;
-                log(std::string("accept failed: ") + ec.message());
+                // Out of descriptors (EMFILE, ENFILE), buffers or memory: the pending
+                // connection stays in the backlog and accepting again fails again, so wait.
+                // A connection reset before it was accepted costs only itself.
+                const bool transient = ec == asio::error::connection_aborted || ec == asio::error::interrupted ||
+                                       ec == asio::error::would_block || ec == asio::error::try_again;
+                if (!transient) pause = pause.count() == 0 ? milliseconds(100) : std::min(2 * pause, milliseconds(1000));
+                if (now >= next_log) {
+                    std::string line = "accept failed: " + ec.message();
+                    if (unlogged > 0) line += " (" + std::to_string(unlogged) + " more in the last " + since_last(now) + ")";
+                    if (!transient) line += "; backing off";
+                    log(line);
+                    unlogged = 0;
+                    last_log = now;
+                    next_log = now + log_every;
+                } else {
+                    ++unlogged;
+                }
+                if (!transient) {
+                    accept_pause_.expires_after(pause);
+                    std::error_code ignore;
+                    co_await accept_pause_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
+                }
                 continue;
+            }
+            pause = milliseconds(0);
+            if (unlogged > 0 && now >= next_log) {
+                log("accepting again (" + std::to_string(unlogged) + " more accept failures in the last " +
+                    since_last(now) + ")");
+                unlogged = 0;
+                last_log = now;
+                next_log = now + log_every;
             }
             auto conn = std::make_shared<TcpConnection>(*this, std::move(accepted));
             asio::co_spawn(io_, start_inbound(conn), asio::detached);
@@ -227,6 +304,7 @@ private:
     TransportConfig config_;
     TransportCallbacks cb_;
     tcp::acceptor acceptor_;
+    asio::steady_timer accept_pause_;
     std::thread thread_;
     std::uint16_t port_ = 0;
     std::set<std::shared_ptr<TcpConnection>> connections_;
@@ -234,9 +312,51 @@ private:
 
 TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket)
     : owner_(owner), socket_(std::move(socket)), wake_(socket_.get_executor()), pace_(socket_.get_executor()),
-      data_(socket_.get_executor()) {
+      data_(socket_.get_executor()), stall_(socket_.get_executor()) {
     std::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
+    set_liveness_options(socket_.native_handle(), owner_.config().stall);
+}
+
+void TcpConnection::begin_write() {
+    writing_ = true;
+    progress_ = Clock::now();
+    arm_stall();
+}
+
+void TcpConnection::arm_stall() {
+    const auto stall = owner_.config().stall;
+    if (stall.count() <= 0 || stall_armed_ || closed_) return;
+    stall_armed_ = true;
+    stall_.expires_at(progress_ + stall);
+    stall_.async_wait([w = weak_from_this(), stall](std::error_code ec) {
+        const auto self = w.lock();
+        if (!self) return;
+        self->stall_armed_ = false;
+        if (ec || self->closed_ || !self->writing_) return;
+        if (Clock::now() - self->progress_ >= stall) {
+            self->shutdown(self->stall_reason());
+        } else {
+            self->arm_stall();
+        }
+    });
+}
+
+std::string TcpConnection::stall_reason() const {
+    return "no progress sending for " + duration_text(owner_.config().stall) + ": the peer takes no data";
+}
+
+asio::awaitable<std::error_code> TcpConnection::write_socket(std::vector<asio::const_buffer> buffers) {
+    begin_write();
+    // Called after every partial write: each one is progress.
+    const auto progress = [this](const std::error_code& e, std::size_t n) -> std::size_t {
+        progress_ = Clock::now();
+        return asio::transfer_all()(e, n);
+    };
+    std::error_code ec;
+    co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, ec));
+    end_write();
+    co_return ec;
 }
 
 /// Handshake frames carry a nonce, a proof and a name: nobody unauthenticated gets more.
@@ -358,7 +478,12 @@ asio::awaitable<void> TcpConnection::read_loop() {
         const std::error_code ec = got.first;
         Frame& f = got.second;
         if (ec) {
-            shutdown(ec == asio::error::eof ? "closed by peer" : ec.message());
+            // TCP_USER_TIMEOUT or keepalive gave up on the peer.
+            if (ec == asio::error::timed_out) {
+                shutdown(writing_ ? stall_reason() : "the peer stopped answering (" + ec.message() + ")");
+            } else {
+                shutdown(ec == asio::error::eof ? "closed by peer" : ec.message());
+            }
             co_return;
         }
         if (f.header.type == FrameType::error) {
@@ -383,8 +508,7 @@ asio::awaitable<std::error_code> TcpConnection::write_paced(std::vector<asio::co
         std::error_code ignore;
         co_await pace_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
     }
-    std::error_code ec;
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    const std::error_code ec = co_await write_socket(std::move(buffers));
     co_return ec;
 }
 
@@ -432,8 +556,8 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         sent += n;
         encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)}, hdr);
         if (range) {
-            std::error_code ec;
-            co_await asio::async_write(socket_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
+            std::vector<asio::const_buffer> head{asio::buffer(hdr)};
+            std::error_code ec = co_await write_socket(std::move(head));
             if (ec) co_return ec;
             ec = co_await send_file(*range);
             if (ec) co_return ec;
@@ -458,22 +582,26 @@ asio::awaitable<std::error_code> TcpConnection::send_file(MessageBody::Reader::F
     if (ec) co_return ec;
     auto offset = static_cast<off_t>(range.offset);
     std::size_t left = range.length;
+    begin_write();
     while (left > 0) {
         const ssize_t n = ::sendfile(socket_.native_handle(), range.fd, &offset, left);
         if (n > 0) {
+            progress_ = Clock::now();
             left -= static_cast<std::size_t>(n);
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
-            if (ec) co_return ec;
+            if (ec) break;
             continue;
         }
         // 0: the file ended before the range did (it shrank since it was described).
-        co_return n == 0 ? std::make_error_code(std::errc::io_error) : std::error_code(errno, std::system_category());
+        ec = n == 0 ? std::make_error_code(std::errc::io_error) : std::error_code(errno, std::system_category());
+        break;
     }
-    co_return std::error_code{};
+    end_write();
+    co_return ec;
 }
 
 asio::awaitable<bool> TcpConnection::await_data(MessageBody::Reader& reader) {
@@ -505,7 +633,9 @@ asio::awaitable<void> TcpConnection::write_loop() {
         const std::error_code ec = co_await write_item(item);
         if (item.done) item.done(ec);
         if (ec && !closing_) {
-            shutdown("write failed: " + ec.message());
+            // TCP_USER_TIMEOUT (= stall): the peer acknowledged nothing for that long.
+            shutdown(ec == asio::error::timed_out ? stall_reason() + " (" + ec.message() + ")"
+                                                  : "write failed: " + ec.message());
             co_return;
         }
     }
@@ -520,6 +650,7 @@ void TcpConnection::shutdown(const std::string& why) {
     wake_.cancel();
     pace_.cancel();
     data_.cancel();
+    stall_.cancel();
     for (auto& item : queue_) {
         if (item.done) item.done(asio::error::not_connected);
     }
