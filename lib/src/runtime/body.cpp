@@ -1,5 +1,7 @@
 #include "hetcast/runtime/body.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,7 +27,69 @@ private:
     std::size_t pos_ = 0;
 };
 
+/// The k-th output (from 0) of splitmix64 seeded with `seed`.
+std::uint64_t splitmix_word(std::uint64_t seed, std::uint64_t k) {
+    std::uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+class GeneratedReader final : public net::MessageBody::Reader {
+public:
+    GeneratedReader(std::uint64_t size, std::uint64_t seed) : size_(size), seed_(seed) {}
+    std::size_t read(std::span<std::byte> out) override {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - pos_));
+        GeneratedBody::generate(seed_, pos_, out.first(n));
+        pos_ += n;
+        return n;
+    }
+    void skip(std::size_t n) override { pos_ = std::min<std::uint64_t>(size_, pos_ + n); }
+
+private:
+    std::uint64_t size_;
+    std::uint64_t seed_;
+    std::uint64_t pos_ = 0;
+};
+
 }  // namespace
+
+void GeneratedBody::generate(std::uint64_t seed, std::uint64_t offset, std::span<std::byte> out) {
+    std::size_t done = 0;
+    std::uint64_t k = offset / 8;
+    auto skip = static_cast<std::size_t>(offset % 8);  // of word k, already before `out`
+    while (done < out.size()) {
+        const std::uint64_t w = splitmix_word(seed, k++);
+        std::array<std::byte, 8> le;
+        for (std::size_t b = 0; b < 8; ++b) le[b] = static_cast<std::byte>(w >> (8 * b));
+        const std::size_t n = std::min<std::size_t>(8 - skip, out.size() - done);
+        std::memcpy(out.data() + done, le.data() + skip, n);
+        done += n;
+        skip = 0;
+    }
+}
+
+net::Digest GeneratedBody::sha256() const {
+    std::call_once(sha_once_, [this] {
+        net::Sha256 h;
+        std::vector<std::byte> buf(std::size_t{1} << 20);
+        for (std::uint64_t at = 0; at < size_; at += buf.size()) {
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size_ - at));
+            generate(seed_, at, std::span(buf).first(n));
+            h.update(std::span(buf).first(n));
+        }
+        sha_ = h.finish();
+    });
+    return sha_;
+}
+
+std::unique_ptr<net::MessageBody::Reader> GeneratedBody::open() const {
+    return std::make_unique<GeneratedReader>(size_, seed_);
+}
+
+std::shared_ptr<const net::MessageBody> make_generated_body(std::uint64_t size, std::uint64_t seed) {
+    return std::make_shared<GeneratedBody>(size, seed);
+}
 
 BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes) : bytes_(std::move(bytes)) {
     net::Sha256 h;

@@ -142,10 +142,19 @@ net::Digest ChunkHasher::finish() {
     return sha_.finish();
 }
 
+std::string temp_name(const std::string& filename, std::uint64_t tag) {
+    const std::string tail = ".hetcast-" + std::to_string(tag) + ".part";
+    // NAME_MAX (255 bytes) on every common file system: a long name is shortened, never the
+    // tag remove_leftovers() recognises it by.
+    constexpr std::size_t name_max = 255;
+    const std::size_t room = name_max - 1 - tail.size();
+    return "." + filename.substr(0, room) + tail;
+}
+
 FileSink::FileSink(fs::path final_path, std::uint64_t expected_size)
     : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
     std::random_device rd;
-    temp_ = final_.parent_path() / ("." + final_.filename().string() + ".hetcast-" + std::to_string(rd()) + ".part");
+    temp_ = final_.parent_path() / temp_name(final_.filename().string(), rd());
     std::error_code ec;
     fs::create_directories(final_.parent_path(), ec);
     const int fd = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -1,8 +1,11 @@
 #pragma once
 /// Message bodies: what a job disseminates. A file is streamed from disk in chunks; a
 /// buffer is shared, never copied per send.
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <vector>
 
 #include "hetcast/net/transport.hpp"
@@ -41,5 +44,30 @@ private:
     std::uint64_t size_ = 0;
     net::Digest sha_{};
 };
+
+/// A generated test payload ("gen:SIZE:SEED"): SIZE bytes that are a pure function of
+/// (seed, offset), made as they are read, never held whole. The stream is splitmix64
+/// seeded with `seed`, each output word little-endian: word k (bytes 8k..8k+7) is
+/// mix(seed + (k + 1) * 0x9E3779B97F4A7C15). The SHA-256 is computed on the first
+/// sha256() call (one pass over the bytes, thread-safe) and kept.
+class GeneratedBody final : public net::MessageBody {
+public:
+    GeneratedBody(std::uint64_t size, std::uint64_t seed) : size_(size), seed_(seed) {}
+    [[nodiscard]] std::uint64_t size() const override { return size_; }
+    [[nodiscard]] net::Digest sha256() const override;
+    [[nodiscard]] std::unique_ptr<Reader> open() const override;
+    [[nodiscard]] std::uint64_t seed() const { return seed_; }
+    /// The bytes [offset, offset + out.size()) of the stream of `seed` (unbounded).
+    static void generate(std::uint64_t seed, std::uint64_t offset, std::span<std::byte> out);
+
+private:
+    std::uint64_t size_;
+    std::uint64_t seed_;
+    mutable std::once_flag sha_once_;
+    mutable net::Digest sha_{};
+};
+
+/// A GeneratedBody of `size` bytes from `seed`.
+[[nodiscard]] std::shared_ptr<const net::MessageBody> make_generated_body(std::uint64_t size, std::uint64_t seed);
 
 }  // namespace hetcast

@@ -52,7 +52,12 @@ private:
     std::thread worker_;
 };
 
-/// Writes a file under a temporary name next to its final path. verify() checks the
+/// The temporary name of a file being received: ".NAME.hetcast-TAG.part", with NAME cut
+/// short (by bytes) so that the whole fits in 255 bytes. The daemon removes such files
+/// left by an earlier run.
+[[nodiscard]] std::string temp_name(const std::string& filename, std::uint64_t tag);
+
+/// Writes a file under a temporary name (temp_name()) next to its final path. verify() checks the
 /// SHA-256; from then on body() reads the verified bytes (through the open descriptor, so
 /// it stays readable while land() renames the file). land() fsyncs, renames into place and
 /// fsyncs the directory. Destroyed without landing, it removes the temporary file.
