@@ -3,10 +3,16 @@
 // (service_push.cpp) are elsewhere; service_impl.hpp holds what they share.
 #include "hetcast/runtime/service.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <string_view>
@@ -82,6 +88,42 @@ std::pair<std::size_t, std::size_t> remove_leftovers(const fs::path& dest_root, 
 }
 
 }  // namespace
+
+StateDirLock::StateDirLock(const fs::path& dir) {
+    const fs::path file = dir / "lock";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot open " + file.string() + ": " + std::strerror(errno));
+    int rc;
+    do {
+        rc = ::flock(fd_, LOCK_EX | LOCK_NB);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        const int err = errno;
+        char buf[32] = {};
+        const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+        std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+        pid.erase(std::remove_if(pid.begin(), pid.end(), [](char c) { return c < '0' || c > '9'; }), pid.end());
+        ::close(fd_);
+        fd_ = -1;
+        if (err == EWOULDBLOCK) {
+            throw Error("the state directory " + dir.string() + " is in use by another hetcastd" +
+                        (pid.empty() ? std::string() : " (pid " + pid + ")") +
+                        "; stop it, or give this one its own state_dir and dest_root");
+        }
+        throw Error("cannot lock " + file.string() + ": " + std::strerror(err));
+    }
+    // Who holds it, for the next one to name.
+    const std::string me = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
+        // Only informative: the lock holds without it.
+    }
+}
+
+StateDirLock::~StateDirLock() {
+    if (fd_ >= 0) ::close(fd_);
+}
 
 void Service::Impl::set_members(std::vector<Member> ms) {
     save_cluster(members_file(), ms);
@@ -319,6 +361,9 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     Impl& d = *impl_;
     d.cfg = std::move(config);
     d.log = std::move(log);
+    // Before anything else: a second daemon on the same state would remove the first
+    // one's files in flight (remove_leftovers below).
+    d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
     PeerConfig pc;
     pc.name = d.cfg.name;
     pc.host = d.cfg.host;

@@ -59,7 +59,23 @@ T get_or(const json& j, const char* key, T fallback) {
 
 }  // namespace detail
 
+/// An exclusive lock on a state directory (flock on STATE_DIR/lock, holding the pid),
+/// kept while this lives: two daemons sharing one would delete each other's files.
+class StateDirLock {
+public:
+    /// Throws hetcast::Error when another process holds it, naming the directory and pid.
+    explicit StateDirLock(const std::filesystem::path& dir);
+    ~StateDirLock();
+    StateDirLock(const StateDirLock&) = delete;
+    StateDirLock& operator=(const StateDirLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 struct Service::Impl {
+    /// First, so it is taken before anything is touched and released after all is done.
+    std::unique_ptr<StateDirLock> state_lock;
     /// Holds one of the max_jobs places while a push runs.
     struct Busy {
         explicit Busy(Impl& i) : impl(i) {

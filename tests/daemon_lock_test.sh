@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Two hetcastd on one state directory: the second fails at once with one line naming the
+# directory and the first one's pid, exits non-zero and touches nothing (a temporary file
+# of the first one's push in flight stays); the first goes on. Once the first stopped, a
+# daemon on that state starts and removes what the first left.
+#   usage: daemon_lock_test.sh HETCASTD
+set -euo pipefail
+
+hetcastd=$(realpath "$1")
+[[ -x $hetcastd ]] || { echo "usage: $0 HETCASTD" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-lock-test.XXXXXX")
+pids=()
+cleanup() {
+    local rc=$?
+    set +e
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    if [[ $rc -ne 0 ]]; then
+        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "daemon lock test: FAILED: $*" >&2; exit 1; }
+step() { echo "daemon lock test: $*"; }
+
+head -c 32 /dev/urandom | base64 > "$tmp/secret"
+chmod 600 "$tmp/secret"
+# Port 0: each daemon gets a port of its own, so only the state directory is shared.
+cat > "$tmp/n.yaml" <<EOF
+name: n
+listen: 127.0.0.1:0
+state_dir: state
+dest_root: dest
+secret_file: secret
+EOF
+
+# wait_ready LOG PID: bounded wait for the 'ready' line.
+wait_ready() {
+    for _ in $(seq 100); do
+        grep -q 'INFO ready: ' "$1" && return 0
+        kill -0 "$2" 2>/dev/null || fail "hetcastd exited: $(cat "$1")"
+        sleep 0.1
+    done
+    fail "hetcastd did not get ready within 10 s"
+}
+
+"$hetcastd" --config "$tmp/n.yaml" 2> "$tmp/first.log" &
+first=$!
+pids+=("$first")
+wait_ready "$tmp/first.log" "$first"
+[[ $(tr -d '\n' < "$tmp/state/lock") == "$first" ]] || fail "state/lock does not hold the pid $first: $(cat "$tmp/state/lock")"
+step "the first daemon holds state/lock"
+
+# As if the first one were receiving a file right now.
+mkdir -p "$tmp/dest/sub"
+part="$tmp/dest/sub/.a.bin.hetcast-12345.part"
+echo data > "$part"
+
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/n.yaml" > "$tmp/second.out" 2> "$tmp/second.log" || rc=$?
+[[ $rc -ne 0 && $rc -ne 124 ]] || fail "the second daemon exited with $rc (want a non-zero status, at once)"
+[[ $(wc -l < "$tmp/second.log") -eq 1 ]] || fail "the second daemon said more than one line: $(cat "$tmp/second.log")"
+grep -q "state directory $tmp/state is in use by another hetcastd (pid $first)" "$tmp/second.log" ||
+    fail "the second daemon's error does not name the directory and pid $first: $(cat "$tmp/second.log")"
+[[ -f $part ]] || fail "the second daemon removed the first one's temporary file"
+kill -0 "$first" 2>/dev/null || fail "the first daemon died"
+grep -q "stale" "$tmp/first.log" && fail "the first daemon removed something"
+[[ $(tr -d '\n' < "$tmp/state/lock") == "$first" ]] || fail "state/lock no longer holds the pid $first"
+step "a second daemon on the same state: exit $rc, one line ($(cat "$tmp/second.log")), nothing touched"
+
+kill -TERM "$first"
+for _ in $(seq 100); do kill -0 "$first" 2>/dev/null || break; sleep 0.1; done
+wait "$first" || fail "the first daemon exited with $? on SIGTERM"
+pids=()
+"$hetcastd" --config "$tmp/n.yaml" 2> "$tmp/third.log" &
+third=$!
+pids+=("$third")
+wait_ready "$tmp/third.log" "$third"
+[[ ! -e $part ]] || fail "the next daemon did not remove the leftover temporary file"
+step "after the first stopped, the next daemon on that state starts and cleans up"
+step "passed"
