@@ -361,9 +361,6 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     Impl& d = *impl_;
     d.cfg = std::move(config);
     d.log = std::move(log);
-    // Before anything else: a second daemon on the same state would remove the first
-    // one's files in flight (remove_leftovers below).
-    d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
     PeerConfig pc;
     pc.name = d.cfg.name;
     pc.host = d.cfg.host;
@@ -394,6 +391,10 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
         d.map = load_network(d.map_file());
         d.map_time = fs::last_write_time(d.map_file());
     }
+    // Only reads so far (a bad secret or file is reported as such); from here on files are
+    // created and removed: a second daemon on the same state would remove the first one's
+    // files in flight (remove_leftovers below).
+    d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
     fs::create_directories(d.cfg.dest_root);
     fs::create_directories(pc.spool);
     if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(l); });
