@@ -74,7 +74,7 @@ private:
 };
 
 struct Service::Impl {
-    /// First, so it is taken before anything is touched and released after all is done.
+    /// Declared first, so it is released after everything else is gone.
     std::unique_ptr<StateDirLock> state_lock;
     /// Holds one of the max_jobs places while a push runs.
     struct Busy {
