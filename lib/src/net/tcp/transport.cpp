@@ -101,6 +101,10 @@ private:
     asio::awaitable<std::error_code> write_paced(std::vector<asio::const_buffer> buffers, std::size_t bytes,
                                                  Clock::time_point queued);
     asio::awaitable<std::error_code> write_item(Item& item);
+    /// Ends a stream whose body failed between frames: a job_cancel for its message, and
+    /// the stream's error; the connection goes on.
+    asio::awaitable<std::error_code> write_abandon(const Stream& s, const std::string& why);
+    bool abandoned_ = false;  ///< the item just written was abandoned cleanly
     asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
     /// Waits until the reader can go on (a relayed message still arriving); false when
     /// the connection closes meanwhile.
@@ -523,13 +527,20 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         co_return ec;
     }
     auto& s = std::get<Stream>(item.what);
+    // A body that fails between frames ends only its message: the receiver is told with a
+    // job_cancel and the connection, which may carry other jobs, stays.
+    std::string abandoned;
+    const auto abandon = [&](const std::string& why) {
+        owner_.log("cannot read a message to send: " + why);
+        abandoned = "the sender cannot go on: " + why;
+    };
     std::unique_ptr<MessageBody::Reader> reader;
     try {
         reader = s.body->open();
     } catch (const std::exception& e) {
-        owner_.log(std::string("cannot read a message to send: ") + e.what());
-        co_return std::make_error_code(std::errc::io_error);
+        abandon(e.what());
     }
+    if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
     std::vector<std::byte> buf;
     std::array<std::byte, header_size> hdr;
     std::uint64_t sent = 0;
@@ -548,9 +559,9 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
                 n = reader->read(buf);
             }
         } catch (const std::exception& e) {
-            owner_.log(std::string("cannot read a message to send: ") + e.what());
-            co_return std::make_error_code(std::errc::io_error);
+            abandon(e.what());
         }
+        if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
         if (n == 0) break;
         if (closing_) co_return asio::error::operation_aborted;
         sent += n;
@@ -568,12 +579,24 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + n, item.queued);
         if (ec) co_return ec;
     }
-    if (sent != s.body->size()) co_return std::make_error_code(std::errc::io_error);
+    if (sent != s.body->size()) {
+        abandon("the message ended after " + std::to_string(sent) + " of " + std::to_string(s.body->size()) + " bytes");
+        co_return co_await write_abandon(s, abandoned);
+    }
     const Digest sha = s.body->sha256();
     encode_header(FrameHeader{FrameType::data_end, 0, s.job, s.message, static_cast<std::uint32_t>(sha.size())}, hdr);
     std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(sha)};
     const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + sha.size(), item.queued);
     co_return ec;
+}
+
+asio::awaitable<std::error_code> TcpConnection::write_abandon(const Stream& s, const std::string& why) {
+    std::array<std::byte, header_size> hdr;
+    encode_header(FrameHeader{FrameType::job_cancel, 0, s.job, s.message, static_cast<std::uint32_t>(why.size())}, hdr);
+    std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(why)};
+    if (const std::error_code ec = co_await write_socket(std::move(bufs))) co_return ec;
+    abandoned_ = true;
+    co_return std::make_error_code(std::errc::io_error);
 }
 
 asio::awaitable<std::error_code> TcpConnection::send_file(MessageBody::Reader::FileRange range) {
@@ -632,7 +655,7 @@ asio::awaitable<void> TcpConnection::write_loop() {
         queue_.pop_front();
         const std::error_code ec = co_await write_item(item);
         if (item.done) item.done(ec);
-        if (ec && !closing_) {
+        if (ec && !closing_ && !std::exchange(abandoned_, false)) {
             // TCP_USER_TIMEOUT (= stall): the peer acknowledged nothing for that long.
             shutdown(ec == asio::error::timed_out ? stall_reason() + " (" + ec.message() + ")"
                                                   : "write failed: " + ec.message());
