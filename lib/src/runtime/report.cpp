@@ -77,7 +77,12 @@ nlohmann::json to_json(const JobReport& r) {
                             {"predicted", o.predicted},
                             {"achieved", o.achieved},
                             {"ok", o.ok},
-                            {"error", utf8(o.error)}});
+                            {"error", utf8(o.error)},
+                            {"attempt", o.attempt}});
+    }
+    nlohmann::json failed_members = nlohmann::json::array();
+    for (const MemberFailure& f : r.failed_members) {
+        failed_members.push_back({{"member", utf8(f.member)}, {"reason", utf8(f.reason)}});
     }
     nlohmann::json skipped = nlohmann::json::array();
     for (const std::string& name : r.skipped) skipped.push_back(utf8(name));
@@ -103,6 +108,8 @@ nlohmann::json to_json(const JobReport& r) {
             {"ratio", r.ratio()},
             {"ok", r.ok()},
             {"skipped", std::move(skipped)},
+            {"failed_members", std::move(failed_members)},
+            {"attempts", r.attempts},
             {"outcomes", std::move(outcomes)},
             {"hops", std::move(hops)}};
 }
@@ -236,6 +243,16 @@ JobReport report_from_json(const json& j) {
         r.skipped.push_back(skipped[i].get<std::string>());
     }
 
+    if (const auto it = j.find("failed_members"); it != j.end()) {
+        if (!it->is_array()) bad("failed_members", "expected a list");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string where = "failed_members[" + std::to_string(i) + "]";
+            if (!(*it)[i].is_object()) bad(where, "expected an object");
+            r.failed_members.push_back({get_string((*it)[i], "member", where), get_string((*it)[i], "reason", where)});
+        }
+    }
+    if (j.contains("attempts")) r.attempts = static_cast<int>(get_unsigned(j, "attempts", "", 1000));
+
     const json& outcomes = field(j, "outcomes", "");
     if (!outcomes.is_array()) bad("outcomes", "expected a list");
     r.outcomes.reserve(outcomes.size());
@@ -252,6 +269,7 @@ JobReport report_from_json(const json& j) {
         out.achieved = get_seconds(o, "achieved", where);
         out.ok = get_bool(o, "ok", where);
         out.error = get_string(o, "error", where);
+        if (o.contains("attempt")) out.attempt = static_cast<int>(get_unsigned(o, "attempt", where, 1000));
         r.outcomes.push_back(std::move(out));
     }
     return r;
@@ -276,12 +294,13 @@ void print_report(std::ostream& out, const JobReport& r) {
         std::string message, route, predicted, achieved, ratio;
         bool ok;
         std::string error;
+        int attempt = 1;
     };
     std::vector<Row> rows;
     std::size_t w_route = 14, w_pred = 9, w_ach = 8;
     for (const Outcome& o : r.outcomes) {
         Row row{std::to_string(o.message), printable(o.source, 40) + " -> " + printable(o.dest, 40),
-                format_seconds(o.predicted), "", "", o.ok, ""};
+                format_seconds(o.predicted), "", "", o.ok, "", o.attempt};
         if (o.ok) {
             row.achieved = format_seconds(o.achieved);
             row.ratio = ratio_text(o.predicted > 0 ? o.achieved / o.predicted : 0);
@@ -302,6 +321,7 @@ void print_report(std::ostream& out, const JobReport& r) {
                 << pad(row.predicted, w_pred, true) << "  ";
             if (row.ok) {
                 out << pad(row.achieved, w_ach, true) << "  " << pad(row.ratio, 8, true);
+                if (row.attempt > 1) out << "  re-served (try " << row.attempt << ")";
             } else {
                 out << "FAILED: " << row.error;
             }
@@ -345,6 +365,13 @@ void print_report(std::ostream& out, const JobReport& r) {
     if (r.skipped.empty()) out << "none";
     for (std::size_t i = 0; i < r.skipped.size(); ++i) out << (i ? ", " : "") << printable(r.skipped[i], 40);
     out << '\n';
+    for (const MemberFailure& f : r.failed_members) {
+        out << "member failed        " << printable(f.member, 40) << ": " << printable(f.reason) << '\n';
+    }
+    if (r.attempts > 1) {
+        out << "re-served            " << r.attempts - 1 << (r.attempts == 2 ? " time" : " times")
+            << " (what failed members should have fed came from the source again)\n";
+    }
     if (failed > 0) {
         out << "FAILED: " << failed << " of " << r.outcomes.size()
             << (r.outcomes.size() == 1 ? " delivery" : " deliveries") << '\n';

@@ -23,6 +23,15 @@ struct Outcome {
     double achieved = 0;  ///< valid when ok
     bool ok = false;
     std::string error;    ///< why it failed, when !ok
+    /// Which try delivered it: 1 as planned, 2+ re-served after members failed.
+    int attempt = 1;
+};
+
+/// A member that failed during a job on its own account (not because what fed it failed).
+struct MemberFailure {
+    std::string member;
+    std::string reason;
+    friend bool operator==(const MemberFailure&, const MemberFailure&) = default;
 };
 
 /// One transfer as it happened: from the first to the last byte at the receiver, in
@@ -57,6 +66,9 @@ struct JobReport {
     std::vector<Outcome> outcomes; ///< one per (message, destination), in schedule order
     std::vector<Hop> hops;         ///< every transfer, relays' included, as receivers reported them
     std::vector<std::string> skipped;  ///< members left out of the plan (down)
+    /// Members that failed, each with its reason; what they should have fed was re-served.
+    std::vector<MemberFailure> failed_members;
+    int attempts = 1;  ///< tries: the plan, then one per re-serving of orphaned destinations
 
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::size_t failures() const;
@@ -66,7 +78,8 @@ struct JobReport {
 
 /// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
 ///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
-///  "skipped":[...], "outcomes":[{"message","source","dest","predicted","achieved","ok","error"}],
+///  "skipped":[...], "failed_members":[{"member","reason"}], "attempts",
+///  "outcomes":[{"message","source","dest","predicted","achieved","ok","error","attempt"}],
 ///  "hops":[{"message","from","to","bytes","start","end","rate"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);
 /// Throws InputError when `j` is not a report as to_json writes it.
