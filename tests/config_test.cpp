@@ -12,6 +12,7 @@
 #include "temp_dir.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/peer.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -63,7 +64,8 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.max_jobs == 4);
     CHECK(c.chunk == (std::size_t{1} << 20));
     CHECK(c.tolerance == doctest::Approx(0.2));
-    CHECK(c.stall_timeout == std::chrono::milliseconds(30000));
+    CHECK(c.stall_timeout == std::chrono::milliseconds(10000));
+    CHECK(c.stall_timeout == PeerConfig{}.stall_timeout);  // one default, whether a daemon or an embedded peer
     CHECK(c.down_after == std::chrono::milliseconds(2000));
 }
 

@@ -114,9 +114,19 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
 
 // --- frames ----------------------------------------------------------------------
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
+    hear(c->peer());
     try {
         switch (f.header.type) {
-            case FrameType::job_plan: return on_plan(c, f);
+            case FrameType::job_plan:
+                // Preparing a job resolves its origins (hashing a file, making a payload).
+                return spawn([this, c, f = std::move(f)] {
+                    try {
+                        on_plan(c, f);
+                    } catch (const std::exception& e) {
+                        log("closing the connection with '" + c->peer() + "': " + e.what());
+                        c->close(e.what());
+                    }
+                });
             case FrameType::job_start: return on_start(f.header.job, c);
             case FrameType::data: return on_data(c, std::move(f));
             case FrameType::data_end: return on_data_end(c, f);
@@ -167,43 +177,54 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         return;
     }
     if (req.value("cmd", "") == "describe") {
-        // An origin this peer does not have is an answer, not a reason to drop the caller.
-        try {
-            const auto body = resolve(req.value("origin", ""));
-            json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}};
-            if (const std::uint64_t piece = req.value("piece", std::uint64_t{0}); piece > 0) {
-                if (piece < min_piece || piece > max_piece) throw InputError("piece must be 4 KiB to 8 MiB");
-                json pieces = json::array();
-                for (const auto& d : piece_digests(*body, piece)) pieces.push_back(net::to_hex(d));
-                a["pieces"] = std::move(pieces);
+        // Hashing a large origin takes seconds: never on the I/O thread. An origin this
+        // peer does not have is an answer, not a reason to drop the caller.
+        spawn([this, req = std::move(req), respond] {
+            try {
+                const auto body = resolve(req.value("origin", ""));
+                json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}};
+                if (const std::uint64_t piece = req.value("piece", std::uint64_t{0}); piece > 0) {
+                    if (piece < min_piece || piece > max_piece) throw InputError("piece must be 4 KiB to 8 MiB");
+                    json pieces = json::array();
+                    for (const auto& d : piece_digests(*body, piece)) pieces.push_back(net::to_hex(d));
+                    a["pieces"] = std::move(pieces);
+                }
+                respond(a);
+            } catch (const std::exception& e) {
+                respond({{"ok", false}, {"error", e.what()}});
             }
-            respond(a);
-        } catch (const std::exception& e) {
-            respond({{"ok", false}, {"error", e.what()}});
-        }
+        });
         return;
     }
     std::function<void(const std::string&, const json&, Responder)> handler;
     {
         std::lock_guard lock(mu);
         handler = request_handler;
-        if (!handler || stopping) {
-            respond({{"error", "this peer takes no requests"}});
-            return;
-        }
-        reap_helpers();
-        auto finished = std::make_shared<std::atomic<bool>>(false);
-        helpers.push_back({std::thread([handler, from = c->peer(), req = std::move(req), respond, finished, this] {
-                               try {
-                                   handler(from, req, respond);
-                               } catch (const std::exception& e) {
-                                   respond({{"error", e.what()}});
-                                   log(std::string("request failed: ") + e.what());
-                               }
-                               *finished = true;
-                           }),
-                           finished});
     }
+    if (!handler || stopping) {
+        respond({{"error", "this peer takes no requests"}});
+        return;
+    }
+    spawn([this, handler, from = c->peer(), req = std::move(req), respond] {
+        try {
+            handler(from, req, respond);
+        } catch (const std::exception& e) {
+            respond({{"error", e.what()}});
+            log(std::string("request failed: ") + e.what());
+        }
+    });
+}
+
+void Peer::Impl::spawn(std::function<void()> work) {
+    std::lock_guard lock(mu);
+    if (stopping) return;
+    reap_helpers();
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    helpers.push_back({std::thread([work = std::move(work), finished] {
+                           work();
+                           *finished = true;
+                       }),
+                       finished});
 }
 
 void Peer::Impl::reap_helpers() {
@@ -243,6 +264,7 @@ void Peer::start() {
     if (d.cfg.chunk == 0 || d.cfg.chunk > max_chunk) throw InputError("chunk must be 1 byte to 8 MiB");
     tc.max_frame = max_chunk + 4096;
     tc.timeout = d.cfg.connect_timeout;
+    tc.stall = d.cfg.stall_timeout;
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) { d.on_close(c, why); };
@@ -250,11 +272,26 @@ void Peer::start() {
     cb.log = [&d](const std::string& line) { d.log(line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
+    d.janitor = std::thread([&d] {
+        std::unique_lock lock(d.mu);
+        while (!d.stopping) {
+            d.janitor_cv.wait_for(lock, std::chrono::seconds(1));
+            if (d.stopping) break;
+            lock.unlock();
+            d.reap();
+            lock.lock();
+        }
+    });
 }
 
 void Peer::stop() {
     Impl& d = *impl_;
     if (!d.transport || d.stopping.exchange(true)) return;
+    {
+        std::lock_guard lock(d.mu);
+        d.janitor_cv.notify_all();
+    }
+    if (d.janitor.joinable()) d.janitor.join();
     std::vector<std::shared_ptr<Job>> js;
     {
         std::lock_guard lock(d.mu);
@@ -309,6 +346,65 @@ std::vector<Member> Peer::members() const {
     std::lock_guard lock(impl_->mu);
     std::vector<Member> out;
     for (const auto& [n, m] : impl_->members) out.push_back(m);
+    return out;
+}
+
+bool Peer::cancel(std::uint64_t job, const std::string& why) {
+    Impl& d = *impl_;
+    std::vector<std::shared_ptr<Coord>> ks;
+    {
+        std::lock_guard lock(d.mu);
+        for (auto& [id, k] : d.coords) {
+            if (id == job || k->push == job) ks.push_back(k);
+        }
+        if (ks.empty()) return false;
+        d.cancelled_pushes[job] = why;
+    }
+    for (auto& k : ks) {
+        std::lock_guard lock(k->mu);
+        if (k->cancelled.empty()) k->cancelled = why;
+        k->cv.notify_all();
+    }
+    return true;
+}
+
+std::vector<JobInfo> Peer::jobs() const {
+    const Impl& d = *impl_;
+    std::vector<std::pair<std::uint64_t, std::shared_ptr<Coord>>> ks;
+    std::vector<std::shared_ptr<Job>> js;
+    {
+        std::lock_guard lock(d.mu);
+        for (const auto& [id, k] : d.coords) ks.emplace_back(id, k);
+        for (const auto& [id, j] : d.jobs) js.push_back(j);
+    }
+    const double now = now_s();
+    std::vector<JobInfo> out;
+    for (const auto& [id, k] : ks) {
+        std::lock_guard lock(k->mu);
+        JobInfo i;
+        i.job = k->push;
+        i.role = "coordinator";
+        i.coordinator = d.cfg.name;
+        i.algorithm = k->algorithm;
+        i.seconds = k->started > 0 ? now - k->started : 0;
+        i.bytes = std::min(k->bytes_in, k->owed);
+        i.owed = k->owed;
+        i.state = k->started > 0 ? "running" : "planned";
+        out.push_back(std::move(i));
+    }
+    for (const auto& j : js) {
+        if (j->finished || !j->coordinator) continue;  // its coordinator (this peer) lists it
+        std::lock_guard lock(j->mu);
+        JobInfo i;
+        i.job = j->plan.job;
+        i.role = "participant";
+        i.coordinator = j->plan.coordinator;
+        i.algorithm = j->plan.algorithm;
+        i.seconds = j->started > 0 ? now - j->started : now - j->planned;
+        for (const auto& [m, r] : j->recv) i.bytes += r.got;
+        i.state = j->aborted ? "ending" : (j->runner.joinable() ? "running" : "planned");
+        out.push_back(std::move(i));
+    }
     return out;
 }
 

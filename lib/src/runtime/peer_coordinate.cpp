@@ -1,5 +1,7 @@
-// The coordinator's part of a job: Peer::run sends every participant its plan, starts
-// them together and turns the events they report into a JobReport.
+// The coordinator's part of one try of a job: it sends every participant its plan, starts
+// them together, watches that each still answers, passes a member's failure on to those it
+// feeds, and turns the events they report into a JobReport. peer_recover.cpp decides
+// whether another try re-serves what failed members orphaned.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -54,25 +56,65 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
             }
             break;
         case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = {e.clock, t}; break;
-        case JobEvent::Kind::hop: k->hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t}); break;
+        case JobEvent::Kind::hop:
+            k->hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t});
+            k->have.insert({e.message, who});
+            break;
         case JobEvent::Kind::progress: k->bytes_in += e.bytes; break;
         case JobEvent::Kind::done: n.finished = true; break;
         case JobEvent::Kind::failed:
+            if (!n.finished || n.error.empty()) n.error = e.error;
             n.finished = true;
-            n.error = e.error;
             break;
     }
     k->cv.notify_all();
 }
 
-JobReport Peer::Impl::run(JobSpec spec) {
-    if (!spec.network) throw InputError("a job needs the network it was planned on");
+void Peer::Impl::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_close) {
+    const double now = now_s();
+    const double stall = std::chrono::duration<double>(cfg.stall_timeout).count();
+    // A participant's I/O thread answers a ping whatever its jobs do: silence means the
+    // process is frozen or the path to it is gone (the kernel answers TCP for a stopped one).
+    for (auto& [name, n] : k.nodes) {
+        if (n.finished || !n.conn) continue;
+        const double heard = std::max(last_heard(name), n.sent);
+        if (now - heard > stall) {
+            n.finished = true;
+            n.error = "'" + name + "' stopped answering (nothing from it for " + std::to_string(static_cast<int>(stall)) +
+                      " s)";
+            to_close.push_back(n.conn);
+        } else if (now - heard > 1 && now - n.pinged > 1) {
+            n.pinged = now;
+            n.conn->send(Frame{FrameHeader{FrameType::ping, 0, 0, 0, 0}, std::vector<std::byte>(sizeof(double))});
+        }
+    }
+    // Nobody waits on a failed member: what it feeds is cancelled now, and so on down.
+    for (auto& [name, n] : k.nodes) {
+        if (!n.finished || n.error.empty() || n.spread) continue;
+        n.spread = true;
+        for (const auto& [key, from] : k.feeder) {
+            const auto& [m, to] = key;
+            if (from != name || k.have.count(key)) continue;
+            auto child = k.nodes.find(to);
+            if (child == k.nodes.end() || child->second.finished) continue;
+            const std::string why = "'" + name + "' failed: " + n.error;
+            if (child->second.conn) {
+                child->second.conn->send(make_frame(FrameType::job_cancel, job, m, why));
+            } else if (auto own = find_job(job)) {
+                cancel_receive(*own, m, why);
+            }
+        }
+    }
+}
+
+JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::time_point deadline, Try& result) {
     const Network& net = *spec.network;
     const Schedule& s = spec.schedule;
     if (s.tasks.size() != net.size()) throw InputError("the schedule was planned on another network");
     const auto self_id = net.find(cfg.name);
     if (!self_id) throw InputError("this peer '" + cfg.name + "' is not in the network");
     const Timeline predicted = simulate(net, s, spec.model);
+    result.started = now_s();
 
     JobReport report;
     report.algorithm = s.algorithm;
@@ -102,7 +144,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         std::lock_guard lock(mu);
         common.job = rng() >> 1;
     }
-    report.job = common.job;
+    report.job = push ? push : common.job;
     if (spec.inputs.size() != s.messages.size()) throw InputError("a job needs one input per message");
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         const Message& msg = s.messages[m];
@@ -153,10 +195,19 @@ JobReport Peer::Impl::run(JobSpec spec) {
     }
 
     auto k = std::make_shared<Coord>();
-    for (NodeId n : participants) k->nodes[net.name(n)];
+    k->push = report.job;
+    for (NodeId n : participants) {
+        k->nodes[net.name(n)];
+        for (const Task& t : s.tasks[n]) {
+            if (t.op == Op::recv) k->feeder[{t.message, net.name(n)}] = net.name(t.peer);
+        }
+    }
+    k->algorithm = s.algorithm;
+    for (const auto& m : common.messages) k->owed += m.size * m.dests.size();
     {
         std::lock_guard lock(mu);
         coords[common.job] = k;
+        if (auto c = cancelled_pushes.find(k->push); c != cancelled_pushes.end()) k->cancelled = c->second;
     }
     struct Unregister {
         Impl& impl;
@@ -166,12 +217,13 @@ JobReport Peer::Impl::run(JobSpec spec) {
             impl.coords.erase(id);
         }
     } unregister{*this, common.job};
+    if (!push && spec.started) spec.started(common.job);
 
     // Every participant gets its plan and says it is ready; nothing moves before that, so
-    // an unreachable member or a refused path fails the job with nothing written.
+    // an unreachable member or a refused path costs only a re-plan without it.
     std::shared_ptr<Job> own;
     std::vector<std::string> remote;
-    std::string setup_error;
+    std::string own_error;
     for (NodeId n : participants) {
         JobPlan p = common;
         p.tasks = tasks_of(s, net.names(), n);
@@ -185,7 +237,10 @@ JobReport Peer::Impl::run(JobSpec spec) {
                 std::lock_guard lock(k->mu);
                 k->nodes[name].ready = true;
             } catch (const std::exception& e) {
-                setup_error = e.what();
+                own_error = e.what();
+                std::lock_guard lock(k->mu);
+                k->nodes[name].finished = true;
+                k->nodes[name].error = own_error;
             }
             continue;
         }
@@ -204,21 +259,6 @@ JobReport Peer::Impl::run(JobSpec spec) {
             k->nodes[name].error = e.what();
         }
     }
-    const auto setup_deadline = Clock::now() + 2 * cfg.connect_timeout;
-    {
-        std::unique_lock lock(k->mu);
-        k->cv.wait_until(lock, setup_deadline, [&] {
-            return stopping || std::all_of(k->nodes.begin(), k->nodes.end(),
-                                           [](const auto& kv) { return kv.second.ready || kv.second.finished; });
-        });
-        for (auto& [name, n] : k->nodes) {
-            if (!n.ready && !n.finished) {
-                n.finished = true;
-                n.error = "'" + name + "' did not answer the job plan in time";
-            }
-            if (!n.ready && setup_error.empty()) setup_error = name + ": " + n.error;
-        }
-    }
     const auto cancel_all = [&](const std::string& why) {
         for (const auto& name : remote) {
             std::lock_guard lock(k->mu);
@@ -226,17 +266,47 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
         if (own) abort_job(*own, why);
     };
+    std::string setup_error;
+    {
+        const auto setup_deadline = std::min(deadline, Clock::now() + 2 * cfg.connect_timeout);
+        std::unique_lock lock(k->mu);
+        k->cv.wait_until(lock, setup_deadline, [&] {
+            return stopping || !k->cancelled.empty() ||
+                   std::all_of(k->nodes.begin(), k->nodes.end(),
+                               [](const auto& kv) { return kv.second.ready || kv.second.finished; });
+        });
+        for (auto& [name, n] : k->nodes) {
+            if (!n.ready && !n.finished) {
+                n.finished = true;
+                n.error = "'" + name + "' did not answer the job plan in " +
+                          std::to_string(2 * cfg.connect_timeout.count() / 1000) + " s";
+            }
+            if (!n.ready) {
+                if (setup_error.empty()) setup_error = name + ": " + n.error;
+                result.failed[name] = n.error;
+            }
+        }
+        if (stopping) setup_error = "the coordinator is stopping";
+        if (!k->cancelled.empty()) setup_error = "cancelled: " + k->cancelled;
+    }
     if (!setup_error.empty()) {
+        // Nothing moved: a next try plans without the members that failed here.
         cancel_all("job not started: " + setup_error);
         if (own) {
             std::lock_guard lock(mu);
             jobs.erase(common.job);
         }
-        for (auto& o : report.outcomes) o.error = "not started: " + setup_error;
+        result.final = result.final || stopping || !own_error.empty() || !k->cancelled.empty();
+        for (auto& o : report.outcomes) {
+            const auto f = result.failed.find(o.dest);
+            o.error = f != result.failed.end() ? f->second : "not started: " + setup_error;
+            if (!k->cancelled.empty()) o.error = "cancelled: " + k->cancelled;
+        }
         return report;
     }
 
     const double t0 = now_s();
+    result.started = t0;
     {
         std::lock_guard lock(k->mu);
         k->started = t0;
@@ -247,19 +317,21 @@ JobReport Peer::Impl::run(JobSpec spec) {
     }
     if (own) start_runner(own);
 
-    const auto deadline = Clock::now() + spec.timeout;
-    const std::uint64_t owed = [&] {
-        std::uint64_t b = 0;
-        for (const auto& m : common.messages) b += m.size * m.dests.size();
-        return b;
-    }();
+    const std::uint64_t owed = k->owed;
     std::uint64_t shown = ~std::uint64_t{0};
     bool timed_out = false;
     {
         std::unique_lock lock(k->mu);
         while (true) {
+            std::vector<ConnectionPtr> to_close;
+            watch(*k, common.job, to_close);
+            if (!to_close.empty()) {
+                lock.unlock();
+                for (const auto& c : to_close) c->close("stopped answering");
+                lock.lock();
+            }
             const bool all = std::all_of(k->nodes.begin(), k->nodes.end(), [](const auto& kv) { return kv.second.finished; });
-            if (all || stopping) break;
+            if (all || stopping || !k->cancelled.empty()) break;
             if (Clock::now() > deadline) {
                 timed_out = true;
                 break;
@@ -274,12 +346,48 @@ JobReport Peer::Impl::run(JobSpec spec) {
             }
         }
     }
-    if (timed_out || stopping) cancel_all(timed_out ? "the job timed out" : "the coordinator is stopping");
+    std::string stop_reason;
+    {
+        std::lock_guard lock(k->mu);
+        if (!k->cancelled.empty()) stop_reason = "cancelled: " + k->cancelled;
+    }
+    if (timed_out) stop_reason = "timed out";
+    if (stopping) stop_reason = "the coordinator stopped";
+    if (!stop_reason.empty()) {
+        cancel_all(stop_reason);
+        result.final = true;
+        // What landed before the cancel arrived is reported as delivered, not as cancelled.
+        std::unique_lock lock(k->mu);
+        k->cv.wait_for(lock, cfg.connect_timeout, [&] {
+            return stopping || std::all_of(k->nodes.begin(), k->nodes.end(), [](const auto& kv) { return kv.second.finished; });
+        });
+    }
 
     std::lock_guard lock(k->mu);
     for (auto& [name, n] : k->nodes) {
-        if (!n.finished) n.error = timed_out ? "timed out" : "the coordinator stopped";
+        if (!n.finished) n.error = stop_reason;
     }
+    // Who failed on their own account: a failed member not orphaned by a failed feeder.
+    // Feeders come first in the plan's order of receives, so one pass over the participants
+    // in the schedule's order would do; iterate to a fixed point for any order.
+    std::set<std::string> orphaned;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [key, from] : k->feeder) {
+            const auto& to = key.second;
+            if (orphaned.count(to) || k->have.count(key)) continue;
+            const auto& f = k->nodes[from];
+            if ((f.finished && !f.error.empty()) || orphaned.count(from)) {
+                orphaned.insert(to);
+                grew = true;
+            }
+        }
+    }
+    for (const auto& [name, n] : k->nodes) {
+        if (!n.error.empty() && !orphaned.count(name) && stop_reason.empty()) result.failed[name] = n.error;
+    }
+    if (!own_error.empty() || (own && result.failed.count(cfg.name))) result.final = true;
+
     for (auto& o : report.outcomes) {
         if (auto it = k->delivered.find({o.message, o.dest}); it != k->delivered.end()) {
             // Whatever error the offset has left, a delivery lies between the start and its event's arrival.

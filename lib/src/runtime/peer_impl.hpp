@@ -96,6 +96,8 @@ struct Job {
     std::atomic<bool> finished{false};
     std::uint64_t unreported = 0;
     std::thread runner;
+    double planned = detail::now_s();  ///< when its plan arrived
+    double started = 0;                ///< when its task list started
 };
 
 /// The coordinator's view of one job.
@@ -114,10 +116,18 @@ struct Coord {
         bool ready = false;
         bool finished = false;
         std::string error;
+        double pinged = 0;    ///< when the coordinator last asked it for a sign of life
+        bool spread = false;  ///< its failure was passed on to those it feeds
     };
     std::mutex mu;
     std::condition_variable cv;
     std::map<std::string, Node> nodes;
+    /// Who feeds each (message, receiver), and which have taken a message whole (a hop
+    /// event): a failed feeder's receivers that do not have it yet are orphans.
+    std::map<std::pair<MessageId, std::string>, std::string> feeder;
+    std::set<std::pair<MessageId, std::string>> have;
+    std::uint64_t push = 0;  ///< the first try's job id: what `hetcast cancel` names
+    std::string cancelled;   ///< why the job was cancelled, once it is
     struct Delivered {
         double node_clock;
         double arrived;  ///< when the event reached the coordinator
@@ -131,6 +141,8 @@ struct Coord {
     };
     std::vector<HopSeen> hops;
     std::uint64_t bytes_in = 0;
+    std::uint64_t owed = 0;  ///< bytes × destinations
+    std::string algorithm;
     double started = 0;  ///< when job_start went out
 };
 
@@ -165,6 +177,10 @@ struct Peer::Impl {
     /// does not answer holds up only those who want that member.
     std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
+    /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
+    /// for days).
+    std::thread janitor;
+    std::condition_variable janitor_cv;
     std::mt19937_64 rng{std::random_device{}()};
 
     explicit Impl(PeerConfig c) : cfg(std::move(c)) {
@@ -207,6 +223,21 @@ struct Peer::Impl {
     void on_request(const net::ConnectionPtr& c, const net::Frame& f);
     /// Joins request threads that have ended (a daemon serves requests for months). Under mu.
     void reap_helpers();
+    /// Runs `work` on a helper thread (requests, job plans: whatever may take long).
+    void spawn(std::function<void()> work);
+    /// When a frame last came from each member (steady clock, seconds): what tells the
+    /// coordinator that a participant still runs.
+    std::mutex heard_mu;
+    std::map<std::string, double> heard;
+    void hear(const std::string& who) {
+        std::lock_guard lock(heard_mu);
+        heard[who] = detail::now_s();
+    }
+    double last_heard(const std::string& who) {
+        std::lock_guard lock(heard_mu);
+        const auto it = heard.find(who);
+        return it == heard.end() ? 0 : it->second;
+    }
     void on_response(const net::Frame& f);
 
     // --- goodput measurements (peer_goodput.cpp) -----------------------------------------
@@ -237,7 +268,7 @@ struct Peer::Impl {
 
     // --- a participant's part of a job (peer_tasks.cpp) ----------------------------------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
-    /// seed, made in memory (at most 1 GiB).
+    /// seed, made as it is read (at most 1 GiB; never held whole).
     static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
     /// The body an origin names on this peer. Throws InputError when there is none.
     std::shared_ptr<const net::MessageBody> resolve(const std::string& origin);
@@ -276,7 +307,31 @@ struct Peer::Impl {
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
 
     // --- coordinating (peer_coordinate.cpp) ----------------------------------------------
+    /// What one try of a push left: who failed on their own account (with why), and
+    /// whether the push must stop (cancelled, timed out, the coordinator stopping, the
+    /// source failing).
+    struct Try {
+        std::map<std::string, std::string> failed;
+        bool final = false;
+        double started = 0;  ///< when the participants were told to start (or the try began)
+    };
+    /// Runs one try of a job: plans out, start, then events until every participant
+    /// finished or failed; participants that stop answering for stall_timeout fail, and
+    /// what a failed member feeds is cancelled at once so that nobody waits on it.
+    JobReport run_try(const JobSpec& spec, std::uint64_t push, detail::Clock::time_point deadline, Try& result);
+    /// Sends a sign-of-life request to participants not heard from lately, fails those
+    /// silent for stall_timeout, and cancels what failed members feed. Under k.mu.
+    void watch(Coord& k, std::uint64_t job, std::vector<net::ConnectionPtr>& to_close);
+    /// A receive of message m this node will not get from its feeder; fails it.
+    void cancel_receive(Job& job, MessageId m, const std::string& why);
+
+    // --- recovering (peer_recover.cpp) ---------------------------------------------------
+    /// Runs a job and, while members fail, re-serves the live destinations they orphaned
+    /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);
+    static constexpr int max_tries = 3;
+    /// Pushes cancelled by id (Peer::cancel), so a next try does not start.
+    std::map<std::uint64_t, std::string> cancelled_pushes;
 };
 
 }  // namespace hetcast

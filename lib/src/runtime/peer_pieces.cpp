@@ -120,13 +120,13 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
 
 void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) throw InputError("a piece for an unknown job");
+    if (!job) return;  // late, as in on_data
     const std::uint64_t k = get_index(f.payload);
     std::vector<std::byte> payload = f.payload;
     const auto bytes = std::span(payload).subspan(8);
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
-    if (!r.pieces || !r.error.empty()) return;
+    if (!r.pieces || !r.error.empty() || r.done || job->aborted) return;
     if (cfg.tamper) cfg.tamper(job->plan.job, f.header.message, k * job->plan.piece, bytes);
     if (!r.pieces->matches(k, bytes)) {
         log("job " + std::to_string(job->plan.job) + ": piece " + std::to_string(k) + " of " +

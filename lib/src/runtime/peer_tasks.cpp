@@ -55,13 +55,7 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::generated(const std::string&
         throw InputError("bad origin '" + origin.substr(0, 40) + "' (gen:SIZE:SEED)");
     }
     if (size > (std::uint64_t{1} << 30)) throw InputError("generated payloads are at most 1 GiB");
-    auto bytes = std::make_shared<std::vector<std::byte>>(size);
-    std::mt19937_64 rng(seed);
-    for (std::uint64_t i = 0; i < size; i += 8) {
-        const std::uint64_t v = rng();
-        std::memcpy(bytes->data() + i, &v, std::min<std::uint64_t>(8, size - i));
-    }
-    return std::make_shared<BufferBody>(std::move(bytes));
+    return make_generated_body(size, seed);  // made as it is read, never held whole
 }
 
 std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& origin) {
@@ -103,6 +97,15 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
 
 std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinator) {
     reap();
+    if (cfg.max_jobs > 0) {
+        std::lock_guard lock(mu);
+        const auto running = static_cast<std::size_t>(
+            std::count_if(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->finished; }));
+        if (running >= cfg.max_jobs) {
+            throw Error("busy: '" + cfg.name + "' takes part in " + std::to_string(running) + " jobs (max_jobs " +
+                        std::to_string(cfg.max_jobs) + ")");
+        }
+    }
     auto job = std::make_shared<Job>();
     job->coordinator = std::move(coordinator);
     for (const JobTask& t : plan.tasks) {
@@ -146,13 +149,15 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
 
 void Peer::Impl::on_start(std::uint64_t id, const ConnectionPtr& c) {
     auto job = find_job(id);
-    if (!job || job->coordinator != c) throw InputError("start of an unknown job");
+    if (!job) return;  // dropped meanwhile (cancelled, or its start came too late)
+    if (job->coordinator != c) throw InputError("start of a job from another than its coordinator");
     start_runner(job);
 }
 
 void Peer::Impl::start_runner(const std::shared_ptr<Job>& job) {
     std::lock_guard lock(job->mu);
-    if (job->runner.joinable()) return;
+    if (job->runner.joinable() || job->finished || job->aborted) return;
+    job->started = now_s();
     job->runner = std::thread([this, job] { run_tasks(job); });
 }
 
@@ -166,12 +171,14 @@ Recv& Peer::Impl::expect(Job& job, const ConnectionPtr& c, MessageId m) {
 
 void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
     auto job = find_job(f.header.job);
-    if (!job) throw InputError("data for an unknown job");
+    // What was in flight when a job ended here (failed, cancelled) still arrives; the
+    // connection may carry other jobs, so that is no reason to drop it.
+    if (!job) return;
     std::uint64_t report = 0;
     {
         std::lock_guard lock(job->mu);
         Recv& r = expect(*job, c, f.header.message);
-        if (r.done || r.ended || !r.error.empty()) return;
+        if (r.done || r.ended || !r.error.empty() || job->aborted) return;
         const std::uint64_t size = job->plan.messages[f.header.message].size;
         if (r.got + f.payload.size() > size) {
             r.error = "'" + c->peer() + "' sent more than the " + std::to_string(size) + " bytes of " +
@@ -208,7 +215,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
 
 void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) throw InputError("data for an unknown job");
+    if (!job) return;  // late, as in on_data
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
@@ -222,15 +229,20 @@ void Peer::Impl::on_cancel(const Frame& f) {
     auto job = find_job(f.header.job);
     if (!job) return;
     const std::string why(net::as_text(f.payload));
-    std::lock_guard lock(job->mu);
     if (f.header.message == net::all_messages) {
-        job->aborted = true;
-        job->abort_reason = why;
-    } else if (auto it = job->recv.find(f.header.message); it != job->recv.end() && !it->second.done) {
+        abort_job(*job, why);
+    } else {
+        cancel_receive(*job, f.header.message, why);
+    }
+}
+
+void Peer::Impl::cancel_receive(Job& job, MessageId m, const std::string& why) {
+    std::lock_guard lock(job.mu);
+    if (auto it = job.recv.find(m); it != job.recv.end() && !it->second.done) {
         if (it->second.error.empty()) it->second.error = why;
         if (it->second.pieces) it->second.pieces->fail(why);
     }
-    job->cv.notify_all();
+    job.cv.notify_all();
 }
 
 // --- a participant's task list ------------------------------------------------------
@@ -352,13 +364,15 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;
                 }
+                // A child that cannot be fed (gone, frozen) costs only itself: the
+                // coordinator sees it fail and re-serves what it feeds; its siblings go on.
                 c->send_stream(plan.job, t.message, body, plan.chunk,
-                               [job, peer = t.peer, m = t.message](std::error_code ec) {
+                               [this, job, peer = t.peer, m = t.message](std::error_code ec) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
-                                   if (ec && job->send_error.empty()) {
-                                       job->send_error = "sending " + message_label(m) + " to '" + peer +
-                                                         "' failed: " + ec.message();
+                                   if (ec) {
+                                       log("job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
+                                           " to '" + peer + "' failed: " + ec.message());
                                    }
                                    job->cv.notify_all();
                                });
@@ -378,7 +392,6 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         std::unique_lock lock(job->mu);
         job->cv.wait(lock, [&] { return job->outstanding == 0 || job->aborted; });
         if (job->aborted) throw Error(job->abort_reason);
-        if (!job->send_error.empty()) throw Error(job->send_error);
     } catch (const std::exception& e) {
         failure = e.what();
     }
@@ -411,6 +424,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
         for (auto& [m, r] : job->recv) {
             if (r.pieces) r.pieces->fail(failure.empty() ? "the job ended" : failure);  // no send waits on it now
+            if (!r.done && r.error.empty()) r.error = failure.empty() ? "the job ended" : failure;  // late data is dropped
             r.sink.reset();  // removes temporaries
         }
     }
@@ -423,16 +437,29 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
 }
 
 void Peer::Impl::reap() {
-    std::vector<std::shared_ptr<Job>> done;
+    const double now = now_s();
+    // A job that never starts (its coordinator gone or cancelled before the start) is
+    // dropped with its temporary files once its start is overdue.
+    const double overdue = 2 * std::chrono::duration<double>(cfg.connect_timeout).count() +
+                           std::chrono::duration<double>(cfg.stall_timeout).count();
+    std::vector<std::shared_ptr<Job>> all;
     {
         std::lock_guard lock(mu);
-        for (auto it = jobs.begin(); it != jobs.end();) {
-            if (it->second->finished) {
-                done.push_back(it->second);
-                it = jobs.erase(it);
-            } else {
-                ++it;
-            }
+        for (const auto& [id, j] : jobs) all.push_back(j);
+    }
+    std::vector<std::shared_ptr<Job>> done;
+    for (const auto& j : all) {
+        std::lock_guard jl(j->mu);  // never under mu: a job's lock may be held while taking mu
+        if (!j->finished && !j->runner.joinable() && (j->aborted || now - j->planned > overdue)) {
+            j->finished = true;
+            if (!j->aborted) log("job " + std::to_string(j->plan.job) + " never started; dropped");
+        }
+        if (j->finished) done.push_back(j);
+    }
+    {
+        std::lock_guard lock(mu);
+        for (const auto& j : done) {
+            if (auto it = jobs.find(j->plan.job); it != jobs.end() && it->second == j) jobs.erase(it);
         }
     }
     for (auto& j : done) {

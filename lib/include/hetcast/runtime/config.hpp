@@ -26,7 +26,7 @@ struct DaemonConfig {
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
     std::uint64_t piece = 0;  ///< bytes per piece of cut-through pushes it coordinates; 0: by size (2 MiB up)
     double tolerance = 0.20;                ///< ECO partition tolerance for probes
-    std::chrono::milliseconds stall_timeout{30000};
+    std::chrono::milliseconds stall_timeout{10000};
     /// A member that does not answer a hello within this is down: status shows it down and
     /// a push to --all skips it.
     std::chrono::milliseconds down_after{2000};

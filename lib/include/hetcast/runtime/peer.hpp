@@ -53,8 +53,12 @@ struct PeerConfig {
     std::size_t chunk = std::size_t{1} << 20;        ///< bytes per data frame, at most max_chunk
     std::uint64_t max_message = std::uint64_t{1} << 40;  ///< largest message accepted
     std::chrono::milliseconds connect_timeout{5000};
-    /// A receive that sees no progress for this long fails (the job then fails at this node).
-    std::chrono::milliseconds stall_timeout{30000};
+    /// A receive that sees no progress for this long fails (the job then fails at this
+    /// node); a connection whose sends make no progress for this long closes; a participant
+    /// that sends its coordinator nothing (not even a pong) for this long has failed.
+    std::chrono::milliseconds stall_timeout{10000};
+    /// Jobs this peer takes part in at once, whoever coordinates them (0: no limit).
+    std::size_t max_jobs = 0;
     /// Link emulation (off when empty): sends to a member are paced at the profile's
     /// bandwidth, delayed by its latency, and the send/receive overheads are spent as
     /// busy time, so one machine behaves like the heterogeneous network the profile
@@ -124,6 +128,24 @@ struct JobSpec {
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
     /// Called from the coordinator's job thread with (bytes delivered, bytes owed).
     std::function<void(std::uint64_t, std::uint64_t)> progress;
+    /// Called once with the job's id, before anything moves (what Peer::cancel takes).
+    std::function<void(std::uint64_t)> started;
+    /// Re-plans a one-message job for some of its destinations, on the same network and
+    /// from the same source: after members fail, the live destinations they should have
+    /// fed are served again by this plan. Empty: they are reported failed.
+    std::function<Schedule(const std::vector<NodeId>& dests)> replan;
+};
+
+/// A job a peer takes part in, as Peer::jobs() lists it.
+struct JobInfo {
+    std::uint64_t job = 0;
+    std::string role;         ///< "coordinator" or "participant"
+    std::string coordinator;
+    std::string algorithm;
+    double seconds = 0;       ///< since the job started here (coordinator: since its first try)
+    std::uint64_t bytes = 0;  ///< coordinator: delivered so far; participant: received so far
+    std::uint64_t owed = 0;   ///< coordinator: bytes × destinations in all
+    std::string state;        ///< "planned", "running", "ending"
 };
 
 class Peer {
@@ -149,6 +171,13 @@ public:
     /// Never throws for a failure of another node: the report names it. Throws InputError
     /// for a malformed spec (a participant that is not a member, a missing input).
     [[nodiscard]] JobReport run(JobSpec spec);
+
+    /// Cancels a job this peer coordinates (the id its report and JobSpec::started give):
+    /// every participant drops it and removes its temporary files, and run() returns a
+    /// report whose undelivered outcomes say "cancelled: WHY". False when no such job runs.
+    bool cancel(std::uint64_t job, const std::string& why);
+    /// The jobs this peer coordinates or takes part in now.
+    [[nodiscard]] std::vector<JobInfo> jobs() const;
 
     /// Makes `body` available as the origin "offer:KEY" of jobs others coordinate (a
     /// multi-source exchange); replaces an earlier offer of the same key.
