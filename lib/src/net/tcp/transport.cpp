@@ -105,6 +105,9 @@ private:
     /// the stream's error; the connection goes on.
     asio::awaitable<std::error_code> write_abandon(const Stream& s, const std::string& why);
     bool abandoned_ = false;  ///< the item just written was abandoned cleanly
+    /// Frames queued behind a stream go out between its chunks: a request, a ping or a
+    /// cancel must not wait for a whole message to cross a slow link.
+    asio::awaitable<std::error_code> write_queued_frames();
     asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
     /// Waits until the reader can go on (a relayed message still arriving); false when
     /// the connection closes meanwhile.
@@ -547,6 +550,7 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     while (true) {
         std::size_t n = 0;
         std::optional<MessageBody::Reader::FileRange> range;
+        if (const std::error_code ec = co_await write_queued_frames()) co_return ec;
         if (!co_await await_data(*reader)) co_return asio::error::operation_aborted;
         try {
             // A file goes from the page cache to the socket (sendfile) unless the link is
@@ -588,6 +592,20 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(sha)};
     const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + sha.size(), item.queued);
     co_return ec;
+}
+
+asio::awaitable<std::error_code> TcpConnection::write_queued_frames() {
+    while (!closing_) {
+        const auto it = std::find_if(queue_.begin(), queue_.end(),
+                                     [](const Item& i) { return std::holds_alternative<Frame>(i.what); });
+        if (it == queue_.end()) break;
+        Item item = std::move(*it);
+        queue_.erase(it);
+        const std::error_code ec = co_await write_item(item);
+        if (item.done) item.done(ec);
+        if (ec) co_return ec;
+    }
+    co_return std::error_code{};
 }
 
 asio::awaitable<std::error_code> TcpConnection::write_abandon(const Stream& s, const std::string& why) {
