@@ -7,7 +7,8 @@
 #  - a daemon with another secret trying to join: refused, the others keep serving;
 #  - 3 daemons on an emulated slow network: a destination SIGKILLed mid-push → the push
 #    fails naming it, the other copy is intact, no final file on the killed one; restarted,
-#    it removes the temporaries the kill left (and its spool) and takes the next push.
+#    it removes the temporaries the kill left (and its spool) and takes the next push;
+#  - Ctrl-C on a push cancels it everywhere; `hetcast jobs` and `hetcast cancel`.
 #   usage: daemon_push_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -315,6 +316,52 @@ if command -v script > /dev/null; then
     for n in k1 k2; do cmp -s "$tmp/big.bin" "$k/$n/dest/big.bin" || fail "after the terminal push, $n's copy"; done
     step "on a terminal: one progress line (bytes of 16 MiB owed, rate, ETA) redrawn in place"
 fi
+
+# Ctrl-C on a push cancels its job everywhere: exit 130, the report says cancelled, no
+# copy and no temporary left; `hetcast jobs` lists the job while it runs and nothing after;
+# `hetcast cancel` of an unknown job is an error.
+rm -f "$k/k1/dest/big.bin" "$k/k2/dest/big.bin"
+head -c $((24 << 20)) /dev/urandom > "$tmp/big.bin"  # 6 s at the emulated rate
+"$hetcast" push "$tmp/big.bin" --config "$k/k0.yaml" --to k1,k2 --algo flat --json > "$tmp/int.json" 2> "$tmp/int.err" &
+push_pid=$!
+listed=no
+for _ in $(seq 200); do
+    if "$hetcast" jobs --config "$k/k0.yaml" > "$tmp/jobs.txt" 2>/dev/null && grep -q ' k0 *coordinator ' "$tmp/jobs.txt" &&
+        "$hetcast" jobs --config "$k/k0.yaml" --json > "$tmp/jobs.json" 2>/dev/null &&
+        python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; sys.exit(0 if any(r["role"]=="coordinator" and r["member"]=="k0" for r in j) and any(r["member"]=="k1" for r in j) else 1)' "$tmp/jobs.json"; then
+        listed=yes
+        break
+    fi
+    sleep 0.05
+done
+[[ $listed == yes ]] || fail "hetcast jobs never listed the running push: $(cat "$tmp/jobs.json")"
+kill -INT "$push_pid"
+rc=0
+wait "$push_pid" || rc=$?
+[[ $rc -eq 130 ]] || fail "push after Ctrl-C exited $rc: $(cat "$tmp/int.err")"
+grep -q "cancelling job" "$tmp/int.err" || fail "push after Ctrl-C did not say it cancels: $(cat "$tmp/int.err")"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r["ok"], r
+for o in r["outcomes"]:
+    assert o["ok"] or "cancelled" in o["error"], o' "$tmp/int.json" || fail "report after Ctrl-C: $(cat "$tmp/int.json")"
+gone=no
+for _ in $(seq 100); do
+    if [[ -z $(find "$k" -name '.*.hetcast-*[0-9].part') ]] && "$hetcast" jobs --config "$k/k0.yaml" | grep -q "^no jobs"; then gone=yes; break; fi
+    sleep 0.1
+done
+[[ $gone == yes ]] || fail "after Ctrl-C: left behind: $(find "$k" -name '.*.hetcast-*[0-9].part'); jobs: $("$hetcast" jobs --config "$k/k0.yaml")"
+for n in k1 k2; do
+    if [[ -e $k/$n/dest/big.bin ]]; then
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if any(o["dest"]==sys.argv[2] and o["ok"] for o in r["outcomes"]) else 1)' \
+            "$tmp/int.json" "$n" || fail "$n has big.bin but the report says it was cancelled"
+    fi
+done
+rc=0
+"$hetcast" cancel 12345 --config "$k/k0.yaml" 2> "$tmp/cancel.err" || rc=$?
+[[ $rc -eq 1 ]] && grep -q "no job 12345" "$tmp/cancel.err" || fail "cancel of an unknown job: status $rc: $(cat "$tmp/cancel.err")"
+step "Ctrl-C on push: job listed by 'hetcast jobs', cancelled everywhere (exit 130), nothing left; unknown job refused"
 
 for n in k0 k1 k2; do stop "$n"; done
 echo "daemon push test: all checks passed"

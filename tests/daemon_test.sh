@@ -213,8 +213,11 @@ step "a bad --listen refused: $(cat "$tmp/bad.err")"
 
 # Listening on a port already in use: one line, status 1.
 rc=0
-timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --listen "127.0.0.1:${ports[0]}" 2> "$tmp/bind.err" || rc=$?
+timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --state-dir "$tmp/n9-state" --listen "127.0.0.1:${ports[0]}" \
+    2> "$tmp/bind.err" || rc=$?
 [[ $rc -eq 1 && $(wc -l < "$tmp/bind.err") -eq 1 ]] || fail "a port in use: status $rc: $(cat "$tmp/bind.err")"
+grep -qi "in use" "$tmp/bind.err" && ! grep -q "state directory" "$tmp/bind.err" ||
+    fail "a port in use: not the port's error: $(cat "$tmp/bind.err")"
 step "port in use refused: $(cat "$tmp/bind.err")"
 
 # join: a fifth daemon started with --join n1's address (no cluster file of its own) gets
@@ -269,18 +272,28 @@ done
 [[ $up == yes ]] || fail "n3 is not up again after SIGCONT"
 step "down_after: a stopped n3 shown down after $secs s, up again after SIGCONT"
 
-# A member that stops answering is skipped by a push to --all, and the report says so.
+# A member that stops answering is left out of a push to --all, which the others complete;
+# the push fails (status 1) naming it: never a silent skip (issue 14).
 kill -TERM "${pids[3]}"
 rc=0
 wait "${pids[3]}" || rc=$?
 [[ $rc -eq 0 ]] || fail "hetcastd n3 exited with $rc on SIGTERM"
 for i in 1 2 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
+rc=0
 "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo flat --json > "$tmp/push-down.json" \
-    || fail "push with n3 down failed: $(cat "$tmp/push-down.json")"
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["skipped"]==["n3"] and r["ok"] and len(r["outcomes"])==3, r' \
-    "$tmp/push-down.json" || fail "the report should skip n3: $(cat "$tmp/push-down.json")"
+    2> "$tmp/push-down.err" || rc=$?
+[[ $rc -eq 1 ]] || fail "push --all with n3 down exited $rc: $(cat "$tmp/push-down.json")"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {o["dest"]: o for o in r["outcomes"]}
+assert r["skipped"] == ["n3"] and not r["ok"] and set(by) == {"n1", "n2", "n3", "n4"}, r
+assert all(by[n]["ok"] for n in ("n1", "n2", "n4")) and "unreachable" in by["n3"]["error"], r
+assert [f["member"] for f in r["failed_members"]] == ["n3"], r' "$tmp/push-down.json" ||
+    fail "the report should name n3: $(cat "$tmp/push-down.json")"
+grep -q "n3" "$tmp/push-down.err" || fail "push --all did not name n3 on stderr: $(cat "$tmp/push-down.err")"
 for i in 1 2 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "with n3 down, n$i's copy"; done
-step "down: n3 stopped, push --all skipped it and named it, the others got the file"
+step "down: n3 stopped, push --all named it (status 1), the others got the file"
 
 # Named with --to, a member that is down fails the push (status 1, named with its reason);
 # the other destination still gets the file.

@@ -41,17 +41,6 @@ std::string human_age(double seconds) {
     return buf;
 }
 
-std::string str(const json& j, const char* key, const std::string& fallback = "") {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-/// The daemon's answer, or hetcast::Error with its error when "ok" is false.
-json checked(const json& answer, const std::string& what) {
-    if (!answer.value("ok", false)) throw Error(str(answer, "error", what + " failed"));
-    return answer;
-}
-
 std::string subnet_line(const json& names) {
     std::string line;
     for (const auto& n : names) line += ' ' + (n.is_string() ? n.get<std::string>() : n.dump());

@@ -6,7 +6,12 @@
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 #include "commands.hpp"
 #include "daemon_link.hpp"
@@ -50,6 +55,67 @@ private:
     bool on_;
     bool drawn_ = false;
     std::chrono::steady_clock::time_point start_;
+};
+
+std::atomic<int> interrupts{0};
+
+/// First Ctrl-C: the job is cancelled everywhere (by the watcher in Cancel). Second: detach.
+extern "C" void on_interrupt(int) {
+    if (interrupts.fetch_add(1) >= 1) {
+        constexpr char m[] = "\nhetcast push: detached; the job goes on ('hetcast jobs', 'hetcast cancel JOB')\n";
+        (void)!::write(STDERR_FILENO, m, sizeof m - 1);
+        ::_exit(130);
+    }
+}
+
+/// While a push runs: turns a Ctrl-C into a cancel of its job, once the job's id is known.
+class Cancel {
+public:
+    explicit Cancel(const DaemonOptions& daemon) : daemon_(daemon) {
+        struct sigaction sa {};
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &old_);
+        watcher_ = std::thread([this] { watch(); });
+    }
+    ~Cancel() {
+        done_ = true;
+        watcher_.join();
+        ::sigaction(SIGINT, &old_, nullptr);
+    }
+    void job(const std::string& id) {
+        std::lock_guard lock(mu_);
+        job_ = id;
+    }
+    [[nodiscard]] bool asked() const { return interrupts > 0; }
+
+private:
+    void watch() {
+        bool sent = false;
+        while (!done_) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            if (sent || interrupts == 0) continue;
+            std::string id;
+            {
+                std::lock_guard lock(mu_);
+                id = job_;
+            }
+            if (id.empty()) continue;
+            sent = true;
+            std::fprintf(stderr, "\r\033[Khetcast push: cancelling job %s everywhere (Ctrl-C again to detach)\n", id.c_str());
+            try {
+                (void)connect_daemon(daemon_)->call({{"cmd", "cancel"}, {"job", id}, {"all", true}});
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "hetcast push: could not cancel job %s: %s\n", id.c_str(), e.what());
+            }
+        }
+    }
+    DaemonOptions daemon_;
+    struct sigaction old_ {};
+    std::atomic<bool> done_{false};
+    std::mutex mu_;
+    std::string job_;
+    std::thread watcher_;
 };
 
 }  // namespace
@@ -119,7 +185,9 @@ int cmd_push(const std::vector<std::string>& args) {
     std::vector<JobReport> reports;
     json json_reports = json::array();
     bool ok = true;
+    Cancel cancel(daemon);
     for (const auto& algo : algo_list) {
+        if (cancel.asked()) break;
         auto client = connect_daemon(daemon);
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? std::vector<std::string>{} : split_commas(to)}};
@@ -129,6 +197,7 @@ int cmd_push(const std::vector<std::string>& args) {
             req["pattern_name"] = pattern;
         }
         const json answer = client->call(req, [&](const json& p) {
+            if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
             if (p.contains("bytes") && p.contains("of")) {
                 bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
             }
@@ -159,6 +228,7 @@ int cmd_push(const std::vector<std::string>& args) {
             }
         }
     }
+    if (cancel.asked()) return 130;
     return ok ? 0 : 1;
 }
 

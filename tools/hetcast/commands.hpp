@@ -14,6 +14,8 @@ int cmd_push(const std::vector<std::string>& args);    // cmd_push.cpp
 int cmd_probe(const std::vector<std::string>& args);   // cmd_cluster.cpp
 int cmd_status(const std::vector<std::string>& args);  // cmd_cluster.cpp
 int cmd_leave(const std::vector<std::string>& args);   // cmd_cluster.cpp
+int cmd_jobs(const std::vector<std::string>& args);    // cmd_jobs.cpp
+int cmd_cancel(const std::vector<std::string>& args);  // cmd_jobs.cpp
 /// `hetcast map show ...`: cmd_map hands its arguments after "show" here (cmd_cluster.cpp).
 int cmd_map_show(const std::vector<std::string>& args);
 

@@ -64,6 +64,16 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
     return false;
 }
 
+std::string str(const nlohmann::json& j, const char* key, const std::string& fallback) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+nlohmann::json checked(const nlohmann::json& answer, const std::string& what) {
+    if (!answer.value("ok", false)) throw Error(str(answer, "error", what + " failed"));
+    return answer;
+}
+
 std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> out;
     std::stringstream ss(text);

@@ -6,6 +6,7 @@
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
+#include <nlohmann/json.hpp>
 
 #include "hetcast/runtime/client.hpp"
 #include "hetcast/runtime/config.hpp"
@@ -29,6 +30,12 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
 
 /// "a,b,,c" → {a, b, c}: the comma-separated lists of the command line.
 [[nodiscard]] std::vector<std::string> split_commas(const std::string& text);
+
+/// j[key] when it is a string, else `fallback`.
+[[nodiscard]] std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+
+/// The daemon's answer, or hetcast::Error with its error when "ok" is false.
+nlohmann::json checked(const nlohmann::json& answer, const std::string& what);
 
 /// Connects to the local daemon, or to `--from`. Throws hetcast::Error naming the address.
 [[nodiscard]] std::unique_ptr<Client> connect_daemon(const DaemonOptions& d);

@@ -21,6 +21,8 @@ constexpr const char* usage =
     "  probe  measure every pair of daemons, compute the subnet map (ECO), store it on every daemon\n"
     "  status list the members, whether each is up, its version, and the map's age\n"
     "  leave  remove a member from the cluster (every daemon's member list and map)\n"
+    "  jobs   list the jobs running on every member\n"
+    "  cancel stop a job everywhere (Ctrl-C on push does it too; a second Ctrl-C detaches)\n"
     "  map show  print the daemons' current map (subnets and matrices, or --dot)\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
         if (cmd == "probe") return hetcast::cli::cmd_probe(args);
         if (cmd == "status") return hetcast::cli::cmd_status(args);
         if (cmd == "leave") return hetcast::cli::cmd_leave(args);
+        if (cmd == "jobs") return hetcast::cli::cmd_jobs(args);
+        if (cmd == "cancel") return hetcast::cli::cmd_cancel(args);
         std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
         return 2;
     } catch (const hetcast::InputError& e) {

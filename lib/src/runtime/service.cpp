@@ -281,6 +281,8 @@ void Service::Impl::handle(const std::string& from, const json& req, const Peer:
         if (cmd == "probe") return respond(probe(req, respond));
         if (cmd == "goodput") return respond(goodput(req));
         if (cmd == "push") return respond(push(req, respond));
+        if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
+        if (cmd == "cancel") return respond(cancel(req, from));
         if (cmd == "join") return respond(join(req));
         if (cmd == "leave") return respond(leave(get_or<std::string>(req, "name", "")));
         if (cmd == "set_members") {
@@ -301,6 +303,60 @@ std::pair<Overhead, Overhead> Service::Impl::overheads() const {
         if (auto id = profile->find(cfg.name)) return {profile->send_overheads()[*id], profile->recv_overheads()[*id]};
     }
     return {};
+}
+
+json Service::Impl::list_jobs(bool everywhere) {
+    json rows = json::array();
+    const auto add = [&rows](const std::string& member, const json& jobs) {
+        for (json j : jobs) {
+            j["member"] = member;
+            rows.push_back(std::move(j));
+        }
+    };
+    json mine = json::array();
+    for (const JobInfo& i : peer->jobs()) {
+        mine.push_back({{"job", std::to_string(i.job)}, {"role", i.role}, {"coordinator", i.coordinator},
+                        {"algorithm", i.algorithm}, {"seconds", i.seconds}, {"bytes", i.bytes}, {"owed", i.owed},
+                        {"state", i.state}});
+    }
+    if (!everywhere) return {{"ok", true}, {"jobs", mine}};
+    add(cfg.name, mine);
+    json unreachable = json::array();
+    for (const auto& m : current_members()) {
+        if (m.name == cfg.name) continue;
+        try {
+            add(m.name, get_or<json>(peer->call(m.name, {{"cmd", "jobs"}}, cfg.down_after), "jobs", json::array()));
+        } catch (const std::exception& e) {
+            unreachable.push_back({{"member", m.name}, {"error", e.what()}});
+        }
+    }
+    return {{"ok", true}, {"jobs", rows}, {"unreachable", unreachable}};
+}
+
+json Service::Impl::cancel(const json& req, const std::string& from) {
+    const std::string text = get_or<std::string>(req, "job", "");
+    std::uint64_t id = 0;
+    try {
+        std::size_t used = 0;
+        id = std::stoull(text, &used);
+        if (used != text.size()) throw InputError("");
+    } catch (const std::exception&) {
+        throw InputError("cancel: '" + text.substr(0, 40) + "' is not a job id (see 'hetcast jobs')");
+    }
+    const std::string why = "cancelled by " + (from.empty() ? std::string("the operator") : "'" + from + "'");
+    if (peer->cancel(id, why)) return {{"ok", true}, {"member", cfg.name}};
+    if (get_or<bool>(req, "all", false)) {
+        // The job's coordinator may be another member.
+        for (const auto& m : current_members()) {
+            if (m.name == cfg.name) continue;
+            try {
+                const json a = peer->call(m.name, {{"cmd", "cancel"}, {"job", text}}, cfg.down_after);
+                if (get_or<bool>(a, "ok", false)) return {{"ok", true}, {"member", m.name}};
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    return {{"ok", false}, {"error", "no job " + text + " is coordinated here" + std::string(get_or<bool>(req, "all", false) ? " or on any member that answers" : "")}};
 }
 
 json Service::Impl::hello() const {

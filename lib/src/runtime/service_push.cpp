@@ -41,6 +41,10 @@ JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, s
     spec.progress = [&respond, index, count](std::uint64_t got, std::uint64_t owed) {
         respond({{"progress", {{"file", index}, {"files", count}, {"bytes", got}, {"of", owed}}}});
     };
+    // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`).
+    spec.started = [&respond, index](std::uint64_t job) {
+        respond({{"progress", {{"file", index}, {"job", std::to_string(job)}}}});
+    };
     return peer->run(std::move(spec));
 }
 
@@ -112,9 +116,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
             if (v != root) wanted.push_back(v);
         }
     }
-    // Members that do not answer are left out of the plan: with --all the report lists
-    // them as skipped, a destination named with --to is reported failed; the others
-    // get the files either way.
+    // Members that do not answer are left out of the plan and reported failed (with --all
+    // also listed as skipped); the others get the files either way. Never a silent skip.
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
     for (NodeId v : wanted) {
@@ -154,11 +157,9 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
         JobReport r = run_job(std::move(spec), respond, i, files.size());
         for (const auto& [name, why] : down) {
-            if (to.empty()) {
-                r.skipped.push_back(name);
-            } else {
-                r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
-            }
+            if (to.empty()) r.skipped.push_back(name);
+            r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+            r.failed_members.push_back({name, "unreachable: " + why});
         }
         ok = ok && r.ok();
         json rj = to_json(r);

@@ -1,0 +1,71 @@
+// `hetcast jobs` and `hetcast cancel JOB`: what runs on the cluster now, and stopping it.
+#include <cstdio>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "daemon_link.hpp"
+#include "hetcast/error.hpp"
+
+namespace po = boost::program_options;
+using json = nlohmann::json;
+
+namespace hetcast::cli {
+
+int cmd_jobs(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    po::options_description opts("hetcast jobs: the jobs every member takes part in now (the coordinator's row is the push)\n\n"
+                                 "  hetcast jobs [--config FILE] [--from NODE] [--json]\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the answer as one JSON object");
+    add_daemon_options(opts, d);
+    po::variables_map vm;
+    if (parse_options(args, opts, vm)) return 0;
+    const json a = checked(connect_daemon(d)->call({{"cmd", "jobs"}, {"all", true}}), "jobs");
+    if (vm.count("json")) {
+        std::cout << a.dump(2) << '\n';
+        return 0;
+    }
+    const json jobs = a.value("jobs", json::array());
+    if (jobs.empty()) std::cout << "no jobs\n";
+    for (const auto& j : jobs) {
+        const double owed = j.value("owed", 0.0), bytes = j.value("bytes", 0.0);
+        char line[256];
+        std::snprintf(line, sizeof line, "%-20s %-10s %-12s %-22s %-8s %7.1f s  %.1f MiB%s", str(j, "job").c_str(),
+                      str(j, "member").c_str(), str(j, "role").c_str(), str(j, "algorithm").c_str(),
+                      str(j, "state").c_str(), j.value("seconds", 0.0), bytes / 1048576,
+                      owed > 0 ? (" of " + std::to_string(static_cast<long>(owed / 1048576)) + " MiB").c_str() : "");
+        std::cout << line << '\n';
+    }
+    for (const auto& u : a.value("unreachable", json::array())) {
+        std::cerr << "hetcast jobs: " << str(u, "member") << " did not answer: " << str(u, "error") << '\n';
+    }
+    return 0;
+}
+
+int cmd_cancel(const std::vector<std::string>& args) {
+    DaemonOptions d;
+    std::string job;
+    po::options_description opts("hetcast cancel: stop a push on every member it involves; nothing it wrote stays\n\n"
+                                 "  hetcast cancel JOB [--config FILE] [--from NODE]   (JOB as 'hetcast jobs' lists it)\n\noptions");
+    opts.add_options()("help,h", "show this help");
+    add_daemon_options(opts, d);
+    po::options_description all;
+    all.add(opts).add_options()("job", po::value(&job));
+    po::positional_options_description pos;
+    pos.add("job", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return 0;
+    }
+    po::notify(vm);
+    if (job.empty()) throw InputError("which job? (see 'hetcast jobs')");
+    const json a = checked(connect_daemon(d)->call({{"cmd", "cancel"}, {"job", job}, {"all", true}}), "cancel");
+    std::cout << "cancelled job " << job << " (coordinated by " << str(a, "member", "?") << ")\n";
+    return 0;
+}
+
+}  // namespace hetcast::cli
