@@ -158,7 +158,10 @@ FileSink::FileSink(fs::path final_path, std::uint64_t expected_size)
     std::error_code ec;
     fs::create_directories(final_.parent_path(), ec);
     const int fd = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot create " + temp_.string() + ": " + errno_text());
+    if (fd < 0) {
+        const std::string why = errno_text();  // before anything else can touch errno
+        throw Error("cannot create " + temp_.string() + ": " + why);
+    }
     fd_ = std::shared_ptr<int>(new int(fd), [](int* p) {
         ::close(*p);
         delete p;
