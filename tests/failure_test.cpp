@@ -5,6 +5,7 @@
 // failed member must be named, nothing may be left behind, and the push must end in time.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
@@ -140,8 +141,11 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
             {
                 Cluster c(6);
                 const auto bytes = random_file(c.dir.path / "src.bin", size, 17);
-                JobSpec spec = plan_push(c.net, make_request(c.net, 0, {}, static_cast<double>(size), ExecModel::nonblocking), algo);
+                // Pieces of 512 KiB: at half the file, the orphans hold several.
+                JobSpec spec = plan_push(c.net, make_request(c.net, 0, {}, static_cast<double>(size), ExecModel::nonblocking),
+                                         algo, 512 << 10);
                 const NodeId victim = first_relay(spec.schedule, 0);
+                const Relay spec_relay = spec.schedule.relay;
                 REQUIRE(victim != 0);
                 spec.inputs.emplace_back(std::make_shared<FileBody>(c.dir.path / "src.bin"), "copy.bin");
                 spec.timeout = std::chrono::seconds(120);
@@ -184,6 +188,12 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
                 // Its subtree needed a second try: no child is ahead of its relay.
                 CHECK(reserved > 0);
                 CHECK(r.attempts == 2);
+                // Cut through, the orphans kept the pieces they had verified: the second
+                // try carried only the rest to the first of them.
+                if (spec_relay == Relay::cut_through && at >= 0.5) {
+                    CHECK(std::any_of(r.hops.begin(), r.hops.end(), [&](const Hop& h) { return h.bytes < size; }));
+                }
+                for (const Hop& h : r.hops) CHECK(h.bytes <= size);
                 // Bound: the plan twice over (first try, then a re-serving of at most all of
                 // it) plus the stall deadline, plus set-up; the plan itself takes < 1 s here.
                 CHECK(took < 2 * (r.predicted + 1) + 2 * std::chrono::duration<double>(stall).count() + 5);

@@ -200,3 +200,29 @@ TEST_CASE("job: events round trip and unknown ones are refused") {
     CHECK_THROWS_AS((void)job_event_from_json({{"event", "ready"}, {"clock", "noon"}}), InputError);
     CHECK_THROWS_AS((void)job_event_from_json(json::array()), InputError);
 }
+
+TEST_CASE("job: a ready event's resumes and a start's resumes round trip; malformed ones are refused") {
+    std::mt19937_64 rng(31);
+    for (int i = 0; i < 200; ++i) {
+        JobEvent e{JobEvent::Kind::ready, 1.5, 0, 0, {}, 1.25};
+        JobStart s;
+        for (std::uint64_t k = rng() % 4; k > 0; --k) {
+            e.resume.emplace_back(static_cast<MessageId>(rng() % 1000), rng() >> 1);
+            s.resume.push_back({static_cast<MessageId>(rng() % 1000), "n" + std::to_string(rng() % 50), rng() >> 1});
+        }
+        CHECK(job_event_from_json(json::parse(to_json(e).dump())).resume == e.resume);
+        CHECK(job_start_from_json(to_json(s).dump()).resume == s.resume);
+    }
+    CHECK(job_start_from_json("").resume.empty());
+    for (const char* bad : {"[]", "{\"resume\": 3}", "{\"resume\": [{\"message\": -1, \"to\": \"a\", \"offset\": 1}]}",
+                            "{\"resume\": [{\"message\": 1, \"to\": 2, \"offset\": 1}]}", "{\"resume\": [{\"message\": 1}]}",
+                            "{\"resume\": [{\"message\": 99999999999, \"to\": \"a\", \"offset\": 1}]}", "not json"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS((void)job_start_from_json(bad), InputError);
+    }
+    for (const char* bad : {R"({"event":"ready","clock":1,"resume":3})", R"({"event":"ready","clock":1,"resume":[[1]]})",
+                            R"({"event":"ready","clock":1,"resume":[[-1,2]]})", R"({"event":"ready","clock":1,"resume":[["a",2]]})"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS((void)job_event_from_json(json::parse(bad)), InputError);
+    }
+}

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <thread>
 
+#include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 
@@ -133,4 +135,61 @@ TEST_CASE("file sink: a 255-byte file name lands and its temporary name fits and
     }
     CHECK(n == 7);
     fs::remove_all(dir);
+}
+
+TEST_CASE("suffix_of: the bytes from an offset on, in reads of any size, with the whole message's checksum") {
+    std::mt19937_64 rng(77);
+    for (int trial = 0; trial < 100; ++trial) {
+        auto bytes = std::make_shared<std::vector<std::byte>>(rng() % 300'000);
+        for (auto& b : *bytes) b = static_cast<std::byte>(rng());
+        const auto whole = std::make_shared<BufferBody>(bytes);
+        const std::uint64_t offset = bytes->empty() ? 0 : rng() % (bytes->size() + 1);
+        const auto tail = suffix_of(whole, offset);
+        CHECK(tail->size() == bytes->size() - offset);
+        CHECK(net::same_digest(tail->sha256(), whole->sha256()));
+        auto reader = tail->open();
+        std::vector<std::byte> got;
+        while (true) {
+            std::vector<std::byte> buf(1 + rng() % 70'000);
+            const std::size_t n = reader->read(buf);
+            if (n == 0) break;
+            got.insert(got.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+        }
+        CHECK(std::equal(got.begin(), got.end(), bytes->begin() + static_cast<std::ptrdiff_t>(offset), bytes->end()));
+        CHECK(got.size() == bytes->size() - offset);
+    }
+    CHECK_THROWS_AS((void)suffix_of(std::make_shared<BufferBody>(std::make_shared<std::vector<std::byte>>(10)), 11), InputError);
+}
+
+TEST_CASE("file sink: a copy resumed at a piece boundary keeps its prefix, takes the rest, and verifies the whole") {
+    const auto dir = std::filesystem::temp_directory_path() / ("hetcast-resume-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::mt19937_64 rng(5);
+    std::vector<std::byte> bytes(1 << 20);
+    for (auto& b : bytes) b = static_cast<std::byte>(rng());
+    const auto sha = BufferBody(std::make_shared<std::vector<std::byte>>(bytes)).sha256();
+    {
+        FileSink sink(dir / "f.bin", bytes.size());
+        sink.write(std::span(bytes).first(700'000));       // an earlier try got this far
+        sink.resume_at(512 << 10);                          // its verified pieces
+        CHECK(sink.written() == 512 << 10);
+        CHECK_THROWS_AS(sink.resume_at(600 << 10), Error);  // not past what it holds
+        sink.write(std::span(bytes).subspan(512 << 10));
+        sink.commit(sha);
+    }
+    std::ifstream in(dir / "f.bin", std::ios::binary);
+    std::vector<char> landed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(landed.size() == bytes.size());
+    CHECK(std::memcmp(landed.data(), bytes.data(), bytes.size()) == 0);
+    {
+        FileSink sink(dir / "g.bin", bytes.size());
+        sink.write(std::span(bytes).first(700'000));
+        sink.resume_at(512 << 10);
+        auto other = bytes;
+        other[600'000] ^= std::byte{1};
+        sink.write(std::span(other).subspan(512 << 10));   // the rest, damaged
+        CHECK_THROWS_AS(sink.verify(sha), Error);
+    }
+    CHECK_FALSE(std::filesystem::exists(dir / "g.bin"));
+    std::filesystem::remove_all(dir);
 }

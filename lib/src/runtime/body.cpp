@@ -120,4 +120,60 @@ std::unique_ptr<net::MessageBody::Reader> FileBody::open() const {
     return std::make_unique<DescriptorReader>(open_for_reading(path_), size_, path_);
 }
 
+namespace {
+
+class SuffixReader final : public net::MessageBody::Reader {
+public:
+    SuffixReader(std::unique_ptr<net::MessageBody::Reader> inner, std::uint64_t offset)
+        : inner_(std::move(inner)), left_(offset) {}
+    std::size_t read(std::span<std::byte> out) override {
+        if (!pass()) return 0;
+        return inner_->read(out);
+    }
+    bool ready(std::function<void()> wake) override {
+        while (true) {
+            if (!inner_->ready(wake)) return false;
+            if (left_ == 0) return true;
+            if (!pass()) return true;  // the inner body ended early: read() says so
+        }
+    }
+
+private:
+    /// Reads past what is ready of the prefix; false when the inner body ended before it.
+    bool pass() {
+        std::vector<std::byte> scratch;
+        while (left_ > 0) {
+            scratch.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left_, std::uint64_t{1} << 20)));
+            const std::size_t n = inner_->read(scratch);
+            if (n == 0) return false;
+            left_ -= n;
+            if (left_ > 0 && !inner_->ready([] {})) return true;  // the rest of the prefix is not in yet
+        }
+        return true;
+    }
+    std::unique_ptr<net::MessageBody::Reader> inner_;
+    std::uint64_t left_;
+};
+
+class SuffixBody final : public net::MessageBody {
+public:
+    SuffixBody(std::shared_ptr<const net::MessageBody> inner, std::uint64_t offset)
+        : inner_(std::move(inner)), offset_(offset) {}
+    std::uint64_t size() const override { return inner_->size() - offset_; }
+    net::Digest sha256() const override { return inner_->sha256(); }
+    std::unique_ptr<Reader> open() const override { return std::make_unique<SuffixReader>(inner_->open(), offset_); }
+
+private:
+    std::shared_ptr<const net::MessageBody> inner_;
+    std::uint64_t offset_;
+};
+
+}  // namespace
+
+std::shared_ptr<const net::MessageBody> suffix_of(std::shared_ptr<const net::MessageBody> body, std::uint64_t offset) {
+    if (offset > body->size()) throw InputError("a suffix past the end of the message");
+    if (offset == 0) return body;
+    return std::make_shared<SuffixBody>(std::move(body), offset);
+}
+
 }  // namespace hetcast

@@ -222,6 +222,17 @@ void FileSink::rewrite(std::uint64_t offset, std::span<const std::byte> data) {
     rewritten_ = true;
 }
 
+void FileSink::resume_at(std::uint64_t offset) {
+    if (offset > written_) throw Error("cannot resume " + temp_.string() + " past what it holds");
+    if (::ftruncate(*fd_, static_cast<off_t>(offset)) != 0 ||
+        ::lseek(*fd_, static_cast<off_t>(offset), SEEK_SET) != static_cast<off_t>(offset)) {
+        throw Error("cannot resume " + temp_.string() + ": " + errno_text());
+    }
+    written_ = offset;
+    flushed_ = std::min(flushed_, offset);
+    rewritten_ = true;  // the running hash saw other bytes: verify() reads the file
+}
+
 void FileSink::verify(const net::Digest& expected) {
     if (verified_) return;
     net::Digest got = hash_.finish();

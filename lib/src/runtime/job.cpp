@@ -173,7 +173,14 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
 json to_json(const JobEvent& e) {
     static const char* names[] = {"ready", "delivered", "progress", "done", "failed", "hop"};
     json j{{"event", names[static_cast<int>(e.kind)]}, {"clock", e.clock}};
-    if (e.kind == JobEvent::Kind::ready) j["received"] = e.received;
+    if (e.kind == JobEvent::Kind::ready) {
+        j["received"] = e.received;
+        if (!e.resume.empty()) {
+            json r = json::array();
+            for (const auto& [m, bytes] : e.resume) r.push_back({m, bytes});
+            j["resume"] = std::move(r);
+        }
+    }
     if (e.kind == JobEvent::Kind::delivered || e.kind == JobEvent::Kind::hop) j["message"] = e.message;
     if (e.kind == JobEvent::Kind::hop) {
         j["bytes"] = e.bytes;
@@ -192,6 +199,16 @@ JobEvent job_event_from_json(const json& j) {
     if (kind == "ready") {
         e.kind = JobEvent::Kind::ready;
         e.received = j.contains("received") ? number(j, "received") : e.clock;
+        if (const auto it = j.find("resume"); it != j.end()) {
+            if (!it->is_array()) throw InputError("job: 'resume' must be a list");
+            for (const auto& r : *it) {
+                if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned() ||
+                    r[0].get<std::uint64_t>() > 0xffffffffu) {
+                    throw InputError("job: a resume entry must be [message, bytes]");
+                }
+                e.resume.emplace_back(static_cast<MessageId>(r[0].get<std::uint64_t>()), r[1].get<std::uint64_t>());
+            }
+        }
     } else if (kind == "delivered") {
         e.kind = JobEvent::Kind::delivered;
         const std::uint64_t m = count(j, "message");
@@ -217,6 +234,29 @@ JobEvent job_event_from_json(const json& j) {
         throw InputError("job: unknown event '" + kind.substr(0, 20) + "'");
     }
     return e;
+}
+
+json to_json(const JobStart& s) {
+    json r = json::array();
+    for (const auto& x : s.resume) r.push_back({{"message", x.message}, {"to", x.to}, {"offset", x.offset}});
+    return {{"resume", std::move(r)}};
+}
+
+JobStart job_start_from_json(std::string_view payload) {
+    JobStart s;
+    if (payload.empty()) return s;
+    const json j = json::parse(payload, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError("job: a start must be a JSON object");
+    const auto it = j.find("resume");
+    if (it == j.end()) return s;
+    if (!it->is_array()) throw InputError("job: 'resume' must be a list");
+    for (const auto& r : *it) {
+        if (!r.is_object()) throw InputError("job: a resume entry must be an object");
+        const std::uint64_t m = count(r, "message");
+        if (m > 0xffffffffu) throw InputError("job: message id out of range");
+        s.resume.push_back({static_cast<MessageId>(m), text(r, "to"), count(r, "offset")});
+    }
+    return s;
 }
 
 }  // namespace hetcast

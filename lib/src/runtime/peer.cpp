@@ -96,6 +96,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
             const bool in = r.ended && (!r.pieces || r.pieces->complete());
             if (r.from == who && !r.done && r.error.empty() && !in) {
                 r.error = "lost the connection with '" + who + "' before " + message_label(m) + " was in: " + why;
+                r.from_failed = true;
             }
             if (r.pieces && (j->aborted || !r.error.empty())) r.pieces->fail(j->aborted ? j->abort_reason : r.error);
         }
@@ -127,7 +128,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
                         c->close(e.what());
                     }
                 });
-            case FrameType::job_start: return on_start(f.header.job, c);
+            case FrameType::job_start: return on_start(c, f);
             case FrameType::data: return on_data(c, std::move(f));
             case FrameType::data_end: return on_data_end(c, f);
             case FrameType::job_report: return on_event(c, f);
@@ -300,6 +301,10 @@ void Peer::stop() {
         d.inbox_cv.notify_all();
     }
     for (auto& j : js) d.abort_job(*j, "the peer is stopping");
+    {
+        std::lock_guard lock(d.mu);
+        d.parked.clear();  // their temporaries go
+    }
     for (auto& j : js) {
         if (j->runner.joinable()) j->runner.join();
     }

@@ -50,6 +50,7 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
     switch (e.kind) {
         case JobEvent::Kind::ready:
             n.ready = true;
+            for (const auto& [m, bytes] : e.resume) k->resume[{m, who}] = bytes;
             if (via) {
                 n.offset = exchange_offset(n.sent, e.received, e.clock, t);
                 n.offset_hi = std::min(n.offset_hi, e.received - n.sent);
@@ -311,9 +312,25 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         std::lock_guard lock(k->mu);
         k->started = t0;
     }
-    for (const auto& name : remote) {
+    {
+        // A receiver that kept pieces from an earlier try gets only the rest from its feeder.
         std::lock_guard lock(k->mu);
-        k->nodes[name].conn->send(make_frame(FrameType::job_start, common.job, 0, {}));
+        std::map<std::string, JobStart> starts;
+        for (const auto& [key, bytes] : k->resume) {
+            const auto f = k->feeder.find(key);
+            if (f != k->feeder.end() && bytes > 0) starts[f->second].resume.push_back({key.first, key.second, bytes});
+        }
+        for (const auto& name : remote) {
+            const auto it = starts.find(name);
+            k->nodes[name].conn->send(
+                make_frame(FrameType::job_start, common.job, 0, it == starts.end() ? std::string() : to_json(it->second).dump()));
+        }
+        if (own) {
+            if (const auto it = starts.find(cfg.name); it != starts.end()) {
+                std::lock_guard jl(own->mu);
+                for (const auto& r : it->second.resume) own->resume[{r.message, r.to}] = r.offset;
+            }
+        }
     }
     if (own) start_runner(own);
 

@@ -79,6 +79,8 @@ struct Recv {
     /// Cut-through jobs: the pieces checked so far; what this node's sends read.
     std::shared_ptr<PieceTracker> pieces;
     std::map<std::uint64_t, int> refetches;  ///< how often each piece was asked for again
+    std::uint64_t resumed = 0;  ///< bytes held verified from an earlier try when this one began
+    bool from_failed = false;   ///< it failed because its feeder did (lost, cancelled upstream)
 };
 
 /// A participant's part of one job.
@@ -98,6 +100,8 @@ struct Job {
     std::thread runner;
     double planned = detail::now_s();  ///< when its plan arrived
     double started = 0;                ///< when its task list started
+    /// Where each send (message, to) starts: a receiver that holds a prefix from an earlier try.
+    std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
 };
 
 /// The coordinator's view of one job.
@@ -127,6 +131,8 @@ struct Coord {
     std::map<std::pair<MessageId, std::string>, std::string> feeder;
     std::set<std::pair<MessageId, std::string>> have;
     std::uint64_t push = 0;  ///< the first try's job id: what `hetcast cancel` names
+    /// (message, receiver) → bytes it holds from an earlier try (its ready event said so).
+    std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
     std::string cancelled;   ///< why the job was cancelled, once it is
     struct Delivered {
         double node_clock;
@@ -177,6 +183,18 @@ struct Peer::Impl {
     /// does not answer holds up only those who want that member.
     std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
+    /// A destination's copy of a cut-through file whose try failed because its feeder did:
+    /// its verified pieces wait here (the temporary file stays) for the next try of the
+    /// same push, which goes on from them; dropped after parked_for. Keyed by final path.
+    struct Parked {
+        std::unique_ptr<FileSink> sink;
+        std::uint64_t verified = 0;
+        net::Digest sha{};
+        std::uint64_t size = 0, piece = 0;
+        double at = 0;
+    };
+    std::map<std::string, Parked> parked;
+    static constexpr double parked_for = 60;
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
     /// for days).
     std::thread janitor;
@@ -277,7 +295,7 @@ struct Peer::Impl {
     /// Registers a job and prepares where each received message goes; throws (and
     /// registers nothing) when a destination path is refused or cannot be created.
     std::shared_ptr<Job> make_job(JobPlan plan, net::ConnectionPtr coordinator);
-    void on_start(std::uint64_t id, const net::ConnectionPtr& c);
+    void on_start(const net::ConnectionPtr& c, const net::Frame& f);
     void start_runner(const std::shared_ptr<Job>& job);
     Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
     void on_data(const net::ConnectionPtr& c, net::Frame&& f);

@@ -88,7 +88,14 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     const std::uint64_t id = plan.job;
     try {
         auto job = make_job(std::move(plan), c);
-        emit(*job, JobEvent{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received});
+        JobEvent ready{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received};
+        {
+            std::lock_guard lock(job->mu);
+            for (const auto& [m, r] : job->recv) {
+                if (r.resumed > 0) ready.resume.emplace_back(m, r.resumed);
+            }
+        }
+        emit(*job, ready);
     } catch (const std::exception& e) {
         c->send(make_frame(FrameType::job_report, id, 0,
                            to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, e.what()}).dump()));
@@ -119,13 +126,33 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
             const fs::path target = r.keep ? confine(cfg.dest_root, m.name)
                                            : cfg.spool / ("job-" + std::to_string(plan.job) + "-" +
                                                           std::to_string(t.message));
-            r.sink = std::make_unique<FileSink>(target, m.size);
+            if (r.keep && plan.relay == Relay::cut_through) {
+                // The same file of an earlier try whose feeder failed: go on from its pieces.
+                std::lock_guard lock(mu);
+                if (auto it = parked.find(target.string()); it != parked.end()) {
+                    Parked& p = it->second;
+                    if (net::same_digest(p.sha, m.sha) && p.size == m.size && p.piece == plan.piece) {
+                        r.sink = std::move(p.sink);
+                        r.resumed = p.verified;
+                    }
+                    parked.erase(it);
+                }
+            }
+            if (r.sink) {
+                r.sink->resume_at(r.resumed);
+            } else {
+                r.sink = std::make_unique<FileSink>(target, m.size);
+            }
         } else {
             r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
         }
         if (plan.relay == Relay::cut_through) {
             r.pieces = std::make_shared<PieceTracker>(m.size, plan.piece, m.pieces,
                                                       r.sink ? r.sink->descriptor() : nullptr);
+            if (r.resumed > 0) {
+                r.pieces->start_at(r.resumed);
+                r.got = r.resumed;
+            }
         }
         if (!job->recv.emplace(t.message, std::move(r)).second) {
             throw InputError("the plan receives " + message_label(t.message) + " twice");
@@ -147,10 +174,20 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
     return job;
 }
 
-void Peer::Impl::on_start(std::uint64_t id, const ConnectionPtr& c) {
-    auto job = find_job(id);
+void Peer::Impl::on_start(const ConnectionPtr& c, const Frame& f) {
+    auto job = find_job(f.header.job);
     if (!job) return;  // dropped meanwhile (cancelled, or its start came too late)
     if (job->coordinator != c) throw InputError("start of a job from another than its coordinator");
+    const JobStart start = job_start_from_json(net::as_text(f.payload));
+    {
+        std::lock_guard lock(job->mu);
+        for (const auto& r : start.resume) {
+            if (r.message >= job->plan.messages.size() || r.offset > job->plan.messages[r.message].size) {
+                throw InputError("a start resumes a message past its end");
+            }
+            job->resume[{r.message, r.to}] = r.offset;
+        }
+    }
     start_runner(job);
 }
 
@@ -239,6 +276,7 @@ void Peer::Impl::on_cancel(const Frame& f) {
 void Peer::Impl::cancel_receive(Job& job, MessageId m, const std::string& why) {
     std::lock_guard lock(job.mu);
     if (auto it = job.recv.find(m); it != job.recv.end() && !it->second.done) {
+        it->second.from_failed = true;
         if (it->second.error.empty()) it->second.error = why;
         if (it->second.pieces) it->second.pieces->fail(why);
     }
@@ -327,7 +365,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         emulate_recv(static_cast<double>(plan.messages[m].size));
         Recv& r = job->recv.at(m);
         {
-            JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size, {}};
+            JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size - r.resumed, {}};  // what this try carried
             hop.peer = r.from;
             hop.first = r.first;
             emit(*job, hop);
@@ -358,6 +396,13 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                     if (auto it = job->held.find(t.message); it != job->held.end()) body = it->second;
                 }
                 if (!body) throw Error("the plan relays " + message_label(t.message) + " before it is held");
+                {
+                    // The receiver holds a prefix from an earlier try: only the rest goes.
+                    std::lock_guard lock(job->mu);
+                    if (auto it = job->resume.find({t.message, t.peer}); it != job->resume.end()) {
+                        body = suffix_of(std::move(body), it->second);
+                    }
+                }
                 emulate_send(t.peer, static_cast<double>(msg.size));
                 ConnectionPtr c = conn_to(t.peer, &plan.participants);
                 {
@@ -425,6 +470,19 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         for (auto& [m, r] : job->recv) {
             if (r.pieces) r.pieces->fail(failure.empty() ? "the job ended" : failure);  // no send waits on it now
             if (!r.done && r.error.empty()) r.error = failure.empty() ? "the job ended" : failure;  // late data is dropped
+            // A destination's verified pieces wait for the next try when its feeder failed
+            // (not when the job was cancelled or this node failed on its own).
+            const JobMessage& msg = plan.messages[m];
+            if (!r.done && r.keep && r.sink && r.pieces && !job->aborted && r.from_failed) {
+                const std::uint64_t v = r.pieces->verified();
+                if (v > 0 && v < msg.size && v % plan.piece == 0) {
+                    const std::string key = r.sink->final_path().string();
+                    std::lock_guard lock(mu);
+                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s()};
+                    log("job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
+                        key + " for the next try");
+                }
+            }
             r.sink.reset();  // removes temporaries
         }
     }
@@ -446,6 +504,18 @@ void Peer::Impl::reap() {
     {
         std::lock_guard lock(mu);
         for (const auto& [id, j] : jobs) all.push_back(j);
+    }
+    std::vector<Parked> expired;  // their temporaries go when this goes, outside the lock
+    {
+        std::lock_guard lock(mu);
+        for (auto it = parked.begin(); it != parked.end();) {
+            if (now - it->second.at > parked_for) {
+                expired.push_back(std::move(it->second));
+                it = parked.erase(it);
+            } else {
+                ++it;
+            }
+        }
     }
     std::vector<std::shared_ptr<Job>> done;
     for (const auto& j : all) {

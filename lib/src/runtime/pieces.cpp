@@ -49,6 +49,16 @@ PieceTracker::PieceTracker(std::uint64_t size, std::uint64_t piece, std::vector<
     if (!fd_) memory_.resize(digests_.size());
 }
 
+void PieceTracker::start_at(std::uint64_t bytes) {
+    std::lock_guard lock(mu_);
+    if (!fd_ || received_ != 0 || bytes % piece_ != 0 || bytes > size_) {
+        throw InputError("a copy resumes at a piece boundary of a file, before anything arrives");
+    }
+    for (std::uint64_t k = 0; k < bytes / piece_; ++k) good_[k] = 1;
+    received_ = bytes;
+    advance_locked();
+}
+
 std::vector<std::function<void()>> PieceTracker::take_waiters_locked() {
     cv_.notify_all();
     return std::exchange(waiters_, {});

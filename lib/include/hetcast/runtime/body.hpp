@@ -70,4 +70,10 @@ private:
 /// A GeneratedBody of `size` bytes from `seed`.
 [[nodiscard]] std::shared_ptr<const net::MessageBody> make_generated_body(std::uint64_t size, std::uint64_t seed);
 
+/// The bytes of `body` from `offset` on, for a receiver that resumes with the rest; its
+/// checksum is still the whole message's (what data_end carries). Readers wait for the
+/// inner body as it does (a relay's growing copy) and read past the prefix on the way.
+[[nodiscard]] std::shared_ptr<const net::MessageBody> suffix_of(std::shared_ptr<const net::MessageBody> body,
+                                                                std::uint64_t offset);
+
 }  // namespace hetcast

@@ -77,6 +77,10 @@ public:
     /// Replaces bytes already written (a piece fetched again); verify() then reads the
     /// file back instead of trusting the running hash. Throws hetcast::Error.
     void rewrite(std::uint64_t offset, std::span<const std::byte> data);
+    /// Keeps the first `offset` bytes written (a copy resumed after its sender failed: the
+    /// pieces it had verified) and drops the rest; writes go on from there. verify() then
+    /// reads the file back. Throws hetcast::Error.
+    void resume_at(std::uint64_t offset);
     /// The temporary file's descriptor, for reading back what was written (pread).
     [[nodiscard]] std::shared_ptr<const int> descriptor() const { return fd_; }
     /// Throws hetcast::Error when the checksum differs; nothing can land then.

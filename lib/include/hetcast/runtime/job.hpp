@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -72,7 +73,25 @@ struct JobEvent {
     double received = 0;        ///< ready: the node's clock when the plan arrived
     std::string peer{};         ///< hop: who sent the message to this node
     double first = 0;           ///< hop: the node's clock when its first byte arrived; `clock`: its last
+    /// ready: (message, bytes) this node already holds verified from an earlier try of the
+    /// same push, so its feeder sends only the rest.
+    std::vector<std::pair<MessageId, std::uint64_t>> resume{};
 };
+
+/// What the coordinator's job_start tells a node: where each of its sends starts.
+struct JobStart {
+    struct Resume {
+        MessageId message = 0;
+        std::string to;
+        std::uint64_t offset = 0;
+        friend bool operator==(const Resume&, const Resume&) = default;
+    };
+    std::vector<Resume> resume;
+};
+
+[[nodiscard]] nlohmann::json to_json(const JobStart& s);
+/// An empty payload is a start with no resumes. Throws InputError on a malformed one.
+[[nodiscard]] JobStart job_start_from_json(std::string_view payload);
 
 [[nodiscard]] nlohmann::json to_json(const JobEvent& e);
 /// Throws InputError on a malformed event.

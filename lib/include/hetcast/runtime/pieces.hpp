@@ -35,6 +35,9 @@ public:
     PieceTracker(std::uint64_t size, std::uint64_t piece, std::vector<net::Digest> digests,
                  std::shared_ptr<const int> fd);
 
+    /// The first `bytes` (whole pieces) are already in the file and verified: a copy
+    /// resumed after its sender failed. Before any add().
+    void start_at(std::uint64_t bytes);
     /// The next bytes of the stream, in order (after the caller wrote them to the file,
     /// when there is one). Returns the pieces these bytes completed that failed their
     /// check: they are not readable until replace() brings a good copy.
