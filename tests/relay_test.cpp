@@ -348,3 +348,26 @@ TEST_CASE("relay: a slow child does not hold up its fast sibling or the relay's 
     CHECK(at["p3"] < at["p2"] / 3);
     CHECK(at["p1"] < at["p2"] / 3);
 }
+
+TEST_CASE("relay: copies keep the source file's permission bits (0600 stays 0600, an executable stays one)") {
+    Chain c(3);
+    const Network net = c.network();
+    const auto bytes = random_bytes(300'000, 21);
+    for (const unsigned mode : {0600u, 0755u, 0640u}) {
+        CAPTURE(mode);
+        const fs::path src = c.dir.path / ("src-" + std::to_string(mode));
+        std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+        fs::permissions(src, static_cast<fs::perms>(mode));
+        for (const Relay relay : {Relay::store_and_forward, Relay::cut_through}) {
+            Schedule s = tree(3, static_cast<double>(bytes->size()), 64 << 10, {{0, 1}, {1, 2}});
+            s.relay = relay;
+            const std::string name = "m" + std::to_string(mode) + (relay == Relay::cut_through ? "-ct" : "-sf");
+            const JobReport r = push(c, net, s, {std::make_shared<FileBody>(src), name});
+            for (const auto& o : r.outcomes) CHECK_MESSAGE(o.ok, o.dest << ": " << o.error);
+            REQUIRE(r.ok());
+            for (std::size_t i = 1; i < 3; ++i) {
+                CHECK((static_cast<unsigned>(fs::status(c.dir.path / c.names[i] / name).permissions()) & 0777) == mode);
+            }
+        }
+    }
+}

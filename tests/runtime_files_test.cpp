@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -228,5 +230,86 @@ TEST_CASE("files: a verified copy is readable before, during and after it lands,
         }
         CHECK(entries(dir.path / "spool") == 0);
         CHECK(read_all(*relay) == data);
+    }
+}
+
+TEST_CASE("files: a symlink under the root never leads a copy out of it") {
+    TempDir dir;
+    const fs::path root = dir.path / "root", outside = dir.path / "outside";
+    fs::create_directories(root);
+    fs::create_directories(outside);
+    const std::vector<std::byte> data(1000, std::byte{7});
+    const auto sha = sha_of(data);
+
+    // A directory on the way is a symlink (placed by a local user or an earlier push).
+    fs::create_directory_symlink(outside, root / "sub");
+    CHECK_THROWS_WITH_AS(FileSink(root / "sub" / "x.bin", data.size(), root), doctest::Contains("symbolic link"), Error);
+    fs::create_directories(root / "real");
+    fs::create_directory_symlink(outside, root / "real" / "deeper");
+    CHECK_THROWS_AS(FileSink(root / "real" / "deeper" / "y" / "x.bin", data.size(), root), Error);
+    CHECK(fs::is_empty(outside));
+
+    // The final name is a symlink to a file outside: the copy replaces the link, the file
+    // outside keeps its bytes.
+    std::ofstream(outside / "victim") << "precious";
+    fs::create_symlink(outside / "victim", root / "x.bin");
+    {
+        FileSink sink(root / "x.bin", data.size(), root);
+        sink.write(data);
+        sink.commit(sha);
+    }
+    CHECK_FALSE(fs::is_symlink(root / "x.bin"));
+    CHECK(fs::file_size(root / "x.bin") == data.size());
+    std::ifstream in(outside / "victim");
+    std::string kept;
+    in >> kept;
+    CHECK(kept == "precious");
+
+    // The directory is swapped for a symlink while the copy arrives: it still lands in the
+    // directory it was opened in, under the root.
+    fs::create_directories(root / "swap");
+    {
+        FileSink sink(root / "swap" / "z.bin", data.size(), root);
+        fs::rename(root / "swap", root / "swapped");
+        fs::create_directory_symlink(outside, root / "swap");
+        sink.write(data);
+        sink.commit(sha);
+    }
+    CHECK(fs::exists(root / "swapped" / "z.bin"));
+    CHECK_FALSE(fs::exists(outside / "z.bin"));
+    // Missing directories are made under the root.
+    {
+        FileSink sink(root / "a" / "b" / "c.bin", data.size(), root);
+        sink.write(data);
+        sink.commit(sha);
+    }
+    CHECK(fs::exists(root / "a" / "b" / "c.bin"));
+}
+
+TEST_CASE("files: a copy lands with the source's permission bits less the umask, never wider, never set-uid") {
+    TempDir dir;
+    const std::vector<std::byte> data(10, std::byte{1});
+    const auto sha = sha_of(data);
+    struct Case {
+        unsigned mode, umask, want;
+    };
+    for (const Case c : {Case{0600, 022, 0600}, Case{0755, 022, 0755}, Case{0666, 027, 0640}, Case{04755, 022, 0755},
+                         Case{02775, 002, 0775}, Case{01777, 022, 0755}, Case{0000, 022, 0000}}) {
+        CAPTURE(c.mode);
+        CAPTURE(c.umask);
+        const fs::path p = dir.path / ("m" + std::to_string(c.mode) + "-" + std::to_string(c.umask));
+        {
+            FileSink sink(p, data.size(), dir.path);
+            sink.set_mode(c.mode, c.umask);
+            // While it arrives, only its owner may read it.
+            struct stat st {};
+            REQUIRE(::stat(sink.temp_path().c_str(), &st) == 0);
+            CHECK((st.st_mode & 07777) == 0600);
+            sink.write(data);
+            sink.commit(sha);
+        }
+        struct stat st {};
+        REQUIRE(::stat(p.c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == c.want);
     }
 }

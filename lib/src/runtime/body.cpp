@@ -107,6 +107,7 @@ FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
     const auto status = std::filesystem::status(path_, ec);
     if (ec || !std::filesystem::exists(status)) throw InputError(path_.string() + ": no such file");
     if (!std::filesystem::is_regular_file(status)) throw InputError(path_.string() + ": not a regular file");
+    mode_ = static_cast<unsigned>(status.permissions()) & 0777;
     size_ = std::filesystem::file_size(path_, ec);
     if (ec) throw InputError(path_.string() + ": " + ec.message());
     try {
@@ -169,6 +170,11 @@ private:
 };
 
 }  // namespace
+
+unsigned mode_of(const net::MessageBody& body) {
+    const auto* file = dynamic_cast<const FileBody*>(&body);
+    return file ? file->mode() : 0644;
+}
 
 std::shared_ptr<const net::MessageBody> suffix_of(std::shared_ptr<const net::MessageBody> body, std::uint64_t offset) {
     if (offset > body->size()) throw InputError("a suffix past the end of the message");

@@ -233,7 +233,7 @@ public:
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const {
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "secret_file",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
-                                             "stall_timeout", "down_after", "link_profile"});
+                                             "stall_timeout", "down_after", "link_profile", "umask"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -292,6 +292,15 @@ public:
         }
         if (const auto it = e.find("down_after"); it != e.end()) {
             c.down_after = seconds(it->second.value, "down_after", 0.01, 3600, "0.01 and 3600");
+        }
+        if (const auto it = e.find("umask"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            const std::string text = n.IsScalar() ? n.Scalar() : "";
+            if (text.empty() || text.size() > 4 || text.find_first_not_of("01234567") != std::string::npos ||
+                std::stoul(text, nullptr, 8) > 0777) {
+                fail(n.Mark(), "umask: expected octal permission bits like 022 or 027, got " + shown(text));
+            }
+            c.umask = static_cast<unsigned>(std::stoul(text, nullptr, 8));
         }
         return c;
     }

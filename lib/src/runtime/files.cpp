@@ -1,6 +1,9 @@
 #include "hetcast/runtime/files.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -151,29 +154,87 @@ std::string temp_name(const std::string& filename, std::uint64_t tag) {
     return "." + filename.substr(0, room) + tail;
 }
 
-FileSink::FileSink(fs::path final_path, std::uint64_t expected_size)
-    : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
-    std::random_device rd;
-    temp_ = final_.parent_path() / temp_name(final_.filename().string(), rd());
-    std::error_code ec;
-    fs::create_directories(final_.parent_path(), ec);
-    const int fd = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        const std::string why = errno_text();  // before anything else can touch errno
-        throw Error("cannot create " + temp_.string() + ": " + why);
-    }
-    fd_ = std::shared_ptr<int>(new int(fd), [](int* p) {
+namespace {
+
+std::shared_ptr<int> own_fd(int fd) {
+    return std::shared_ptr<int>(new int(fd), [](int* p) {
         ::close(*p);
         delete p;
     });
 }
 
-FileSink::~FileSink() {
-    if (!landed_) {
-        std::error_code ec;
-        fs::remove(temp_, ec);
-    }
+/// Opens directory `name` in `dir` without following a symlink, and never above `dir`.
+int open_beneath(int dir, const std::string& name) {
+    open_how how{};
+    how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+    const long fd = ::syscall(SYS_openat2, dir, name.c_str(), &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+    // Kernels before 5.6: one component at a time, no symlink followed.
+    return ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 }
+
+/// The directory `rel` under `root` (created as needed), reached without symlinks.
+std::shared_ptr<int> confined_dir(const fs::path& root, const fs::path& rel) {
+    std::error_code ec;
+    fs::create_directories(root, ec);  // the root itself is the operator's: made if missing
+    const int top = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top < 0) throw Error("cannot open the destination root " + root.string() + ": " + errno_text());
+    auto dir = own_fd(top);
+    fs::path at = root;
+    for (const auto& part : rel) {
+        const std::string name = part.string();
+        if (name.empty() || name == ".") continue;
+        at /= part;
+        if (::mkdirat(*dir, name.c_str(), 0755) != 0 && errno != EEXIST) {
+            const std::string why = errno_text();
+            throw Error("cannot create " + at.string() + ": " + why);
+        }
+        const int next = open_beneath(*dir, name);
+        if (next < 0) {
+            const int err = errno;
+            throw Error("cannot open " + at.string() + ": " +
+                        (err == ELOOP || err == EXDEV ? std::string("a symbolic link (refused: it could lead out of the root)")
+                                                      : std::string(std::strerror(err))));
+        }
+        dir = own_fd(next);
+    }
+    return dir;
+}
+
+}  // namespace
+
+FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, const fs::path& root)
+    : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
+    std::random_device rd;
+    const std::string tmp = temp_name(final_.filename().string(), rd());
+    temp_ = final_.parent_path() / tmp;
+    if (root.empty()) {
+        std::error_code ec;
+        fs::create_directories(final_.parent_path(), ec);
+        const int d = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d < 0) {
+            const std::string why = errno_text();
+            throw Error("cannot create " + temp_.string() + ": " + why);
+        }
+        dir_ = own_fd(d);
+    } else {
+        dir_ = confined_dir(root, final_.parent_path().lexically_relative(root));
+    }
+    // Only the owner can read a copy while it arrives; land() sets its mode.
+    const int fd = ::openat(*dir_, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        const std::string why = errno_text();  // before anything else can touch errno
+        throw Error("cannot create " + temp_.string() + ": " + why);
+    }
+    fd_ = own_fd(fd);
+}
+
+FileSink::~FileSink() {
+    if (!landed_) ::unlinkat(*dir_, temp_.filename().c_str(), 0);
+}
+
+void FileSink::set_mode(unsigned mode, unsigned umask) { mode_ = mode & 0777 & ~umask; }
 
 void FileSink::write_all(std::span<const std::byte> data) {
     while (!data.empty()) {
@@ -237,7 +298,13 @@ void FileSink::verify(const net::Digest& expected) {
     if (verified_) return;
     net::Digest got = hash_.finish();
     // The running hash saw the bytes a rewrite replaced: hash what the file holds now.
-    if (rewritten_) got = file_sha256(temp_);
+    if (rewritten_) {
+        DescriptorReader reader(fd_, written_, temp_);
+        net::Sha256 sha;
+        std::vector<std::byte> buf(std::size_t{1} << 20);
+        while (const std::size_t n = reader.read(buf)) sha.update(std::span(buf.data(), n));
+        got = sha.finish();
+    }
     if (!net::same_digest(got, expected)) {
         throw Error("checksum mismatch for " + final_.string() + ": got " + net::to_hex(got) + ", expected " +
                     net::to_hex(expected));
@@ -254,14 +321,15 @@ void FileSink::land() {
     if (!verified_) throw Error(temp_.string() + " is not verified yet");
     if (landed_) return;
     if (::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
-    std::error_code ec;
-    fs::rename(temp_, final_, ec);
-    if (ec) throw Error("cannot rename " + temp_.string() + " to " + final_.string() + ": " + ec.message());
-    landed_ = true;
-    if (const int dir = ::open(final_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
+    if (::fchmod(*fd_, mode_) != 0) throw Error("cannot set the mode of " + temp_.string() + ": " + errno_text());
+    // Both names in the one directory descriptor: a symlink at the final name is replaced,
+    // never followed.
+    if (::renameat(*dir_, temp_.filename().c_str(), *dir_, final_.filename().c_str()) != 0) {
+        const std::string why = errno_text();
+        throw Error("cannot rename " + temp_.string() + " to " + final_.string() + ": " + why);
     }
+    landed_ = true;
+    ::fsync(*dir_);
 }
 
 void FileSink::commit(const net::Digest& expected) {

@@ -75,7 +75,7 @@ json to_json(const JobPlan& p) {
     json messages = json::array();
     for (const auto& m : p.messages) {
         json jm{{"source", m.source}, {"size", m.size},   {"sha256", net::to_hex(m.sha)},
-                {"name", m.name},     {"dests", m.dests}, {"origin", m.origin}};
+                {"name", m.name},     {"dests", m.dests}, {"origin", m.origin}, {"mode", m.mode}};
         if (p.relay == Relay::cut_through) {
             json pieces = json::array();
             for (const auto& d : m.pieces) pieces.push_back(net::to_hex(d));
@@ -139,6 +139,11 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         msg.sha = digest_from_hex(text(m, "sha256"));
         msg.name = text(m, "name");
         msg.origin = text(m, "origin");
+        if (m.contains("mode")) {
+            const std::uint64_t mode = count(m, "mode");
+            if (mode > 0777) throw InputError("job: a mode has only permission bits (0 to 0777)");
+            msg.mode = static_cast<unsigned>(mode);
+        }
         if (p.relay == Relay::cut_through) {
             if (piece_count(msg.size, p.piece) > max_pieces) {
                 throw InputError("job: a message of " + std::to_string(msg.size) + " bytes has more than " +

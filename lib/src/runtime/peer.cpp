@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "peer_impl.hpp"
@@ -183,7 +184,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         spawn([this, req = std::move(req), respond] {
             try {
                 const auto body = resolve(req.value("origin", ""));
-                json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}};
+                json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}, {"mode", mode_of(*body)}};
                 if (const std::uint64_t piece = req.value("piece", std::uint64_t{0}); piece > 0) {
                     if (piece < min_piece || piece > max_piece) throw InputError("piece must be 4 KiB to 8 MiB");
                     json pieces = json::array();
@@ -464,7 +465,8 @@ void Peer::withdraw(const std::string& key) {
 Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece) {
     if (member == impl_->cfg.name) {
         const auto body = impl_->resolve(origin);
-        return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{}};
+        return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{},
+                mode_of(*body)};
     }
     json q{{"cmd", "describe"}, {"origin", origin}};
     if (piece > 0) q["piece"] = piece;
@@ -480,6 +482,9 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
     }
     if (size->get<std::uint64_t>() > impl_->cfg.max_message) throw InputError("'" + origin + "' is over the size limit");
     Described d{size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>()), {}};
+    if (const auto mode = a.find("mode"); mode != a.end() && mode->is_number_unsigned() && mode->get<std::uint64_t>() <= 0777) {
+        d.mode = static_cast<unsigned>(mode->get<std::uint64_t>());
+    }
     if (piece > 0) {
         const auto pieces = a.find("pieces");
         if (pieces == a.end() || !pieces->is_array() || pieces->size() != piece_count(d.size, piece)) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/pieces.hpp"
@@ -151,10 +152,12 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         const Message& msg = s.messages[m];
         const JobInput& in = spec.inputs[m];
         JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin, {}};
+        jm.mode = in.mode;
         if (msg.source == *self_id && in.body) {
             jm.size = in.body->size();
             jm.sha = in.body->sha256();
             jm.origin.clear();
+            jm.mode = mode_of(*in.body);
         } else if (in.origin.empty()) {
             throw InputError("no body and no origin for " + message_label(m));
         }

@@ -141,8 +141,10 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
             if (r.sink) {
                 r.sink->resume_at(r.resumed);
             } else {
-                r.sink = std::make_unique<FileSink>(target, m.size);
+                // A destination's copy is confined to dest_root (no symlink followed).
+                r.sink = std::make_unique<FileSink>(target, m.size, r.keep ? cfg.dest_root : fs::path());
             }
+            r.sink->set_mode(m.mode, cfg.umask);
         } else {
             r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
         }

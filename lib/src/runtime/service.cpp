@@ -428,6 +428,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.max_message = d.cfg.max_message;
     pc.stall_timeout = d.cfg.stall_timeout;
     pc.max_jobs = d.cfg.max_jobs;
+    pc.umask = d.cfg.umask;
     pc.log = d.log;
     pc.file_origins = true;
     if (d.cfg.link_profile) {

@@ -74,6 +74,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
         const auto d = peer->describe(source, origin);
         m.size = static_cast<double>(d.size);
         inputs.emplace_back(origin, name, d.size, d.sha);
+        inputs.back().mode = d.mode;
     }
     JobSpec spec;
     spec.network = &net;

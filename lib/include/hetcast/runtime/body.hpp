@@ -38,10 +38,13 @@ public:
     [[nodiscard]] net::Digest sha256() const override { return sha_; }
     [[nodiscard]] std::unique_ptr<Reader> open() const override;
     [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+    /// The file's permission bits (rwx of owner, group, others).
+    [[nodiscard]] unsigned mode() const { return mode_; }
 
 private:
     std::filesystem::path path_;
     std::uint64_t size_ = 0;
+    unsigned mode_ = 0644;
     net::Digest sha_{};
 };
 
@@ -69,6 +72,9 @@ private:
 
 /// A GeneratedBody of `size` bytes from `seed`.
 [[nodiscard]] std::shared_ptr<const net::MessageBody> make_generated_body(std::uint64_t size, std::uint64_t seed);
+
+/// The permission bits a copy of `body` lands with: a file's own, else 0644.
+[[nodiscard]] unsigned mode_of(const net::MessageBody& body);
 
 /// The bytes of `body` from `offset` on, for a receiver that resumes with the rest; its
 /// checksum is still the whole message's (what data_end carries). Readers wait for the

@@ -23,6 +23,7 @@ struct DaemonConfig {
     std::vector<std::string> seeds;         ///< HOST:PORT of members to join through
     std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
     std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
+    unsigned umask = 022;                   ///< cleared from the source's permission bits on landing
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
     std::uint64_t piece = 0;  ///< bytes per piece of cut-through pushes it coordinates; 0: by size (2 MiB up)
     double tolerance = 0.20;                ///< ECO partition tolerance for probes

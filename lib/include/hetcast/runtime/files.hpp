@@ -66,7 +66,13 @@ class FileSink {
 public:
     static constexpr std::uint64_t threaded_hash_from = std::uint64_t{4} << 20;
 
-    explicit FileSink(std::filesystem::path final_path, std::uint64_t expected_size = 0);
+    /// With a `root`, `final_path` must lie under it (confine()): each directory between
+    /// is opened beneath root without following a symbolic link (openat2 RESOLVE_BENEATH |
+    /// RESOLVE_NO_SYMLINKS), created when missing, and the temporary and final names are
+    /// used only through that directory's descriptor, so no symlink placed under root
+    /// (before or during the transfer) leads a write outside it. Throws hetcast::Error.
+    explicit FileSink(std::filesystem::path final_path, std::uint64_t expected_size = 0,
+                      const std::filesystem::path& root = {});
     ~FileSink();
     FileSink(const FileSink&) = delete;
     FileSink& operator=(const FileSink&) = delete;
@@ -87,7 +93,11 @@ public:
     void verify(const net::Digest& expected);
     /// The verified bytes, readable whether or not the file has landed yet.
     [[nodiscard]] std::shared_ptr<const net::MessageBody> body() const;
-    /// After verify(): fsync, rename into place, fsync the directory. Throws hetcast::Error.
+    /// The permission bits the file lands with (default 0644): only the rwx bits of
+    /// `mode` are kept (never set-uid, set-gid or sticky), and those of `umask` cleared.
+    void set_mode(unsigned mode, unsigned umask);
+    /// After verify(): fsync, set the mode, rename into place, fsync the directory. Throws
+    /// hetcast::Error.
     void land();
     /// verify() then land().
     void commit(const net::Digest& expected);
@@ -101,7 +111,9 @@ private:
 
     std::filesystem::path final_;
     std::filesystem::path temp_;
+    std::shared_ptr<int> dir_;  ///< the directory both names live in
     std::shared_ptr<int> fd_;  // closed when the last reader of body() is done
+    unsigned mode_ = 0644;
     ChunkHasher hash_;
     std::uint64_t written_ = 0;
     std::uint64_t flushed_ = 0;  ///< written back up to here (started, not waited for)

@@ -25,6 +25,9 @@ struct JobMessage {
     std::string origin;  ///< where the source finds the body, when it is not the coordinator
     /// Cut-through plans: the SHA-256 of each piece, as the source computed them.
     std::vector<net::Digest> pieces;
+    /// Permission bits of the source's file (rwx only); copies land with them, less the
+    /// destination's umask. 0644 for buffers and generated payloads.
+    unsigned mode = 0644;
 };
 
 struct JobTask {

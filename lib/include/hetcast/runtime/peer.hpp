@@ -59,6 +59,9 @@ struct PeerConfig {
     std::chrono::milliseconds stall_timeout{10000};
     /// Jobs this peer takes part in at once, whoever coordinates them (0: no limit).
     std::size_t max_jobs = 0;
+    /// Received files land with the source's permission bits less these (never wider than
+    /// the source's, never set-uid, set-gid or sticky).
+    unsigned umask = 022;
     /// Link emulation (off when empty): sends to a member are paced at the profile's
     /// bandwidth, delayed by its latency, and the send/receive overheads are spent as
     /// busy time, so one machine behaves like the heterogeneous network the profile
@@ -110,6 +113,7 @@ struct JobInput {
     net::Digest sha{};
     /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
     std::vector<net::Digest> pieces;
+    unsigned mode = 0644;  ///< permission bits of the source's file
 };
 
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
@@ -190,6 +194,7 @@ public:
         std::uint64_t size = 0;
         net::Digest sha{};
         std::vector<net::Digest> pieces;
+        unsigned mode = 0644;  ///< permission bits of a file origin
     };
     [[nodiscard]] Described describe(const std::string& member, const std::string& origin, std::uint64_t piece = 0);
 
