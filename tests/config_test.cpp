@@ -80,6 +80,7 @@ TEST_CASE("config: every key is read") {
                                                    "tolerance: 0.35\n"
                                                    "stall_timeout: 2.5\n"
                                                    "down_after: 0.75\n"
+                                                   "umask: 027\n"
                                                    "link_profile: ../profiles/p.yaml\n",
                                                "d.yaml", "/etc/hetcast");
     CHECK(c.host == "0.0.0.0");
@@ -96,6 +97,7 @@ TEST_CASE("config: every key is read") {
     CHECK(c.tolerance == doctest::Approx(0.35));
     CHECK(c.stall_timeout == std::chrono::milliseconds(2500));
     CHECK(c.down_after == std::chrono::milliseconds(750));
+    CHECK(c.umask == 027);
 
     const DaemonConfig v6 = parse_daemon_config(minimal + "listen: '[::]:0'\nlimits: {max_message: 1000}\n",
                                                 "d.yaml", "/");
@@ -158,6 +160,10 @@ TEST_CASE("config: bad values carry the line and column of the value") {
     CHECK(daemon_error(minimal + "down_after: -1\n").find("d.yaml:5:13: down_after") == 0);
     CHECK(daemon_error(minimal + "down_after: 2s\n").find("d.yaml:5:13: down_after: expected a number, got '2s'") == 0);
     CHECK(daemon_error(minimal + "down_after: .inf\n").find("d.yaml:5:13: down_after") == 0);
+    CHECK(daemon_error(minimal + "umask: 0999\n").find("d.yaml:5:8: umask: expected octal") == 0);
+    CHECK(daemon_error(minimal + "umask: 01000\n").find("d.yaml:5:8: umask") == 0);
+    CHECK(daemon_error(minimal + "umask: [1]\n").find("d.yaml:5:8: umask") == 0);
+    CHECK(daemon_error(minimal + "umask: ''\n").find("d.yaml:5:8: umask") == 0);
     CHECK(daemon_error(minimal + "down_after: [2]\n").find("d.yaml:5:13: down_after") == 0);
     CHECK(daemon_error(minimal + "down_after: 0.001\n").find("d.yaml:5:13: down_after: expected seconds between 0.01 and 3600") == 0);
     CHECK(daemon_error(minimal + "down_after: 3601\n").find("d.yaml:5:13: down_after: expected seconds between") == 0);
