@@ -3,7 +3,10 @@
 // progress streams back to the caller.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -119,15 +122,29 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     }
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
+    // All asked at once, each given the connect timeout at least: a member that is only
+    // busy must not be left out (down_after is for `status`).
+    const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
+    std::vector<std::future<std::string>> answers;
+    for (NodeId v : wanted) {
+        answers.push_back(std::async(std::launch::async, [this, name = net->name(v), patience]() -> std::string {
+            try {
+                (void)peer->call(name, {{"cmd", "hello"}}, patience);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        }));
+    }
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
-    for (NodeId v : wanted) {
-        try {
-            (void)peer->call(net->name(v), {{"cmd", "hello"}}, cfg.down_after);
-            dests.push_back(v);
-        } catch (const std::exception& e) {
-            say("leaving out '" + net->name(v) + "': " + e.what());
-            down.emplace_back(net->name(v), e.what());
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const std::string why = answers[i].get();
+        if (why.empty()) {
+            dests.push_back(wanted[i]);
+        } else {
+            say("leaving out '" + net->name(wanted[i]) + "': " + why);
+            down.emplace_back(net->name(wanted[i]), why);
         }
     }
     if (dests.empty()) throw Error(to.empty() ? "no other member answers" : "no destination answers");
