@@ -392,17 +392,8 @@ int cmd_leave(const std::vector<std::string>& args) {
                                  "  hetcast leave NAME [--config FILE] [--from NODE]\n\noptions");
     opts.add_options()("help,h", "show this help");
     add_daemon_options(opts, d);
-    po::options_description all;
-    all.add(opts).add_options()("name", po::value(&name));
-    po::positional_options_description pos;
-    pos.add("name", 1);
     po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("help")) {
-        std::cout << opts;
-        return 0;
-    }
+    if (parse_options_with(args, opts, "name", name, vm)) return 0;
     if (name.empty()) throw InputError("which member? (hetcast leave NAME)");
     (void)checked(connect_daemon(d)->call({{"cmd", "leave"}, {"name", name}}), "leave");
     std::cout << "'" << name << "' left the cluster\n";

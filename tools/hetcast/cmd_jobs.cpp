@@ -51,17 +51,8 @@ int cmd_cancel(const std::vector<std::string>& args) {
                                  "  hetcast cancel JOB [--config FILE] [--from NODE]   (JOB as 'hetcast jobs' lists it)\n\noptions");
     opts.add_options()("help,h", "show this help");
     add_daemon_options(opts, d);
-    po::options_description all;
-    all.add(opts).add_options()("job", po::value(&job));
-    po::positional_options_description pos;
-    pos.add("job", 1);
     po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    if (vm.count("help")) {
-        std::cout << opts;
-        return 0;
-    }
-    po::notify(vm);
+    if (parse_options_with(args, opts, "job", job, vm)) return 0;
     if (job.empty()) throw InputError("which job? (see 'hetcast jobs')");
     const json a = checked(connect_daemon(d)->call({{"cmd", "cancel"}, {"job", job}, {"all", true}}), "cancel");
     std::cout << "cancelled job " << job << " (coordinated by " << str(a, "member", "?") << ")\n";

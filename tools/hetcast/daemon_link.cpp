@@ -64,6 +64,21 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
     return false;
 }
 
+bool parse_options_with(const std::vector<std::string>& args, const po::options_description& opts, const char* name,
+                        std::string& value, po::variables_map& vm) {
+    po::options_description all;
+    all.add(opts).add_options()(name, po::value(&value));
+    po::positional_options_description pos;
+    pos.add(name, 1);
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        std::cout << opts;
+        return true;
+    }
+    po::notify(vm);
+    return false;
+}
+
 std::string str(const nlohmann::json& j, const char* key, const std::string& fallback) {
     const auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;

@@ -28,6 +28,11 @@ void add_daemon_options(boost::program_options::options_description& opts, Daemo
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
                    boost::program_options::variables_map& vm);
 
+/// parse_options() for a command that takes one positional argument (a member, a job),
+/// stored in `value`; true when --help was asked for (and printed).
+bool parse_options_with(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
+                        const char* name, std::string& value, boost::program_options::variables_map& vm);
+
 /// "a,b,,c" → {a, b, c}: the comma-separated lists of the command line.
 [[nodiscard]] std::vector<std::string> split_commas(const std::string& text);
 
