@@ -13,6 +13,15 @@
 #     drops its temporary and relays the next push;
 #  e. flat --to n5 (6 MiB at 1.5 MB/s, ~4 s): a healthy receiver fed slowly by the
 #     coordinator must not be failed as silent.
+#  f. (root only: a skip line otherwise) n4's dest_root a 2 MiB tmpfs, 6 MiB pushed to all: n4
+#     fails saying there is no space, the others get the file; the tmpfs is unmounted after;
+#  g. the source n0 (the coordinator) SIGKILLed mid-push (chain): the CLI exits non-zero within
+#     5 s with one line naming it; within stall_timeout + 5 s no member has a .part or lists
+#     the job; n0 restarted, the next push works;
+#  h. n3 with limits: {max_jobs: 1}; two pushes from two coordinators (n0, then n2 while the
+#     first runs) both through n3: both complete, or the refused one names n3 "busy" alone
+#     and its other destinations complete;
+#  i. a file whose name is 255 bytes (NAME_MAX) lands intact under that name everywhere.
 # Each failure case: exit status 1, the member (alone) in failed_members, byte-identical
 # copies on every other destination (orphans re-served: attempt >= 2), no .part left on live
 # daemons, their descriptors back within +2 of before, and the push within
@@ -38,6 +47,9 @@ cleanup() {
         wait "$p" 2>/dev/null
     done
     [[ -n ${push_pid:-} ]] && kill -KILL "$push_pid" 2>/dev/null
+    [[ -n ${push2_pid:-} ]] && kill -KILL "$push2_pid" 2>/dev/null
+    # Case f's tmpfs (its daemon is stopped by now): never left mounted, never rm -rf'd into.
+    if [[ -n ${mounted:-} ]]; then umount "$mounted" 2>/dev/null || umount -l "$mounted"; fi
     if [[ $rc -ne 0 ]]; then
         for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 25 "$f" >&2; }; done
     fi
@@ -420,6 +432,199 @@ r = json.load(open(sys.argv[1])); r = r["reports"][0] if "reports" in r else r
 print("failed_members:", r["failed_members"], "attempts:", r["attempts"])' "$out" 2>&1 || cat "$out" "$out.err")"
 check_survivors "$tmp/f6.bin" n5
 step "e. flat --to n5 at 1.5 MB/s with stall_timeout $stall s: ok in $push_secs s, n5 not failed"
+
+# settle_survivors WHAT: no .part on any live daemon and every live daemon's descriptors within
+# +2 of fd0, within 10 s (check_survivors without copies).
+settle_survivors() {
+    local n
+    for _ in $(seq 100); do
+        local ok=1
+        for n in "${!pid[@]}"; do
+            [[ -n $(parts "$c/$n/dest") ]] && ok=0
+            [[ $(fds "${pid[$n]}") -le $((fd0[$n] + 2)) ]] || ok=0
+        done
+        [[ $ok -eq 1 ]] && return 0
+        sleep 0.1
+    done
+    for n in "${!pid[@]}"; do
+        [[ -z $(parts "$c/$n/dest") ]] || fail "$1: $n still has temporaries after 10 s: $(parts "$c/$n/dest")"
+        [[ $(fds "${pid[$n]}") -le $((fd0[$n] + 2)) ]] ||
+            fail "$1: $n holds $(fds "${pid[$n]}") descriptors, ${fd0[$n]} before: $(ls -l "/proc/${pid[$n]}/fd")"
+    done
+}
+
+# --- f. disk full on one destination (a 2 MiB tmpfs as n4's dest_root) ----------------------
+if [[ $(id -u) -ne 0 ]]; then
+    echo "daemon fault test: f. skipped: needs root for a tmpfs"
+else
+    stop n4
+    mount -t tmpfs -o size=2m tmpfs "$c/n4/dest" || fail "f: mount -t tmpfs on $c/n4/dest failed"
+    mounted=$c/n4/dest
+    start "$c" n4
+    warm n4 n0
+    clean_dests f6.bin
+    record_fds
+    out=$tmp/f.json
+    push_bg "$tmp/f6.bin" ecef "$out" --all
+    finish_push
+    [[ $push_rc -eq 1 ]] || fail "f: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+    res=$(check_failed "$out" n4 "$tmp/f6.bin" '(?i)no space') || fail "f: $res; report: $(cat "$out")"
+    read -r pred bound tries reason <<< "$res"
+    check_survivors "$tmp/f6.bin" n1 n2 n3 n5
+    [[ ! -e $c/n4/dest/f6.bin ]] || fail "f: n4 landed f6.bin on a 2 MiB tmpfs"
+    used=$(df -B1 --output=used "$c/n4/dest" | tail -n 1 | tr -d ' ')
+    # The reason's end (check_failed shortens it; the path of the temporary is long).
+    why=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1])); r = r["reports"][0] if "reports" in r else r
+print([f["reason"] for f in r["failed_members"] if f["member"] == "n4"][0].rsplit(": ", 1)[-1])' "$out")
+    step "f. ecef --all, n4's dest_root a 2 MiB tmpfs: push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n4: cannot write its .part: $why; the 4 others identical; n4's tmpfs holds $used B after, no .part"
+    stop n4
+    umount "$c/n4/dest" || fail "f: umount $c/n4/dest"
+    mounted=""
+    start "$c" n4
+    warm n4 n0
+fi
+
+# --- g. the source (the coordinator the CLI talks to) SIGKILLed mid-push -------------------
+clean_dests f6.bin
+record_fds
+out=$tmp/g.json
+push_bg "$tmp/f6.bin" chain "$out" --all --piece 512KiB
+wait_part n2 "$tmp/f6.bin" 0.3
+"$hetcast" jobs --config "$c/n1.yaml" --json > "$tmp/g-jobs.json" 2> "$tmp/g-jobs.err" || fail "g: hetcast jobs: $(cat "$tmp/g-jobs.err")"
+job=$(python3 -c '
+import json, sys
+ids = sorted({j["job"] for j in json.load(open(sys.argv[1]))["jobs"]})
+assert len(ids) == 1, ids
+print(ids[0])' "$tmp/g-jobs.json") || fail "g: not one job listed while the push runs: $(cat "$tmp/g-jobs.json")"
+kill -KILL "${pid[n0]}"
+wait "${pid[n0]}" 2>/dev/null || true
+unset "pid[n0]"
+kill_t=$(now)
+kill_at=$(secs_since "$t0")
+finish_push
+cli_secs=$(secs_since "$kill_t")
+[[ $push_rc -ne 0 ]] || fail "g: the push exited 0 with its coordinator killed: $(cat "$out")"
+[[ $(wc -l < "$out.err") -eq 1 ]] || fail "g: not one line on stderr (status $push_rc): $(cat "$out.err")"
+grep -Eq "n0|127\.0\.0\.1:${port[n0]}([^0-9]|$)" "$out.err" || fail "g: the error does not name n0 (127.0.0.1:${port[n0]}): $(cat "$out.err")"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 5 else 1)" "$cli_secs" ||
+    fail "g: the CLI exited $cli_secs s after n0 was killed (more than 5 s): $(cat "$out.err")"
+# Every other daemon drops the job: no .part, not listed, within stall_timeout + 5 s.
+limit=$(python3 -c "print(int(($stall + 5) * 10))")
+dropped=""
+for _ in $(seq "$limit"); do
+    left=$(parts "$c"/n[1-5]/dest)
+    "$hetcast" jobs --config "$c/n1.yaml" --json > "$tmp/g-jobs.json" 2> "$tmp/g-jobs.err" || true
+    listed=$(python3 -c '
+import json, sys
+try: rows = json.load(open(sys.argv[1]))["jobs"]
+except Exception as e: print("unreadable:", e); sys.exit()
+print(" ".join(sorted({j["member"] for j in rows if j["job"] == sys.argv[2]})))' "$tmp/g-jobs.json" "$job")
+    if [[ -z $left && -z $listed ]]; then dropped=$(secs_since "$kill_t"); break; fi
+    sleep 0.1
+done
+[[ -n $dropped ]] || fail "g: $((stall + 5)) s after n0 was killed: .part left: [$left]; job $job still listed by: [$listed]; $(cat "$tmp/g-jobs.json" "$tmp/g-jobs.err")"
+for n in n1 n2 n3 n4 n5; do [[ ! -e $c/$n/dest/f6.bin ]] || fail "g: $n landed f6.bin though its source died"; done
+settle_survivors g
+g_err=$(cat "$out.err")
+# n0 restarted: the next push works.
+start "$c" n0
+warm n0
+clean_dests f6.bin
+record_fds
+t0=$(now)
+timeout 120 "$hetcast" push "$tmp/f6.bin" --config "$c/n0.yaml" --all --algo chain --piece 512KiB --json > "$tmp/g2.json" 2>&1 ||
+    fail "g: the push after n0's restart failed: $(cat "$tmp/g2.json")"
+next_secs=$(secs_since "$t0")
+check_survivors "$tmp/f6.bin" n1 n2 n3 n4 n5
+step "g. chain, n0 (coordinator) SIGKILLed at $kill_at s: CLI exit $push_rc ${cli_secs} s later: '$g_err'; job $job gone from n1..n5 (no .part, not listed) $dropped s after the kill (limit $((stall + 5)) s); n0 restarted, next push ok in $next_secs s"
+
+# --- h. max_jobs 1 on n3, two pushes from two coordinators through it ------------------------
+stop n3
+echo "limits: {max_jobs: 1}" >> "$c/n3.yaml"
+start "$c" n3
+warm n3 n0 n2
+clean_dests f6.bin
+clean_dests f4.bin
+record_fds
+outA=$tmp/h-a.json
+outB=$tmp/h-b.json
+out=$outA
+push_bg "$tmp/f6.bin" chain "$outA" --all --piece 512KiB
+tA=$t0
+wait_part n3 "$tmp/f6.bin" 0.1
+tB=$(now)
+timeout 120 "$hetcast" push "$tmp/f4.bin" --config "$c/n0.yaml" --from n2 --algo ecef --all --json > "$outB" 2> "$outB.err" &
+push2_pid=$!
+rcB=0
+wait "$push2_pid" || rcB=$?
+push2_pid=""
+secsB=$(secs_since "$tB")
+finish_push
+rcA=$push_rc
+secsA=$push_secs
+# Exactly: both ok; or one refused n3 alone, "busy", its other destinations ok, the other ok.
+verdict=$(python3 - "$outA" "$rcA" "$outB" "$rcB" <<'PY'
+import json, sys
+def load(p):
+    try:
+        r = json.load(open(p))
+    except Exception as e:
+        raise SystemExit("no JSON report in %s: %s" % (p, e))
+    return r["reports"][0] if "reports" in r else r
+a, b = load(sys.argv[1]), load(sys.argv[3])
+rc = {"A": int(sys.argv[2]), "B": int(sys.argv[4])}
+r = {"A": a, "B": b}
+def all_ok(k):
+    return rc[k] == 0 and r[k]["ok"] is True and not r[k]["failed_members"] and all(o["ok"] for o in r[k]["outcomes"])
+def refused(k):
+    f = {x["member"]: x["reason"] for x in r[k]["failed_members"]}
+    if rc[k] != 1 or r[k]["ok"] is not False or set(f) != {"n3"} or "busy" not in f["n3"]:
+        return None
+    for o in r[k]["outcomes"]:
+        if o["dest"] == "n3":
+            if o["ok"]: return None
+        elif not o["ok"]:
+            return None
+    return f["n3"]
+if all_ok("A") and all_ok("B"):
+    print("both - both completed")
+elif all_ok("A") and refused("B"):
+    print("B n3 refused the second push: " + refused("B"))
+elif all_ok("B") and refused("A"):
+    print("A n3 refused the first push: " + refused("A"))
+else:
+    raise SystemExit("neither both completed nor one refused by n3 'busy' alone: A status %d failed %s, B status %d failed %s"
+                     % (rc["A"], a["failed_members"], rc["B"], b["failed_members"]))
+PY
+) || fail "h: $verdict; A: $(cat "$outA" "$outA.err" | tail -c 1500); B: $(cat "$outB" "$outB.err" | tail -c 1500)"
+read -r refused_push _ h_text <<< "$verdict"
+case $refused_push in
+    both) check_survivors "$tmp/f6.bin" n1 n2 n3 n4 n5; check_survivors "$tmp/f4.bin" n0 n1 n3 n4 n5 ;;
+    A) check_survivors "$tmp/f6.bin" n1 n2 n4 n5; check_survivors "$tmp/f4.bin" n0 n1 n3 n4 n5
+       [[ ! -e $c/n3/dest/f6.bin ]] || fail "h: n3 refused the first push but has f6.bin" ;;
+    B) check_survivors "$tmp/f6.bin" n1 n2 n3 n4 n5; check_survivors "$tmp/f4.bin" n0 n1 n4 n5
+       [[ ! -e $c/n3/dest/f4.bin ]] || fail "h: n3 refused the second push but has f4.bin" ;;
+esac
+step "h. n3 max_jobs 1: push A (n0, chain 6 MiB) status $rcA in $secsA s, push B (n2, ecef 4 MiB, started $(python3 -c "print(round($tB - $tA, 2))") s later) status $rcB in $secsB s: $h_text; copies identical, no .part, fds back"
+
+# --- i. a 255-byte file name --------------------------------------------------------------
+long=$(python3 -c 'print("n" * 241 + "-255-bytes.bin")')
+[[ ${#long} -eq 255 ]] || fail "i: the name is ${#long} bytes"
+mkdir -p "$tmp/long"
+head -c $((1 << 20)) /dev/urandom > "$tmp/long/$long"
+clean_dests "$long"
+record_fds
+out=$tmp/i.json
+push_bg "$tmp/long/$long" chain "$out" --all --piece 256KiB
+finish_push
+[[ $push_rc -eq 0 ]] || fail "i: a push of a 255-byte name failed (status $push_rc): $(cat "$out" "$out.err" | tail -c 2000)"
+check_survivors "$tmp/long/$long" n1 n2 n3 n4 n5
+for n in n1 n2 n3 n4 n5; do
+    [[ $(ls -A "$c/$n/dest" | grep -c "^n\{241\}-255-bytes\.bin$") -eq 1 ]] || fail "i: $n: $(ls -A "$c/$n/dest")"
+done
+step "i. chain --all of 1 MiB named with 255 bytes: ok in $push_secs s; n1..n5 hold it under that exact name, identical"
 
 for n in "${names[@]}"; do stop "$n"; done
 echo "daemon fault test: all checks passed"
