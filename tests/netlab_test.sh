@@ -9,7 +9,8 @@
 #    'run' passes the exit status through;
 #  - hetcastd on every host: 'hetcast status' in a host's namespace lists all members up;
 #    probe; a flat push of a 3 MiB file and a cut-through push of 6 MiB to --all land
-#    byte-identical copies everywhere;
+#    byte-identical copies everywhere; a relay SIGKILLed mid-push (pipeline, 24 MiB): exit 1
+#    naming it alone, the 6 others verified by sha256, within 2 x predicted + 10 + 10 s;
 #  - slow-sender: a2 sends at its 20 Mbit/s and still receives at 200; three-subnets and
 #    uneven: spot checks of an uplink and of the slow host;
 #  - 'down' leaves no namespace, no hcl- link, no hetcastd, no folder; an 'up' after a crash
@@ -231,7 +232,101 @@ for h in a2 a3 a4 b1 b2 b3 b4; do
 done
 step "cut-through pipeline push of 6 MiB from a1 to --all: 7 byte-identical copies ($(grep -o 'achieved completion.*' <<< "$out"))"
 
-pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
+# A relay SIGKILLed mid-push (pipeline, 24 MiB): the push exits 1 naming it alone, every other
+# destination gets a verified copy, within 2 x predicted + stall_timeout (10 s) + 10 s.
+map=$work/a1/state/map.yaml
+[[ -f $map ]] || fail "relay kill: no map at $map after the probe"
+size=$((24 << 20))
+"$hetcast" plan --network "$map" --root a1 --size "$size" --algo pipeline --json > "$tmp/relay-plan.json" 2>&1 \
+    || fail "relay kill: hetcast plan: $(cat "$tmp/relay-plan.json")"
+read -r victim orphans < <(python3 - "$tmp/relay-plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+if isinstance(p, list): p = p[0]
+edges = set()
+def walk(x):
+    if isinstance(x, dict):
+        f = x.get("from", x.get("sender", x.get("src")))
+        t = x.get("to", x.get("receiver", x.get("dst")))
+        if isinstance(f, str) and isinstance(t, str): edges.add((f, t))
+        for v in x.values(): walk(v)
+    elif isinstance(x, list):
+        for v in x: walk(v)
+walk(p)
+kids = {}
+for f, t in edges: kids.setdefault(f, set()).add(t)
+def below(u):
+    out, todo = set(), [u]
+    while todo:
+        for v in kids.get(todo.pop(), ()):
+            if v not in out: out.add(v); todo.append(v)
+    return out
+# The relay fed by the source with the most destinations below it.
+relays = [v for v in kids.get("a1", ()) if kids.get(v)]
+if not relays: raise SystemExit("no relay below a1 in the plan: %s" % sorted(edges))
+v = max(relays, key=lambda v: (len(below(v)), v))
+print(v, ",".join(sorted(below(v))))
+PY
+) || fail "relay kill: the plan has no relay: $(head -c 600 "$tmp/relay-plan.json")"
+[[ -n ${victim:-} ]] || fail "relay kill: no relay found in the plan: $(head -c 600 "$tmp/relay-plan.json")"
+# Its daemon, found as netlab finds the processes of a lab: the pids in its namespace.
+victim_ns=$(python3 -c 'import json,sys; print([h["namespace"] for h in json.load(open(sys.argv[1]))["hosts"] if h["name"] == sys.argv[2]][0])' "$tmp/info.json" "$victim")
+victim_pid=""
+for p in $(ip netns pids "$victim_ns"); do
+    [[ $(cat "/proc/$p/comm" 2>/dev/null) == hetcastd ]] && victim_pid=$p
+done
+[[ -n $victim_pid ]] || fail "relay kill: no hetcastd among the pids of $victim_ns: $(ip netns pids "$victim_ns" | tr '\n' ' ')"
+info_pid=$(python3 -c 'import json,sys; print([h["pid"] for h in json.load(open(sys.argv[1]))["hosts"] if h["name"] == sys.argv[2]][0])' "$tmp/info.json" "$victim")
+[[ $victim_pid == "$info_pid" ]] || fail "relay kill: hetcastd in $victim_ns is pid $victim_pid, netlab info says $info_pid"
+head -c "$size" /dev/urandom > "$tmp/relayed.bin"
+t0=$(date +%s.%N)
+"$netlab" run "$lab" a1 timeout 300 "$hetcast" push "$tmp/relayed.bin" --config "$cfg" --all --algo pipeline --json \
+    > "$tmp/relay.json" 2> "$tmp/relay.err" &
+relay_push=$!
+part_size=0
+for _ in $(seq 1500); do
+    p=$(find "$work/$victim/dest" -maxdepth 1 -name '.relayed.bin.hetcast-*.part' 2>/dev/null | head -n 1)
+    [[ -n $p ]] && part_size=$(stat -c %s "$p" 2>/dev/null || echo 0)
+    [[ $part_size -ge $((size / 3)) ]] && break
+    kill -0 "$relay_push" 2>/dev/null || fail "relay kill: the push ended before $victim held a third: $(cat "$tmp/relay.json" "$tmp/relay.err")"
+    sleep 0.02
+done
+[[ $part_size -ge $((size / 3)) ]] || fail "relay kill: $victim's .part did not reach a third within 30 s ($part_size B)"
+kill -KILL "$victim_pid"
+kill_at=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")
+rc=0
+wait "$relay_push" || rc=$?
+secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")
+[[ $rc -eq 1 ]] || fail "relay kill: push status $rc, expected 1: $(cat "$tmp/relay.json" "$tmp/relay.err")"
+res=$(python3 - "$tmp/relay.json" "$victim" "$secs" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if "reports" in r: r = r["reports"][0]
+victim, secs = sys.argv[2], float(sys.argv[3])
+failed = {f["member"]: f["reason"] for f in r["failed_members"]}
+assert set(failed) == {victim}, "failed_members %s, expected %s alone" % (failed, victim)
+assert r["ok"] is False
+for o in r["outcomes"]:
+    assert o["ok"] == (o["dest"] != victim), o
+bound = 2 * r["predicted"] + 10 + 10
+assert secs <= bound, "the push took %.2f s, bound %.1f s (predicted %.2f s)" % (secs, bound, r["predicted"])
+print("%.2f %.1f %d %s" % (r["predicted"], bound, r["attempts"], failed[victim]))
+PY
+) || fail "relay kill: $res; report: $(head -c 3000 "$tmp/relay.json")"
+read -r pred bound tries reason <<< "$res"
+grep -q "$victim" "$tmp/relay.err" || fail "relay kill: stderr does not name $victim: $(cat "$tmp/relay.err")"
+want=$(sha256sum < "$tmp/relayed.bin")
+for h in a2 a3 a4 b1 b2 b3 b4; do
+    [[ $h == "$victim" ]] && continue
+    [[ -f $work/$h/dest/relayed.bin ]] || fail "relay kill: no copy on $h"
+    [[ $(sha256sum < "$work/$h/dest/relayed.bin") == "$want" ]] || fail "relay kill: the copy on $h differs"
+    [[ -z $(find "$work/$h/dest" -name '.*.hetcast-*.part') ]] || fail "relay kill: $h kept a .part"
+done
+! hetcastd_runs "$victim_pid" || fail "relay kill: $victim's hetcastd $victim_pid still runs"
+step "pipeline push of 24 MiB, relay $victim (feeding $orphans) SIGKILLed at $kill_at s (.part $part_size B): exit 1 in $secs s (bound $bound, predicted $pred), $tries tries, $victim: $reason; the 6 others verified by sha256"
+
+# Every daemon but the relay killed above.
+pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"] if h["name"] != sys.argv[2]))' "$tmp/info.json" "$victim")
 for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before down"; done
 "$netlab" down "$lab" > /dev/null || fail "down $lab"
 nothing_left "$lab"
