@@ -196,12 +196,21 @@ int cmd_push(const std::vector<std::string>& args) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;
         }
-        const json answer = client->call(req, [&](const json& p) {
-            if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
-            if (p.contains("bytes") && p.contains("of")) {
-                bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
-            }
-        });
+        json answer;
+        try {
+            answer = client->call(req, [&](const json& p) {
+                if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
+                if (p.contains("bytes") && p.contains("of")) {
+                    bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
+                }
+            });
+        } catch (const Error& e) {
+            bar.done();
+            // The coordinating daemon is gone: its job ends on every member with it.
+            const std::string who = daemon.from.empty() ? load_config(daemon).name : daemon.from;
+            throw Error("'" + who + "', which coordinated this push, is gone (" + e.what() +
+                        "); the push ended on every member without landing anything more");
+        }
         bar.done();
         if (!answer.contains("reports")) {
             // Refused before anything moved: a planning or input error.
