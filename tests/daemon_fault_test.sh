@@ -33,93 +33,19 @@ hetcastd=$(realpath "$1")
 hetcast=$(realpath "$2")
 [[ -x $hetcastd && -x $hetcast ]] || { echo "usage: $0 HETCASTD HETCAST" >&2; exit 2; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-fault-test.XXXXXX")
-declare -A pid=()
-cleanup() {
-    local rc=$?
-    set +e
-    trap "" PIPE
-    # A stopped daemon ignores SIGTERM until continued.
-    for p in "${pid[@]}"; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
-    for p in "${pid[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
+test_name="daemon fault test"
+stop_extra() {
     [[ -n ${push_pid:-} ]] && kill -KILL "$push_pid" 2>/dev/null
     [[ -n ${push2_pid:-} ]] && kill -KILL "$push2_pid" 2>/dev/null
-    # Case f's tmpfs (its daemon is stopped by now): never left mounted, never rm -rf'd into.
-    if [[ -n ${mounted:-} ]]; then umount "$mounted" 2>/dev/null || umount -l "$mounted"; fi
-    if [[ $rc -ne 0 ]]; then
-        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 25 "$f" >&2; }; done
+    # Case f's tmpfs: its daemon is stopped first, and it is never left mounted, never
+    # rm -rf'd into.
+    if [[ -n ${mounted:-} ]]; then
+        [[ -n ${pid[n4]:-} ]] && { kill -CONT "${pid[n4]}"; kill -KILL "${pid[n4]}"; wait "${pid[n4]}"; } 2>/dev/null
+        umount "$mounted" 2>/dev/null || umount -l "$mounted"
     fi
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() { echo "daemon fault test: FAILED: $*" >&2; exit 1; }
-step() { echo "daemon fault test: $*"; }
-now() { date +%s.%N; }
+source "$(dirname "$0")/daemons.sh"
 secs_since() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))" "$1" "$(now)"; }
-
-free_ports() {
-    python3 -c '
-import socket, sys
-ss = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
-}
-
-declare -A port=()
-cluster() {  # cluster DIR SECRET PROFILE NAME...
-    local dir=$1 secret=$2 profile=$3
-    shift 3
-    local -a names=("$@") ps
-    read -r -a ps < <(free_ports $#)
-    [[ ${#ps[@]} -eq $# ]] || fail "could not pick $# free ports"
-    mkdir -p "$dir"
-    echo "members:" > "$dir/cluster.yaml"
-    for i in "${!names[@]}"; do
-        local n=${names[$i]}
-        port[$n]=${ps[$i]}
-        echo "  - {name: $n, host: 127.0.0.1, port: ${ps[$i]}}" >> "$dir/cluster.yaml"
-        {
-            echo "name: $n"
-            echo "listen: 127.0.0.1:${ps[$i]}"
-            echo "state_dir: $n/state"
-            echo "dest_root: $n/dest"
-            echo "secret_file: $secret"
-            echo "cluster: cluster.yaml"
-            echo "stall_timeout: $stall"
-            echo "link_profile: $profile"
-        } > "$dir/$n.yaml"
-    done
-}
-
-start() {  # start DIR NAME: log appended to $tmp/NAME.log; waits, bounded, for 'ready'
-    local dir=$1 n=$2 before
-    touch "$tmp/$n.log"
-    before=$(grep -c 'INFO ready: ' "$tmp/$n.log" || true)
-    "$hetcastd" --config "$dir/$n.yaml" 2>> "$tmp/$n.log" &
-    pid[$n]=$!
-    for _ in $(seq 100); do
-        [[ $(grep -c 'INFO ready: ' "$tmp/$n.log" || true) -gt $before ]] && return 0
-        kill -0 "${pid[$n]}" 2>/dev/null || fail "hetcastd $n exited: $(tail -n 20 "$tmp/$n.log")"
-        sleep 0.1
-    done
-    fail "hetcastd $n did not get ready within 10 s"
-}
-
-stop() {
-    local n=$1 rc=0
-    kill -TERM "${pid[$n]}"
-    for _ in $(seq 100); do kill -0 "${pid[$n]}" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "${pid[$n]}" 2>/dev/null && fail "hetcastd $n did not stop within 10 s of SIGTERM"
-    wait "${pid[$n]}" || rc=$?
-    unset "pid[$n]"
-    [[ $rc -eq 0 ]] || fail "hetcastd $n exited with $rc on SIGTERM"
-}
 
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 parts() { find "$@" -name '.*.hetcast-*.part' 2>/dev/null; }
@@ -153,6 +79,7 @@ bring_up() {
     shift
     mkdir -p "$c"
     profile "$c/profile.yaml" "$@"
+    daemon_config=("stall_timeout: $stall")
     cluster "$c" "$tmp/secret" "$c/profile.yaml" "${names[@]}"
     for n in "${names[@]}"; do mkdir -p "$c/$n/state" && cp "$c/profile.yaml" "$c/$n/state/map.yaml"; done
     for n in "${names[@]}"; do start "$c" "$n"; done

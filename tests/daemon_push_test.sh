@@ -16,91 +16,10 @@ hetcastd=$(realpath "$1")
 hetcast=$(realpath "$2")
 [[ -x $hetcastd && -x $hetcast ]] || { echo "usage: $0 HETCASTD HETCAST" >&2; exit 2; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-push-test.XXXXXX")
-declare -A pid=()
-cleanup() {
-    local rc=$?
-    set +e
-    trap "" PIPE
-    for p in "${pid[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${pid[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    if [[ $rc -ne 0 ]]; then
-        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 15 "$f" >&2; }; done
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() { echo "daemon push test: FAILED: $*" >&2; exit 1; }
-step() { echo "daemon push test: $*"; }
-now() { date +%s.%N; }
-
-# free_ports N: N ports the kernel picked (bound and released; the daemons take them next).
-free_ports() {
-    python3 -c '
-import socket, sys
-ss = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
-}
-
-# cluster DIR SECRET PROFILE NAME...: a cluster file and one config per member in DIR.
-declare -A port=()
-cluster() {
-    local dir=$1 secret=$2 profile=$3
-    shift 3
-    local -a names=("$@") ps
-    read -r -a ps < <(free_ports $#)
-    [[ ${#ps[@]} -eq $# ]] || fail "could not pick $# free ports"
-    mkdir -p "$dir"
-    echo "members:" > "$dir/cluster.yaml"
-    for i in "${!names[@]}"; do
-        local n=${names[$i]}
-        port[$n]=${ps[$i]}
-        echo "  - {name: $n, host: 127.0.0.1, port: ${ps[$i]}}" >> "$dir/cluster.yaml"
-        {
-            echo "name: $n"
-            echo "listen: 127.0.0.1:${ps[$i]}"
-            echo "state_dir: $n/state"
-            echo "dest_root: $n/dest"
-            echo "secret_file: $secret"
-            echo "cluster: cluster.yaml"
-            echo "stall_timeout: 20"
-            [[ -z $profile ]] || echo "link_profile: $profile"
-        } > "$dir/$n.yaml"
-    done
-}
-
-# start DIR NAME [ARGS...]: starts NAME's daemon (log: $tmp/NAME.log) and waits, bounded,
-# for its 'ready' line.
-start() {
-    local dir=$1 n=$2
-    shift 2
-    "$hetcastd" --config "$dir/$n.yaml" "$@" 2> "$tmp/$n.log" &
-    pid[$n]=$!
-    for _ in $(seq 100); do
-        grep -q 'INFO ready: ' "$tmp/$n.log" && return 0
-        kill -0 "${pid[$n]}" 2>/dev/null || fail "hetcastd $n exited: $(cat "$tmp/$n.log")"
-        sleep 0.1
-    done
-    fail "hetcastd $n did not get ready within 10 s"
-}
-
-# stop NAME: SIGTERM, bounded wait, exit status 0.
-stop() {
-    local n=$1 rc=0
-    kill -TERM "${pid[$n]}"
-    for _ in $(seq 100); do kill -0 "${pid[$n]}" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "${pid[$n]}" 2>/dev/null && fail "hetcastd $n did not stop within 10 s of SIGTERM"
-    wait "${pid[$n]}" || rc=$?
-    unset "pid[$n]"
-    [[ $rc -eq 0 ]] || fail "hetcastd $n exited with $rc on SIGTERM"
-}
+test_name="daemon push test"
+daemon_config=()
+source "$(dirname "$0")/daemons.sh"
+daemon_config=("stall_timeout: 20")
 
 # Every file (hidden ones too) under the given folders, with sizes.
 listing() { find "$@" -xdev \( -type f -o -type l \) -not -name hetcastd.log -printf '%p %s\n' 2>/dev/null | sort; }  # the logs grow
