@@ -296,3 +296,15 @@ TEST_CASE("config: the shipped examples in conf/ load") {
     CHECK(text.find("ExecStart=/usr/local/bin/hetcastd --config /etc/hetcast/hetcastd.yaml") != std::string::npos);
     CHECK(text.find("ReadWritePaths=" + c.state_dir.string() + " " + c.dest_root.string()) != std::string::npos);
 }
+
+TEST_CASE("config: texts yaml-cpp 0.7's LoadAll never returns on are refused in one line (fuzz finding)") {
+    // tests/fuzz/crashes/{daemon_config,cluster}-1: a ',' where a document starts.
+    for (const std::string& bad : std::vector<std::string>{",", " ,", "#x\n,", ",a", "&a ,", "--- ,", minimal + "---\n,"}) {
+        CAPTURE(bad);
+        const std::string d = daemon_error(bad), c = cluster_error(bad);
+        CHECK(d.rfind("d.yaml:", 0) == 0);
+        CHECK(c.rfind("c.yaml:", 0) == 0);
+        CHECK(d.find('\n') == std::string::npos);
+    }
+    CHECK(daemon_error(minimal + "---\n,").find("expected a single YAML document") != std::string::npos);
+}

@@ -465,3 +465,13 @@ TEST_CASE("loader: format_network gives back the same network (random parametric
     }
     CHECK_THROWS_AS((void)format_network(Network::from_costs({"a", "b"}, {{0, 1}, {1, 0}})), InputError);
 }
+
+TEST_CASE("loader: a network text yaml-cpp 0.7's LoadAll never returns on is refused in one line (fuzz finding)") {
+    // tests/fuzz/crashes/network-1; such maps also come from peers (set_map, join answers).
+    for (const std::string bad : {",", " ,", "#x\n,", ",a", "!t ,", "nodes: [a]\ncost: [[0]]\n---\n,"}) {
+        CAPTURE(bad);
+        const std::string msg = error_of(bad);
+        CHECK(msg.rfind("t.yaml:", 0) == 0);
+        CHECK(!contains(msg, "\n"));
+    }
+}

@@ -17,6 +17,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
+#include "yaml_document.hpp"
 
 namespace hetcast {
 namespace {
@@ -447,10 +448,10 @@ Network parse_network(std::string_view yaml_text, std::string_view origin) {
     const Reader reader(origin);
     try {
         if (yaml_text.size() > max_text_bytes) reader.fail(YAML::Mark(), "larger than 64 MiB");
-        const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
-        if (docs.empty()) reader.fail(YAML::Mark(), "empty network file");
-        if (docs.size() > 1) reader.fail(docs[1].Mark(), "expected a single YAML document");
-        return reader.network(docs.front());
+        const auto doc = detail::load_yaml_document(yaml_text);
+        if (doc.second) reader.fail(*doc.second, "expected a single YAML document");
+        if (!doc.root || doc.root.IsNull()) reader.fail(YAML::Mark(), "empty network file");
+        return reader.network(doc.root);
     } catch (const InputError&) {
         throw;
     } catch (const YAML::Exception& e) {

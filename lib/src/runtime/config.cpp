@@ -25,6 +25,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "../model/yaml_document.hpp"
 
 namespace hetcast {
 namespace {
@@ -347,10 +348,10 @@ template <typename F>
 auto parse_document(std::string_view yaml_text, const Reader& reader, const char* kind, F&& build) {
     try {
         if (yaml_text.size() > max_text_bytes) reader.fail(YAML::Mark(), "larger than 1 MiB");
-        const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
-        if (docs.empty() || docs.front().IsNull()) reader.fail(YAML::Mark(), std::string("empty ") + kind);
-        if (docs.size() > 1) reader.fail(docs[1].Mark(), "expected a single YAML document");
-        return build(docs.front());
+        const auto doc = detail::load_yaml_document(yaml_text);
+        if (doc.second) reader.fail(*doc.second, "expected a single YAML document");
+        if (!doc.root || doc.root.IsNull()) reader.fail(YAML::Mark(), std::string("empty ") + kind);
+        return build(doc.root);
     } catch (const InputError&) {
         throw;
     } catch (const YAML::Exception& e) {
