@@ -97,7 +97,7 @@ std::vector<std::byte> read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::vector<std::byte> out(c.size());
-    std::memcpy(out.data(), c.data(), c.size());
+    if (!c.empty()) std::memcpy(out.data(), c.data(), c.size());  // memcpy of null is undefined, even of 0 bytes
     return out;
 }
 

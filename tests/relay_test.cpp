@@ -191,7 +191,7 @@ struct Chain {
         std::ifstream in(dir.path / names[i] / name, std::ios::binary);
         std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::vector<std::byte> out(c.size());
-        std::memcpy(out.data(), c.data(), c.size());
+        if (!c.empty()) std::memcpy(out.data(), c.data(), c.size());  // memcpy of null is undefined, even of 0 bytes
         return out;
     }
 };
