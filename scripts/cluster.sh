@@ -50,6 +50,7 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "${#names[@]}")"
       echo "dest_root: $work/$n/files"
       echo "secret_file: $work/secret"
       echo "cluster: $work/cluster.yaml"
+      echo "serve_roots: [$work]"
       [ -z "$profile" ] || echo "link_profile: $profile"
     } > "$work/$n/hetcastd.yaml"
     "$hetcastd" --config "$work/$n/hetcastd.yaml" 2> "$work/$n/log" &

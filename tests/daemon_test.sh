@@ -62,6 +62,7 @@ state_dir: n$i/state
 dest_root: n$i/dest
 secret_file: secret
 cluster: cluster.yaml
+serve_roots: [.]
 stall_timeout: 20
 EOF
 done
@@ -141,6 +142,25 @@ grep -q 'subgraph cluster_0' <<< "$out" && grep -q '"n0" -- "n1"' <<< "$out" || 
 step "map show: 4 members, matrices, dot"
 
 head -c $((16 << 20)) /dev/urandom > "$tmp/payload.bin"
+
+# A daemon reads only files under its serve_roots ($tmp here): a file elsewhere, or a link
+# inside that leads out, is refused in one line (status 2) before anything is planned.
+ln -s /etc/hostname "$tmp/escape-link"
+for f in /etc/hostname "$tmp/escape-link"; do
+    rc=0
+    "$hetcast" push "$f" --config "$tmp/n0.yaml" --all > "$tmp/serve.out" 2> "$tmp/serve.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/serve.err") -eq 1 ]] && grep -q "outside the folders this daemon serves" "$tmp/serve.err" ||
+        fail "push of $f outside serve_roots: status $rc: $(cat "$tmp/serve.err")"
+done
+[[ -z $(find "$tmp"/n*/dest -name hostname -o -name escape-link) ]] || fail "a file outside serve_roots was sent"
+cat > "$tmp/outside-pattern.yaml" <<PATTERN
+- {source: n1, file: /etc/hostname, dests: [n2]}
+PATTERN
+rc=0
+"$hetcast" push --pattern "$tmp/outside-pattern.yaml" --config "$tmp/n0.yaml" 2> "$tmp/serve.err" > /dev/null || rc=$?
+[[ $rc -ne 0 ]] && grep -q "outside the folders this daemon serves" "$tmp/serve.err" ||
+    fail "a pattern naming a file outside n1's serve_roots: status $rc: $(cat "$tmp/serve.err")"
+step "serve_roots: /etc/hostname, a link out of the root and a pattern's file outside refused ($(head -c 120 "$tmp/serve.err"))"
 
 # push --pattern: three sources at once (Wu's multi-node multicast, executed). n1 and n2
 # serve their own files, n3 a generated payload; n0 coordinates. Each copy is checked.
@@ -231,6 +251,7 @@ listen: 127.0.0.1:$port4
 state_dir: n4/state
 dest_root: n4/dest
 secret_file: secret
+serve_roots: [.]
 stall_timeout: 20
 EOF
 "$hetcastd" --config "$tmp/n4.yaml" --join "127.0.0.1:${ports[1]}" 2> "$tmp/n4.log" &

@@ -68,6 +68,7 @@ cluster() {
             echo "dest_root: $n/dest"
             echo "secret_file: $secret"
             echo "cluster: cluster.yaml"
+            echo "serve_roots: [$tmp]"
             [[ -z $profile ]] || echo "link_profile: $profile"
             for line in "${daemon_config[@]}"; do echo "$line"; done
         } > "$dir/$n.yaml"

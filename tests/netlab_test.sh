@@ -192,7 +192,7 @@ goodput "$lab" 100,100 0.15 a1:a2 a1:a3    # two streams out of one NIC: half ea
 goodput "$lab" 100,100 0.15 a2:a1 a3:a1    # two streams into one NIC: half each
 goodput "$lab" 20,20 0.15 a1:b1 a2:b2      # two hosts through one uplink: half each
 
-"$netlab" daemons "$lab" --hetcastd "$hetcastd" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
+"$netlab" daemons "$lab" --hetcastd "$hetcastd" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 cfg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["client_config"])' "$tmp/info.json")
 grep -q "client config of a1: $cfg" "$tmp/daemons.out" || fail "daemons did not print the client config: $(cat "$tmp/daemons.out")"
@@ -356,7 +356,7 @@ goodput "$lab" 50 0.10 c1:b1           # b's 50 Mbit/s uplink (c's is 80)
 goodput "$lab" 30 0.10 c1:a1           # a's 30 Mbit/s uplink
 
 # --- a crash: daemons running, the lab's state gone; 'up' again cleans and succeeds -------
-"$netlab" daemons "$lab" --hetcastd "$hetcastd" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
+"$netlab" daemons "$lab" --hetcastd "$hetcastd" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
 for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before the crash"; done

@@ -313,3 +313,31 @@ TEST_CASE("files: a copy lands with the source's permission bits less the umask,
         CHECK((st.st_mode & 07777) == c.want);
     }
 }
+
+TEST_CASE("files: a daemon serves only files under its serve_roots, symlinks resolved") {
+    TempDir dir;
+    const fs::path root = dir.path / "out", other = dir.path / "other";
+    fs::create_directories(root / "sub");
+    fs::create_directories(other);
+    std::ofstream(root / "sub" / "a.bin") << "a";
+    std::ofstream(other / "b.bin") << "b";
+    fs::create_symlink(other / "b.bin", root / "link-out");
+    fs::create_symlink(root / "sub" / "a.bin", other / "link-in");
+    const std::vector<fs::path> roots{root};
+    CHECK(served(root / "sub" / "a.bin", roots) == fs::canonical(root / "sub" / "a.bin"));
+    CHECK(served(other / "link-in", roots) == fs::canonical(root / "sub" / "a.bin"));  // where it really is
+    CHECK(served(root / "sub" / ".." / "sub" / "a.bin", roots) == fs::canonical(root / "sub" / "a.bin"));
+    for (const fs::path& bad : {other / "b.bin", root / "link-out", root / ".." / "other" / "b.bin"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS((void)served(bad, roots), doctest::Contains("outside the folders this daemon serves"), InputError);
+    }
+    CHECK_THROWS_WITH_AS((void)served(root / "sub" / "a.bin", {}), doctest::Contains("serves no files until serve_roots"), InputError);
+    CHECK_THROWS_WITH_AS((void)served("sub/a.bin", roots), doctest::Contains("not an absolute path"), InputError);
+    CHECK_THROWS_AS((void)served(root / "missing.bin", roots), InputError);
+    // A root that is a prefix of another folder's name does not cover it.
+    fs::create_directories(dir.path / "out2");
+    std::ofstream(dir.path / "out2" / "c.bin") << "c";
+    CHECK_THROWS_AS((void)served(dir.path / "out2" / "c.bin", roots), InputError);
+    // The root itself is not a file it serves.
+    CHECK_THROWS_AS((void)served(root, roots), InputError);
+}

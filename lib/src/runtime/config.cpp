@@ -234,7 +234,7 @@ public:
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const {
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "secret_file",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
-                                             "stall_timeout", "down_after", "link_profile", "umask"});
+                                             "stall_timeout", "down_after", "link_profile", "umask", "serve_roots"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -259,6 +259,12 @@ public:
                     fail(seq[i].Mark(), what + ": duplicate seed " + shown(seq[i].Scalar()));
                 }
                 c.seeds.push_back(seq[i].Scalar());
+            }
+        }
+        if (const auto it = e.find("serve_roots"); it != e.end()) {
+            const YAML::Node& seq = sequence(it->second.value, "serve_roots");
+            for (std::size_t i = 0; i < seq.size(); ++i) {
+                c.serve_roots.push_back(path(seq[i], "serve_roots[" + std::to_string(i) + "]", base));
             }
         }
         if (const auto it = e.find("limits"); it != e.end()) {

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -30,6 +31,28 @@ fs::path confine(const fs::path& root, std::string_view relative) {
     if (norm.empty() || norm == "." || !norm.has_filename()) throw refuse();
     const fs::path full = root / norm;
     return full;
+}
+
+fs::path served(const fs::path& file, const std::vector<fs::path>& roots) {
+    std::string listed;
+    for (const auto& r : roots) listed += (listed.empty() ? "" : ", ") + r.string();
+    const auto refuse = [&](const std::string& why) {
+        return InputError("'" + file.string() + "' " + why + " (serve_roots: " +
+                          (listed.empty() ? "none; the daemon serves no files until serve_roots lists their folders"
+                                          : listed) +
+                          ")");
+    };
+    if (!file.is_absolute()) throw refuse("is not an absolute path");
+    std::error_code ec;
+    const fs::path real = fs::canonical(file, ec);
+    if (ec) throw InputError("'" + file.string() + "': " + ec.message());
+    for (const auto& root : roots) {
+        const fs::path base = fs::canonical(root, ec);
+        if (ec) continue;
+        const auto [r, f] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
+        if (r == base.end() && f != real.end()) return real;
+    }
+    throw refuse("is outside the folders this daemon serves");
 }
 
 namespace {

@@ -66,10 +66,8 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& o
         return it->second;
     }
     if (origin.rfind("file:", 0) == 0) {
-        if (!cfg.file_origins) throw InputError("'" + cfg.name + "' does not serve files");
-        const fs::path p = origin.substr(5);
-        if (!p.is_absolute()) throw InputError("file origin '" + p.string() + "' is not absolute");
-        return std::make_shared<FileBody>(p);
+        // Refused at the member that would read it, before anything is sent.
+        return std::make_shared<FileBody>(served(origin.substr(5), cfg.serve_roots));
     }
     if (origin.rfind("gen:", 0) == 0) return generated(origin);
     throw InputError("unknown origin '" + origin.substr(0, 40) + "'");

@@ -430,7 +430,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.max_jobs = d.cfg.max_jobs;
     pc.umask = d.cfg.umask;
     pc.log = d.log;
-    pc.file_origins = true;
+    pc.serve_roots = d.cfg.serve_roots;
     if (d.cfg.link_profile) {
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;

@@ -21,6 +21,9 @@ struct DaemonConfig {
     std::filesystem::path secret_file;      ///< the cluster secret (required; not world-readable)
     std::optional<std::filesystem::path> cluster_file;  ///< members and addresses (conf/cluster.yaml)
     std::vector<std::string> seeds;         ///< HOST:PORT of members to join through
+    /// Folders whose files this daemon reads for a push (its own, or a pattern's file:
+    /// entries); none by default: it serves no file until its operator lists folders.
+    std::vector<std::filesystem::path> serve_roots;
     std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
     std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
     unsigned umask = 022;                   ///< cleared from the source's permission bits on landing

@@ -23,6 +23,12 @@ namespace hetcast {
 /// destination root") before anything is written.
 [[nodiscard]] std::filesystem::path confine(const std::filesystem::path& root, std::string_view relative);
 
+/// `file` if it lies under one of `roots` once every symlink on its way is resolved (a
+/// link inside a root that points out of it does not count). Throws InputError naming the
+/// file and the roots ("none": the daemon serves no files until its operator lists some).
+[[nodiscard]] std::filesystem::path served(const std::filesystem::path& file,
+                                           const std::vector<std::filesystem::path>& roots);
+
 /// SHA-256 of chunks added in order. Threaded, it hashes on a thread of its own while the
 /// caller goes on receiving and writing (a receiver's hop then costs the slower of the two,
 /// not their sum); add() blocks only while more than `max_queued` bytes wait. Not threaded,

@@ -73,8 +73,9 @@ struct PeerConfig {
     /// when each emulated NIC and uplink is free. Empty: this process's own memory, so only
     /// this member's own sends share its rates.
     std::filesystem::path link_state;
-    /// Whether "file:/path" origins may be read (a daemon's files; off for embedded peers).
-    bool file_origins = false;
+    /// The folders whose files "file:/path" origins may name (a daemon's serve_roots);
+    /// none: no file is served (embedded peers, and daemons until their operator lists some).
+    std::vector<std::filesystem::path> serve_roots;
     std::function<void(const std::string&)> log;
     /// Fault injection, for tests: sees (job, message, offset, bytes) of every data frame of
     /// a cut-through message as it arrives (and of every piece fetched again), and may
