@@ -193,3 +193,29 @@ TEST_CASE("file sink: a copy resumed at a piece boundary keeps its prefix, takes
     CHECK_FALSE(std::filesystem::exists(dir / "g.bin"));
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("file body: with serve_roots, the file it opened must lie under one; all readers share that descriptor") {
+    const auto dir = std::filesystem::temp_directory_path() / ("hetcast-served-" + std::to_string(::getpid()));
+    const auto root = dir / "root", other = dir / "other";
+    std::filesystem::create_directories(root);
+    std::filesystem::create_directories(other);
+    std::ofstream(root / "in.bin") << "inside";
+    std::ofstream(other / "out.bin") << "outside";
+    std::filesystem::create_symlink(other / "out.bin", root / "link-out");
+    const std::vector<std::filesystem::path> roots{root};
+    const FileBody in(root / "in.bin", &roots);
+    CHECK(in.size() == 6);
+    CHECK_THROWS_WITH_AS(FileBody(root / "link-out", &roots), doctest::Contains("outside the folders"), InputError);
+    CHECK_THROWS_AS(FileBody(other / "out.bin", &roots), InputError);
+    CHECK(FileBody(other / "out.bin").size() == 7);  // no roots: an embedded peer's own file
+    // Renamed away after it was opened, the body still reads what it checked.
+    std::filesystem::rename(root / "in.bin", root / "moved.bin");
+    std::filesystem::create_symlink(other / "out.bin", root / "in.bin");
+    auto r = in.open();
+    std::vector<std::byte> buf(64);
+    const std::size_t n = r->read(buf);
+    CHECK(std::string(reinterpret_cast<const char*>(buf.data()), n) == "inside");
+    CHECK_THROWS_AS(FileBody(root / "missing.bin", &roots), InputError);
+    CHECK_THROWS_WITH_AS(FileBody(root, &roots), doctest::Contains("not a regular file"), InputError);
+    std::filesystem::remove_all(dir);
+}

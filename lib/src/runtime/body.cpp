@@ -1,5 +1,9 @@
 #include "hetcast/runtime/body.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -102,24 +106,38 @@ BufferBody::BufferBody(std::shared_ptr<const std::vector<std::byte>> bytes, net:
 
 std::unique_ptr<net::MessageBody::Reader> BufferBody::open() const { return std::make_unique<SpanReader>(bytes_); }
 
-FileBody::FileBody(std::filesystem::path path) : path_(std::move(path)) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path_, ec);
-    if (ec || !std::filesystem::exists(status)) throw InputError(path_.string() + ": no such file");
-    if (!std::filesystem::is_regular_file(status)) throw InputError(path_.string() + ": not a regular file");
-    mode_ = static_cast<unsigned>(status.permissions()) & 0777;
-    size_ = std::filesystem::file_size(path_, ec);
-    if (ec) throw InputError(path_.string() + ": " + ec.message());
+FileBody::FileBody(std::filesystem::path path, const std::vector<std::filesystem::path>* serve_roots)
+    : path_(std::move(path)) {
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block us
+    if (fd < 0) {
+        const int err = errno;
+        throw InputError(path_.string() + (err == ENOENT ? std::string(": no such file") : ": " + std::string(std::strerror(err))));
+    }
+    fd_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+        ::close(*p);
+        delete p;
+    });
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw InputError(path_.string() + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw InputError(path_.string() + ": not a regular file");
+    if (serve_roots) served(fd, path_, *serve_roots);
+    mode_ = static_cast<unsigned>(st.st_mode) & 0777;
+    size_ = static_cast<std::uint64_t>(st.st_size);
     try {
-        sha_ = file_sha256(path_);
+        DescriptorReader reader(fd_, size_, path_);
+        net::Sha256 sha;
+        std::vector<std::byte> buf(std::size_t{1} << 20);
+        while (const std::size_t n = reader.read(buf)) sha.update(std::span(buf.data(), n));
+        sha_ = sha.finish();
     } catch (const Error& e) {
         throw InputError(e.what());
     }
 }
 
 std::unique_ptr<net::MessageBody::Reader> FileBody::open() const {
-    return std::make_unique<DescriptorReader>(open_for_reading(path_), size_, path_);
+    return std::make_unique<DescriptorReader>(fd_, size_, path_);
 }
+
 
 namespace {
 

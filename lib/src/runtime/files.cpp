@@ -33,26 +33,45 @@ fs::path confine(const fs::path& root, std::string_view relative) {
     return full;
 }
 
-fs::path served(const fs::path& file, const std::vector<fs::path>& roots) {
+namespace {
+
+InputError not_served(const fs::path& file, const std::vector<fs::path>& roots, const std::string& why) {
     std::string listed;
     for (const auto& r : roots) listed += (listed.empty() ? "" : ", ") + r.string();
-    const auto refuse = [&](const std::string& why) {
-        return InputError("'" + file.string() + "' " + why + " (serve_roots: " +
-                          (listed.empty() ? "none; the daemon serves no files until serve_roots lists their folders"
-                                          : listed) +
-                          ")");
-    };
-    if (!file.is_absolute()) throw refuse("is not an absolute path");
+    return InputError("'" + file.string() + "' " + why + " (serve_roots: " +
+                      (listed.empty() ? "none; the daemon serves no files until serve_roots lists their folders" : listed) +
+                      ")");
+}
+
+/// Whether the resolved path `real` lies strictly under one of `roots` (resolved too).
+bool under(const fs::path& real, const std::vector<fs::path>& roots) {
     std::error_code ec;
-    const fs::path real = fs::canonical(file, ec);
-    if (ec) throw InputError("'" + file.string() + "': " + ec.message());
     for (const auto& root : roots) {
         const fs::path base = fs::canonical(root, ec);
         if (ec) continue;
         const auto [r, f] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
-        if (r == base.end() && f != real.end()) return real;
+        if (r == base.end() && f != real.end()) return true;
     }
-    throw refuse("is outside the folders this daemon serves");
+    return false;
+}
+
+}  // namespace
+
+fs::path served(const fs::path& file, const std::vector<fs::path>& roots) {
+    if (!file.is_absolute()) throw not_served(file, roots, "is not an absolute path");
+    std::error_code ec;
+    const fs::path real = fs::canonical(file, ec);
+    if (ec) throw InputError("'" + file.string() + "': " + ec.message());
+    if (!under(real, roots)) throw not_served(file, roots, "is outside the folders this daemon serves");
+    return real;
+}
+
+void served(int fd, const fs::path& file, const std::vector<fs::path>& roots) {
+    // What the descriptor really opened: no symlink swapped in after a check can change it.
+    std::error_code ec;
+    const fs::path real = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+    if (ec || !real.is_absolute()) throw InputError("'" + file.string() + "': cannot tell where it is");
+    if (!under(real, roots)) throw not_served(file, roots, "is outside the folders this daemon serves");
 }
 
 namespace {

@@ -67,7 +67,9 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& o
     }
     if (origin.rfind("file:", 0) == 0) {
         // Refused at the member that would read it, before anything is sent.
-        return std::make_shared<FileBody>(served(origin.substr(5), cfg.serve_roots));
+        const fs::path file = origin.substr(5);
+        if (!file.is_absolute()) throw InputError("file origin '" + file.string() + "' is not absolute");
+        return std::make_shared<FileBody>(file, &cfg.serve_roots);
     }
     if (origin.rfind("gen:", 0) == 0) return generated(origin);
     throw InputError("unknown origin '" + origin.substr(0, 40) + "'");

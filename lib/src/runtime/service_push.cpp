@@ -155,12 +155,12 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     for (const auto& f : files) {
         if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
         if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
-        const fs::path real = served(f, cfg.serve_roots);
-        if (fs::file_size(real) > cfg.max_message) {
+        (void)served(f, cfg.serve_roots);  // said before anything is read; FileBody checks what it opened
+        if (fs::file_size(f) > cfg.max_message) {
             throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
         }
         names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
-        bodies.push_back(std::make_shared<FileBody>(real));
+        bodies.push_back(std::make_shared<FileBody>(f, &cfg.serve_roots));
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
     const std::uint64_t piece = get_or<std::uint64_t>(req, "piece", cfg.piece);

@@ -33,7 +33,9 @@ private:
 /// file is missing or unreadable.
 class FileBody final : public net::MessageBody {
 public:
-    explicit FileBody(std::filesystem::path path);
+    /// Opens `path` once (every reader shares that descriptor); with `serve_roots`, the
+    /// opened file must lie under one of them (files.hpp served()). Throws InputError.
+    explicit FileBody(std::filesystem::path path, const std::vector<std::filesystem::path>* serve_roots = nullptr);
     [[nodiscard]] std::uint64_t size() const override { return size_; }
     [[nodiscard]] net::Digest sha256() const override { return sha_; }
     [[nodiscard]] std::unique_ptr<Reader> open() const override;
@@ -43,6 +45,7 @@ public:
 
 private:
     std::filesystem::path path_;
+    std::shared_ptr<const int> fd_;
     std::uint64_t size_ = 0;
     unsigned mode_ = 0644;
     net::Digest sha_{};

@@ -28,6 +28,9 @@ namespace hetcast {
 /// file and the roots ("none": the daemon serves no files until its operator lists some).
 [[nodiscard]] std::filesystem::path served(const std::filesystem::path& file,
                                            const std::vector<std::filesystem::path>& roots);
+/// The same for a file already open as `fd` (named `file` in errors): where the descriptor
+/// really points, so that nothing swapped in after the check is read.
+void served(int fd, const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots);
 
 /// SHA-256 of chunks added in order. Threaded, it hashes on a thread of its own while the
 /// caller goes on receiving and writing (a receiver's hop then costs the slower of the two,
