@@ -260,7 +260,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         } catch (const std::exception& e) {
             std::lock_guard lock(k->mu);
             k->nodes[name].finished = true;
-            k->nodes[name].error = e.what();
+            k->nodes[name].error = "'" + name + "' cannot be reached: " + e.what();
         }
     }
     const auto cancel_all = [&](const std::string& why) {
