@@ -9,27 +9,8 @@ set -euo pipefail
 hetcastd=$(realpath "$1")
 [[ -x $hetcastd ]] || { echo "usage: $0 HETCASTD" >&2; exit 2; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-lock-test.XXXXXX")
-pids=()
-cleanup() {
-    local rc=$?
-    set +e
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    if [[ $rc -ne 0 ]]; then
-        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() { echo "daemon lock test: FAILED: $*" >&2; exit 1; }
-step() { echo "daemon lock test: $*"; }
+test_name="daemon lock test"
+source "$(dirname "$0")/daemons.sh"
 
 head -c 32 /dev/urandom | base64 > "$tmp/secret"
 chmod 600 "$tmp/secret"
@@ -42,20 +23,8 @@ dest_root: dest
 secret_file: secret
 EOF
 
-# wait_ready LOG PID: bounded wait for the 'ready' line.
-wait_ready() {
-    for _ in $(seq 100); do
-        grep -q 'INFO ready: ' "$1" && return 0
-        kill -0 "$2" 2>/dev/null || fail "hetcastd exited: $(cat "$1")"
-        sleep 0.1
-    done
-    fail "hetcastd did not get ready within 10 s"
-}
-
-"$hetcastd" --config "$tmp/n.yaml" 2> "$tmp/first.log" &
-first=$!
-pids+=("$first")
-wait_ready "$tmp/first.log" "$first"
+start "$tmp" n
+first=${pid[n]}
 [[ $(tr -d '\n' < "$tmp/state/lock") == "$first" ]] || fail "state/lock does not hold the pid $first: $(cat "$tmp/state/lock")"
 step "the first daemon holds state/lock"
 
@@ -72,18 +41,12 @@ grep -q "state directory $tmp/state is in use by another hetcastd (pid $first)" 
     fail "the second daemon's error does not name the directory and pid $first: $(cat "$tmp/second.log")"
 [[ -f $part ]] || fail "the second daemon removed the first one's temporary file"
 kill -0 "$first" 2>/dev/null || fail "the first daemon died"
-grep -q "stale" "$tmp/first.log" && fail "the first daemon removed something"
+grep -q "stale" "$tmp/n.log" && fail "the first daemon removed something"
 [[ $(tr -d '\n' < "$tmp/state/lock") == "$first" ]] || fail "state/lock no longer holds the pid $first"
 step "a second daemon on the same state: exit $rc, one line ($(cat "$tmp/second.log")), nothing touched"
 
-kill -TERM "$first"
-for _ in $(seq 100); do kill -0 "$first" 2>/dev/null || break; sleep 0.1; done
-wait "$first" || fail "the first daemon exited with $? on SIGTERM"
-pids=()
-"$hetcastd" --config "$tmp/n.yaml" 2> "$tmp/third.log" &
-third=$!
-pids+=("$third")
-wait_ready "$tmp/third.log" "$third"
+stop n
+start "$tmp" n
 [[ ! -e $part ]] || fail "the next daemon did not remove the leftover temporary file"
 step "after the first stopped, the next daemon on that state starts and cleans up"
 step "passed"
