@@ -1,0 +1,322 @@
+#pragma once
+// The TCP backend's insides, shared by transport.cpp (the transport, connecting, the
+// handshake, reading) and transport_write.cpp (a connection's send queue: frames, streams
+// with pacing and sendfile, stall deadlines). Not installed; only lib/src/net/tcp includes it.
+// GCC 12 miscompiles co_await inside larger expressions (conditions, `?:`, structured
+// bindings, temporaries around it): every co_await here is a statement of its own, and
+// errors come back through redirect_error rather than tuples.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+#include <asio.hpp>
+
+#include <deque>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <variant>
+
+#include "hetcast/error.hpp"
+#include "hetcast/net/transport.hpp"
+
+namespace hetcast::net::tcp_detail {
+
+using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using Done = std::function<void(std::error_code)>;
+
+inline std::span<const std::byte> bytes_of(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+/// "10 s" or "300 ms".
+inline std::string duration_text(std::chrono::milliseconds d) {
+    return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + " s" : std::to_string(d.count()) + " ms";
+}
+
+/// Keepalive probes an idle connection (after 5 s, every 1 s, 5 of them) so a dead peer is
+/// noticed; TCP_USER_TIMEOUT drops one whose sent data stays unacknowledged for `stall`.
+/// Best effort: a socket that refuses an option keeps working without it.
+inline void set_liveness_options(int fd, std::chrono::milliseconds stall) {
+    const auto set = [fd](int level, int name, int value) { (void)::setsockopt(fd, level, name, &value, sizeof value); };
+    set(SOL_SOCKET, SO_KEEPALIVE, 1);
+    set(IPPROTO_TCP, TCP_KEEPIDLE, 5);
+    set(IPPROTO_TCP, TCP_KEEPINTVL, 1);
+    set(IPPROTO_TCP, TCP_KEEPCNT, 5);
+    if (stall.count() > 0) {
+        set(IPPROTO_TCP, TCP_USER_TIMEOUT, static_cast<int>(std::min<std::int64_t>(stall.count(), 1'000'000'000)));
+    }
+}
+
+struct Stream {
+    std::uint64_t job;
+    std::uint32_t message;
+    std::shared_ptr<const MessageBody> body;
+    std::size_t chunk;
+};
+
+struct Item {
+    std::variant<Frame, Stream> what;
+    Done done;
+    Clock::time_point queued;
+};
+
+class TcpTransport;
+
+class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
+public:
+    TcpConnection(TcpTransport& owner, tcp::socket socket);
+
+    const std::string& peer() const override { return peer_; }
+    void send(Frame f, Done done) override { enqueue(Item{std::move(f), std::move(done), Clock::now()}); }
+    void send_stream(std::uint64_t job, std::uint32_t message, std::shared_ptr<const MessageBody> body,
+                     std::size_t chunk, Done done) override {
+        enqueue(Item{Stream{job, message, std::move(body), std::max<std::size_t>(chunk, 1)}, std::move(done),
+                     Clock::now()});
+    }
+    void close(const std::string& reason) override;
+    void set_shape(LinkShape shape) override {
+        asio::post(socket_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
+    }
+
+    /// Empty when both sides proved the secret; otherwise why not (the socket is closed).
+    asio::awaitable<std::string> handshake(bool server);
+    asio::awaitable<std::string> handshake_server();
+    asio::awaitable<std::string> handshake_client();
+    std::string refuse(bool server, const std::string& why);
+    asio::awaitable<void> read_loop();
+    asio::awaitable<void> write_loop();
+    void shutdown(const std::string& why);
+
+private:
+    void enqueue(Item item) {
+        asio::post(socket_.get_executor(), [self = shared_from_this(), item = std::move(item)]() mutable {
+            if (self->closed_ || self->closing_) {
+                if (item.done) item.done(asio::error::not_connected);
+                return;
+            }
+            self->queue_.push_back(std::move(item));
+            self->wake_.cancel();
+        });
+    }
+    asio::awaitable<std::error_code> write_paced(std::vector<asio::const_buffer> buffers, std::size_t bytes,
+                                                 Clock::time_point queued);
+    asio::awaitable<std::error_code> write_item(Item& item);
+    /// Ends a stream whose body failed between frames: a job_cancel for its message, and
+    /// the stream's error; the connection goes on.
+    asio::awaitable<std::error_code> write_abandon(const Stream& s, const std::string& why);
+    bool abandoned_ = false;  ///< the item just written was abandoned cleanly
+    /// Frames queued behind a stream go out between its chunks: a request, a ping or a
+    /// cancel must not wait for a whole message to cross a slow link.
+    asio::awaitable<std::error_code> write_queued_frames();
+    asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
+    /// Waits until the reader can go on (a relayed message still arriving); false when
+    /// the connection closes meanwhile.
+    asio::awaitable<bool> await_data(MessageBody::Reader& reader);
+    /// Writes all of `buffers` to the socket, timing progress for the stall rule.
+    asio::awaitable<std::error_code> write_socket(std::vector<asio::const_buffer> buffers);
+    /// The stall rule: while a write waits on the socket, the connection closes when no
+    /// byte has been taken for config().stall.
+    void begin_write();
+    void end_write() { writing_ = false; }
+    void arm_stall();
+    std::string stall_reason() const;
+    asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
+
+    TcpTransport& owner_;
+    tcp::socket socket_;
+    asio::steady_timer wake_;
+    asio::steady_timer pace_;
+    asio::steady_timer data_;  ///< a stream waiting for its body to grow
+    asio::steady_timer stall_;  ///< checks a write waiting on the socket
+    Clock::time_point progress_{};  ///< when the socket last took bytes (or the write began)
+    bool writing_ = false;          ///< a write waits on the socket
+    bool stall_armed_ = false;
+    std::deque<Item> queue_;
+    std::string peer_;
+    LinkShape shape_;
+    Clock::time_point next_free_{};
+    bool closed_ = false;
+    bool closing_ = false;  // an error frame is queued; nothing more is accepted
+};
+
+class TcpTransport final : public Transport {
+public:
+    TcpTransport(TransportConfig config, TransportCallbacks callbacks)
+        : config_(std::move(config)), cb_(std::move(callbacks)), acceptor_(io_), accept_pause_(io_) {}
+    ~TcpTransport() override { stop(); }
+
+    void start() override {
+        tcp::endpoint ep(asio::ip::make_address(config_.host), config_.port);
+        std::error_code ec;
+        acceptor_.open(ep.protocol(), ec);
+        if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+        if (!ec) acceptor_.bind(ep, ec);
+        if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+        if (ec) {
+            throw Error("cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " + ec.message());
+        }
+        port_ = acceptor_.local_endpoint().port();
+        asio::co_spawn(io_, accept_loop(), asio::detached);
+        thread_ = std::thread([this] { io_.run(); });
+    }
+
+    void stop() override {
+        if (!thread_.joinable()) return;
+        asio::post(io_, [this] {
+            std::error_code ec;
+            acceptor_.close(ec);
+            accept_pause_.cancel();
+            for (const auto& c : live()) c->shutdown("transport stopped");
+        });
+        // Give the connections a moment to flush their error frames, then stop.
+        asio::post(io_, [this] { io_.stop(); });
+        thread_.join();
+    }
+
+    std::uint16_t port() const override { return port_; }
+
+    ConnectionPtr connect(const std::string& host, std::uint16_t port) override {
+        const std::string where = host + ":" + std::to_string(port);
+        auto fut = asio::co_spawn(io_, connect_to(host, port), asio::use_future);
+        if (fut.wait_for(config_.timeout + std::chrono::seconds(1)) != std::future_status::ready) {
+            throw Error("cannot reach " + where + ": timed out after " + std::to_string(config_.timeout.count()) + " ms");
+        }
+        auto [conn, why] = fut.get();
+        if (!conn) throw Error("cannot reach " + where + ": " + why);
+        return conn;
+    }
+
+    const TransportConfig& config() const { return config_; }
+    const TransportCallbacks& callbacks() const { return cb_; }
+    void log(const std::string& line) const {
+        if (cb_.log) cb_.log(line);
+    }
+    void opened(const std::shared_ptr<TcpConnection>& c) {
+        connections_.insert(c);
+        if (cb_.on_open) cb_.on_open(c);
+    }
+    void closed(const std::shared_ptr<TcpConnection>& c, const std::string& why) {
+        if (connections_.erase(c) && cb_.on_close) cb_.on_close(c, why);
+    }
+
+private:
+    std::vector<std::shared_ptr<TcpConnection>> live() const { return {connections_.begin(), connections_.end()}; }
+
+    /// Out of descriptors (or memory), accepting again at once fails again at once: the
+    /// loop waits, 100 ms doubling up to 1 s, and logs at most one line per 10 s, with a
+    /// count of the failures it did not log.
+    asio::awaitable<void> accept_loop() {
+        using std::chrono::milliseconds;
+        constexpr auto log_every = std::chrono::seconds(10);
+        milliseconds pause{0};
+        Clock::time_point last_log{}, next_log{};
+        std::size_t unlogged = 0;
+        const auto since_last = [&](Clock::time_point now) {
+            const auto s = std::chrono::duration_cast<std::chrono::seconds>(now - last_log).count();
+            return std::to_string(std::max<std::int64_t>(s, 1)) + " s";
+        };
+        while (acceptor_.is_open()) {
+            std::error_code ec;
+            tcp::socket accepted = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+            if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+            const auto now = Clock::now();
+            if (ec) {
+                // Out of descriptors (EMFILE, ENFILE), buffers or memory: the pending
+                // connection stays in the backlog and accepting again fails again, so wait.
+                // A connection reset before it was accepted costs only itself.
+                const bool transient = ec == asio::error::connection_aborted || ec == asio::error::interrupted ||
+                                       ec == asio::error::would_block || ec == asio::error::try_again;
+                if (!transient) pause = pause.count() == 0 ? milliseconds(100) : std::min(2 * pause, milliseconds(1000));
+                if (now >= next_log) {
+                    std::string line = "accept failed: " + ec.message();
+                    if (unlogged > 0) line += " (" + std::to_string(unlogged) + " more in the last " + since_last(now) + ")";
+                    if (!transient) line += "; backing off";
+                    log(line);
+                    unlogged = 0;
+                    last_log = now;
+                    next_log = now + log_every;
+                } else {
+                    ++unlogged;
+                }
+                if (!transient) {
+                    accept_pause_.expires_after(pause);
+                    std::error_code ignore;
+                    co_await accept_pause_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
+                }
+                continue;
+            }
+            pause = milliseconds(0);
+            if (unlogged > 0 && now >= next_log) {
+                log("accepting again (" + std::to_string(unlogged) + " more accept failures in the last " +
+                    since_last(now) + ")");
+                unlogged = 0;
+                last_log = now;
+                next_log = now + log_every;
+            }
+            auto conn = std::make_shared<TcpConnection>(*this, std::move(accepted));
+            asio::co_spawn(io_, start_inbound(conn), asio::detached);
+        }
+    }
+
+    asio::awaitable<void> start_inbound(std::shared_ptr<TcpConnection> conn) {
+        const std::string why = co_await conn->handshake(true);
+        if (!why.empty()) co_return;
+        opened(conn);
+        asio::co_spawn(io_, conn->write_loop(), asio::detached);
+        co_await conn->read_loop();
+    }
+
+    asio::awaitable<std::pair<ConnectionPtr, std::string>> connect_to(std::string host, std::uint16_t port) {
+        tcp::socket socket(io_);
+        asio::steady_timer timer(io_);
+        timer.expires_after(config_.timeout);
+        bool timed_out = false;
+        timer.async_wait([&](std::error_code ec) {
+            if (!ec) {
+                timed_out = true;
+                std::error_code ignore;
+                socket.close(ignore);
+            }
+        });
+        std::error_code ec;
+        // A literal address needs no resolver; a host name goes through getaddrinfo.
+        tcp::resolver resolver(io_);
+        tcp::resolver::results_type endpoints;
+        if (const auto addr = asio::ip::make_address(host, ec); !ec) {
+            endpoints = tcp::resolver::results_type::create(tcp::endpoint(addr, port), host, std::to_string(port));
+        } else {
+            endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) {
+                timer.cancel();
+                co_return std::pair{ConnectionPtr{}, "cannot resolve '" + host + "': " + ec.message()};
+            }
+        }
+        co_await asio::async_connect(socket, endpoints, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            timer.cancel();
+            co_return std::pair{ConnectionPtr{}, timed_out ? "timed out after " + std::to_string(config_.timeout.count()) + " ms"
+                                                           : ec.message()};
+        }
+        auto conn = std::make_shared<TcpConnection>(*this, std::move(socket));
+        const std::string why = co_await conn->handshake(false);
+        timer.cancel();
+        if (!why.empty()) co_return std::pair{ConnectionPtr{}, why};
+        opened(conn);
+        asio::co_spawn(io_, conn->write_loop(), asio::detached);
+        asio::co_spawn(io_, conn->read_loop(), asio::detached);
+        co_return std::pair{ConnectionPtr(conn), std::string()};
+    }
+
+    asio::io_context io_;
+    TransportConfig config_;
+    TransportCallbacks cb_;
+    tcp::acceptor acceptor_;
+    asio::steady_timer accept_pause_;
+    std::thread thread_;
+    std::uint16_t port_ = 0;
+    std::set<std::shared_ptr<TcpConnection>> connections_;
+};
+
+}  // namespace hetcast::net::tcp_detail
