@@ -153,7 +153,13 @@ void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_
         });
         sent += filler.size();
     }
-    // Out of bytes (or stopping): say so, and give the receiver until the bound to close.
+    // A member that stops mid-transfer must not look like one that ran out of bytes: the
+    // receiver then measures a window that was cut short. It closes, and the receiver fails.
+    if (stopping) {
+        c->close("the member is stopping");
+        return;
+    }
+    // Out of bytes: say so, and give the receiver until the bound to close.
     c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_end, 0, 0, 0}, {}}, [flow](std::error_code ec) {
         std::lock_guard lock(flow->mu);
         flow->broken = flow->broken || static_cast<bool>(ec);
