@@ -72,7 +72,7 @@ void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config, name, listen, dest_root, state_dir, link_profile, join, secret_file, cluster;
+    std::string config, name, listen, dest_root, state_dir, link_profile, join, identity, cluster;
     po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr and STATE_DIR/hetcastd.log)\n\n"
                                  "  hetcastd --config FILE [flags overriding the file]\n\noptions");
     opts.add_options()("help,h", "show this help")(
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         "listen", po::value(&listen), "listen address HOST:PORT ([ADDR]:PORT for IPv6; port 0: ephemeral)")(
         "dest-root", po::value(&dest_root), "folder under which received files land")(
         "state-dir", po::value(&state_dir), "folder for the map and logs")(
-        "secret-file", po::value(&secret_file), "the cluster secret (readable by its owner only)")(
+        "identity", po::value(&identity), "this member's identity file (hetcast keys issue NAME; mode 0600)")(
         "cluster", po::value(&cluster), "cluster file: the members and their addresses")(
         "link-profile", po::value(&link_profile), "network file to emulate links with (one-machine demos)")(
         "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)");
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
         if (!dest_root.empty()) cfg.dest_root = fs::absolute(dest_root);
         if (!state_dir.empty()) cfg.state_dir = fs::absolute(state_dir);
         if (!link_profile.empty()) cfg.link_profile = fs::absolute(link_profile);
-        if (!secret_file.empty()) cfg.secret_file = fs::absolute(secret_file);
+        if (!identity.empty()) cfg.identity_file = fs::absolute(identity);
         if (!cluster.empty()) cfg.cluster_file = fs::absolute(cluster);
         if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
     } catch (const po::error& e) {

@@ -13,6 +13,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -45,7 +46,7 @@ std::string cluster_error(const std::string& yaml) {
 }
 
 const std::string minimal = "name: ws01\nstate_dir: /var/lib/hetcast\ndest_root: /srv/hetcast\n"
-                            "secret_file: /etc/hetcast/secret\n";
+                            "identity: /etc/hetcast/ws01.pem\n";
 
 }  // namespace
 
@@ -56,7 +57,7 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.port == 7700);
     CHECK(c.state_dir == fs::path("/var/lib/hetcast"));
     CHECK(c.dest_root == fs::path("/srv/hetcast"));
-    CHECK(c.secret_file == fs::path("/etc/hetcast/secret"));
+    CHECK(c.identity_file == fs::path("/etc/hetcast/ws01.pem"));
     CHECK_FALSE(c.cluster_file.has_value());
     CHECK_FALSE(c.link_profile.has_value());
     CHECK(c.seeds.empty());
@@ -108,20 +109,20 @@ TEST_CASE("config: every key is read") {
 
 TEST_CASE("config: relative paths are resolved against the base folder, absolute ones kept") {
     const DaemonConfig c = parse_daemon_config(
-        "name: n\nstate_dir: state\ndest_root: ./dest/../files\nsecret_file: /abs/secret\n"
+        "name: n\nstate_dir: state\ndest_root: ./dest/../files\nidentity: /abs/n.pem\n"
         "cluster: sub/cluster.yaml\n",
         "d.yaml", "/opt/hc");
     CHECK(c.state_dir == fs::path("/opt/hc/state"));
     CHECK(c.dest_root == fs::path("/opt/hc/files"));
-    CHECK(c.secret_file == fs::path("/abs/secret"));
+    CHECK(c.identity_file == fs::path("/abs/n.pem"));
     CHECK(c.cluster_file == fs::path("/opt/hc/sub/cluster.yaml"));
 
     // load_daemon_config uses the file's folder, made absolute.
     TempDir t;
-    write(t.path / "d.yaml", "name: n\nstate_dir: state\ndest_root: d\nsecret_file: s\n");
+    write(t.path / "d.yaml", "name: n\nstate_dir: state\ndest_root: d\nidentity: s\n");
     const DaemonConfig l = load_daemon_config(t.path / "d.yaml");
     CHECK(l.state_dir == (t.path / "state").lexically_normal());
-    CHECK(l.secret_file == (t.path / "s").lexically_normal());
+    CHECK(l.identity_file == (t.path / "s").lexically_normal());
     CHECK(l.state_dir.is_absolute());
 }
 
@@ -178,7 +179,7 @@ TEST_CASE("config: bad values carry the line and column of the value") {
 }
 
 TEST_CASE("config: missing required keys, empty and malformed documents") {
-    CHECK(daemon_error("name: a\nstate_dir: s\ndest_root: d\n").find("missing key 'secret_file'") !=
+    CHECK(daemon_error("name: a\nstate_dir: s\ndest_root: d\n").find("missing key 'identity'") !=
           std::string::npos);
     CHECK(daemon_error("state_dir: s\n").find("d.yaml:1:1: missing key 'name'") == 0);
     CHECK(daemon_error("").find("d.yaml:1:1: empty config file") == 0);
@@ -190,25 +191,55 @@ TEST_CASE("config: missing required keys, empty and malformed documents") {
     CHECK(unreadable.find("/nonexistent/hetcast/d.yaml: cannot read:") == 0);
 }
 
-TEST_CASE("config: the secret is trimmed; world-readable, empty or missing secrets are refused") {
+TEST_CASE("config: an old secret_file is refused with the way to an identity") {
+    const std::string e = daemon_error("name: a\nstate_dir: s\ndest_root: d\nsecret_file: /etc/hetcast/secret\n");
+    CHECK(e.find("d.yaml:4:1:") == 0);
+    CHECK(e.find("hetcast keys issue") != std::string::npos);
+}
+
+TEST_CASE("config: an identity file must be the owner's alone and hold a key with the CA's certificate") {
     TempDir t;
-    const fs::path s = t.path / "secret";
-    write(s, "  s3cret value \n", fs::perms(0600));
-    CHECK(read_secret(s) == "s3cret value");
-    fs::permissions(s, fs::perms(0640));
-    CHECK(read_secret(s) == "s3cret value");
+    const fs::path f = t.path / "n1.pem";
+    const net::Identity id = test::identity("n1");
+    write(f, net::identity_pem(id), fs::perms(0600));
+    const net::Identity back = read_identity(f);
+    CHECK(back.cert_pem == id.cert_pem);
+    CHECK(back.ca_pem == id.ca_pem);
+    CHECK(net::describe(back).name == "n1");
 
-    fs::permissions(s, fs::perms(0644));
-    const std::string world = error_of([&] { (void)read_secret(s); });
-    CHECK(world.find("world-readable") != std::string::npos);
-    CHECK(world.find("chmod o-rwx " + s.string()) != std::string::npos);
-    fs::permissions(s, fs::perms(0604));
-    CHECK_THROWS_AS((void)read_secret(s), InputError);
+    for (const auto mode : {0640, 0604, 0660}) {
+        fs::permissions(f, fs::perms(mode));
+        const std::string e = error_of([&] { (void)read_identity(f); });
+        CHECK(e.find("chmod 600 " + f.string()) != std::string::npos);
+    }
+    fs::permissions(f, fs::perms(0600));
 
-    write(t.path / "empty", " \n\t\n", fs::perms(0600));
-    CHECK(error_of([&] { (void)read_secret(t.path / "empty"); }).find("empty") != std::string::npos);
-    CHECK(error_of([&] { (void)read_secret(t.path / "missing"); }).find("cannot read") != std::string::npos);
-    CHECK(error_of([&] { (void)read_secret(t.path); }).find("not a regular file") != std::string::npos);
+    // Pieces missing or swapped: a key with the wrong CA, a key that fits no certificate.
+    const net::Identity stranger = test::other_ca().issue("n1", net::Role::member);
+    const auto bad = [&](const std::string& text, const std::string& what) {
+        write(f, text, fs::perms(0600));
+        const std::string e = error_of([&] { (void)read_identity(f); });
+        CHECK_MESSAGE(e.find(what) != std::string::npos, e);
+        CHECK(e.find(f.string() + ": ") == 0);
+    };
+    bad(id.key_pem + id.cert_pem + stranger.ca_pem, "not issued by the CA");
+    bad(stranger.key_pem + id.cert_pem + id.ca_pem, "belongs to neither");
+    bad(id.cert_pem + id.ca_pem, "no private key");
+    bad(id.key_pem + id.cert_pem, "expected 2 certificates");
+    bad("just text\n", "no private key");
+    CHECK(error_of([&] { (void)read_identity(t.path / "missing.pem"); }).find("cannot read") != std::string::npos);
+    CHECK(error_of([&] { (void)read_identity(t.path); }).find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("config: a revocation list round-trips and bad ones are refused with their line") {
+    TempDir t;
+    const std::vector<net::Revocation> r{{"n3", 1764064800}, {"ws-07", 1}};
+    save_revoked(t.path / "revoked.yaml", r);
+    CHECK(load_revoked(t.path / "revoked.yaml") == r);
+    CHECK(error_of([] { (void)parse_revoked("revoked:\n  - {name: a}\n", "r.yaml"); }).find("r.yaml:2:") == 0);
+    CHECK(error_of([] { (void)parse_revoked("revoked:\n  - {name: a, since: soon}\n", "r.yaml"); })
+              .find("since: expected seconds") != std::string::npos);
+    CHECK(error_of([] { (void)parse_revoked("revoked: 3\n", "r.yaml"); }).find("expected a list") != std::string::npos);
 }
 
 TEST_CASE("config: a cluster file is parsed in order") {
@@ -281,7 +312,7 @@ TEST_CASE("config: the shipped examples in conf/ load") {
     CHECK(c.port == 7700);
     CHECK(c.state_dir == fs::path("/var/lib/hetcast"));
     CHECK(c.dest_root == fs::path("/srv/hetcast"));
-    CHECK(c.secret_file == fs::path("/etc/hetcast/secret"));
+    CHECK(c.identity_file.parent_path() == fs::path("/etc/hetcast"));
     CHECK(c.cluster_file == fs::path("/etc/hetcast/cluster.yaml"));
     CHECK(c.down_after == std::chrono::milliseconds(2000));
 

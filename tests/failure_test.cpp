@@ -21,6 +21,7 @@
 #include "hetcast/sched/plan.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -63,7 +64,7 @@ struct Cluster {
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
             c.name = names[i];
-            c.secret = "s3cret";
+            c.identity = test::identity(c.name);
             c.dest_root = dir.path / c.name;
             c.spool = dir.path / (c.name + "-spool");
             c.chunk = 64 << 10;

@@ -43,6 +43,7 @@ JobPlan random_plan(std::mt19937_64& rng) {
                            p.participants[rng() % n].name});
     }
     p.chunk = 1 + rng() % max_chunk;
+    p.retry = rng() % 2 != 0;
     if (rng() % 2) {
         p.relay = Relay::cut_through;
         p.piece = min_piece + rng() % (max_piece - min_piece + 1);
@@ -69,6 +70,7 @@ TEST_CASE("job: a plan survives its JSON round trip (500 random plans)") {
         CHECK(q.coordinator == p.coordinator);
         CHECK(q.chunk == p.chunk);
         CHECK(q.relay == p.relay);
+        CHECK(q.retry == p.retry);
         if (p.relay == Relay::cut_through) CHECK(q.piece == p.piece);
         for (std::size_t m = 0; m < p.messages.size() && m < q.messages.size(); ++m) {
             CHECK(q.messages[m].pieces == p.messages[m].pieces);

@@ -12,6 +12,7 @@
 #include "hetcast/runtime/service.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -48,7 +49,7 @@ struct Nodes {
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
             c.name = "n" + std::to_string(i);
-            c.secret = "node-test";
+            c.identity = test::identity(c.name);
             c.dest_root = dir.path / c.name;
             c.connect_timeout = std::chrono::milliseconds(3000);
             if (slow) c.link_profile = map;
@@ -168,7 +169,7 @@ TEST_CASE("node: a node that leaves mid-run is named in the report; the others g
 TEST_CASE("node: requests that cannot be planned are refused") {
     PeerConfig cfg;
     cfg.name = "lonely";
-    cfg.secret = "s";
+    cfg.identity = test::identity(cfg.name);
     Node node(cfg);
     CHECK_THROWS_AS((void)node.broadcast(random_bytes(1, 1)), InputError);  // no cluster yet
     Nodes c(3);
@@ -187,7 +188,7 @@ TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config;
     for (std::size_t i = 0; i < 4; ++i) {
         NodeConfig c;
         c.peer.name = "n" + std::to_string(i);
-        c.peer.secret = "node-test";
+        c.peer.identity = test::identity(c.peer.name);
         c.peer.dest_root = dir.path / c.peer.name;
         c.map_file = map_file;
         nodes.push_back(std::make_unique<Node>(c));
@@ -199,16 +200,16 @@ TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config;
     const auto state = dir.path / "state";
     std::filesystem::create_directories(state);
     std::filesystem::copy_file(map_file, state / "map.yaml");
-    std::ofstream(dir.path / "secret") << "  node-test\n";
-    std::filesystem::permissions(dir.path / "secret",
+    std::ofstream(dir.path / "n4.pem") << net::identity_pem(test::identity("n4"));
+    std::filesystem::permissions(dir.path / "n4.pem",
                                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     std::ofstream(dir.path / "cluster.yaml") << "members:\n  - {name: n0, host: 127.0.0.1, port: " << members[0].port
                                              << "}\n  - {name: n4, host: 127.0.0.1, port: 1}\n";
     std::ofstream(dir.path / "hetcastd.yaml") << "name: n4\nlisten: 127.0.0.1:0\nstate_dir: state\n"
-                                                 "dest_root: recv\nsecret_file: secret\ncluster: cluster.yaml\n";
+                                                 "dest_root: recv\nidentity: n4.pem\ncluster: cluster.yaml\n";
     const NodeConfig loaded = load_node_config(dir.path / "hetcastd.yaml");
     CHECK(loaded.peer.name == "n4");
-    CHECK(loaded.peer.secret == "node-test");
+    CHECK(net::describe(loaded.peer.identity).name == "n4");
     CHECK(loaded.peer.port == 0);
     CHECK(loaded.peer.dest_root == dir.path / "recv");
     REQUIRE(loaded.map_file);
@@ -276,21 +277,21 @@ TEST_CASE("node: members that are down before a job are skipped by a broadcast a
 
 TEST_CASE("node: joins a running daemon through it as a seed; the next node to join reaches it too") {
     TempDir dir;
-    const auto secret = dir.path / "secret";
-    std::ofstream(secret) << "node-test\n";
-    std::filesystem::permissions(secret, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    const auto id_file = dir.path / "d0.pem";
+    std::ofstream(id_file) << net::identity_pem(test::identity("d0"));
+    std::filesystem::permissions(id_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     DaemonConfig dc;
     dc.name = "d0";
     dc.port = 0;
     dc.state_dir = dir.path / "d0" / "state";
     dc.dest_root = dir.path / "d0" / "files";
-    dc.secret_file = secret;
+    dc.identity_file = id_file;
     Service daemon(dc);
     daemon.start();
     const auto embedded = [&](const std::string& name) {
         PeerConfig c;
         c.name = name;
-        c.secret = "node-test";
+        c.identity = test::identity(c.name);
         c.dest_root = dir.path / name;
         c.connect_timeout = std::chrono::milliseconds(3000);
         auto n = std::make_unique<Node>(c);

@@ -27,6 +27,7 @@
 #include "hetcast/sim/wu_bound.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "wait.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -52,12 +53,12 @@ Network three_subnets(std::size_t n) {
 struct Cluster {
     TempDir dir;
     std::vector<std::unique_ptr<Peer>> peers;
-    explicit Cluster(std::size_t n, const std::optional<Network>& profile = std::nullopt, std::string secret = "s3cret") {
+    explicit Cluster(std::size_t n, const std::optional<Network>& profile = std::nullopt) {
         std::vector<Member> members;
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
             c.name = "p" + std::to_string(i);
-            c.secret = secret;
+            c.identity = test::identity(c.name);
             c.dest_root = dir.path / c.name;
             c.chunk = 256 << 10;
             c.connect_timeout = std::chrono::milliseconds(3000);
@@ -182,11 +183,11 @@ TEST_CASE("peer: an unreachable member fails the job at setup, naming it") {
     CHECK_FALSE(fs::exists(c.dir.path / "p1" / "x.bin"));
 }
 
-TEST_CASE("peer: a wrong secret cannot join a job") {
+TEST_CASE("peer: an identity from another CA cannot join a job") {
     Cluster good(2);
     PeerConfig bad;
     bad.name = "p2";
-    bad.secret = "wrong";
+    bad.identity = test::other_ca().issue("p2", net::Role::member);
     bad.dest_root = good.dir.path / "p2";
     Peer intruder(bad);
     intruder.start();
@@ -397,7 +398,7 @@ TEST_CASE("peer: a member that moved is reached at its new address, not over its
         c.peers[2]->stop();
         PeerConfig cfg;
         cfg.name = "p2";
-        cfg.secret = "s3cret";
+        cfg.identity = test::identity(cfg.name);
         cfg.dest_root = c.dir.path / "p2";
         c.peers[2] = std::make_unique<Peer>(cfg);
         c.peers[2]->start();
@@ -431,7 +432,7 @@ double vm_size_mib() {
 
 TEST_CASE("peer: request threads are joined as they end, so a long-lived peer does not pile up their stacks") {
     Cluster c(2);
-    c.peers[1]->on_request([](const std::string&, const nlohmann::json& req, Peer::Responder respond) {
+    c.peers[1]->on_request([](const net::PeerIdentity&, const nlohmann::json& req, Peer::Responder respond) {
         respond({{"ok", true}, {"echo", req.value("n", -1)}});
     });
     (void)c.peers[0]->call("p1", {{"cmd", "warm-up"}}, std::chrono::seconds(5));
@@ -451,7 +452,7 @@ TEST_CASE("peer: members configured with different chunk sizes still exchange da
     for (std::size_t chunk : {max_chunk, std::size_t{4096}}) {
         PeerConfig c;
         c.name = "p" + std::to_string(peers.size());
-        c.secret = "s";
+        c.identity = test::identity(c.name);
         c.dest_root = dir.path / c.name;
         c.chunk = chunk;
         peers.push_back(std::make_unique<Peer>(c));
@@ -469,7 +470,7 @@ TEST_CASE("peer: members configured with different chunk sizes still exchange da
     CHECK(*d->bytes == *bytes);
     PeerConfig too_big;
     too_big.name = "x";
-    too_big.secret = "s";
+    too_big.identity = test::identity(too_big.name);
     too_big.chunk = max_chunk + 1;
     Peer refused(too_big);
     CHECK_THROWS_AS(refused.start(), InputError);

@@ -16,6 +16,7 @@
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "temp_dir.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 
@@ -412,7 +413,7 @@ struct Peers {
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
             c.name = "p" + std::to_string(i);
-            c.secret = outsider && i + 1 == n ? "other" : "s3cret";
+            c.identity = outsider && i + 1 == n ? test::other_ca().issue(c.name, net::Role::member) : test::identity(c.name);
             c.dest_root = dir.path / c.name;
             c.connect_timeout = std::chrono::milliseconds(2000);
             c.link_profile = profile;
@@ -479,7 +480,7 @@ TEST_CASE("probe: a goodput from a peer that vanishes, or that is no member, fai
     CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("nobody", 0.3, 0.1, 1 << 20), Error);
     CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p1", 0.3, 0.5, 1 << 20), InputError);
     CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p1", 11, 0.1, 1 << 20), InputError);
-    // p4 has another secret: its connection is refused like any other.
+    // p4 has another CA's identity: its connection is refused like any other.
     CHECK_THROWS_AS((void)ps.peers[0]->goodput_from("p4", 0.3, 0.1, 1 << 20), Error);
 
     // The sender stops half-way: the receiver says so at once.

@@ -21,6 +21,7 @@
 #include "hetcast/runtime/peer.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -161,7 +162,7 @@ struct Chain {
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
             c.name = names[i];
-            c.secret = "s3cret";
+            c.identity = test::identity(c.name);
             c.dest_root = dir.path / c.name;
             c.spool = dir.path / (c.name + "-spool");
             c.chunk = 64 << 10;
@@ -218,7 +219,7 @@ JobReport push(Chain& c, const Network& net, Schedule s, JobInput in) {
 
 void check_no_leftovers(const fs::path& root) {
     for (const auto& e : fs::recursive_directory_iterator(root)) {
-        if (e.is_regular_file()) CHECK(e.path().filename().string().find(".part") == std::string::npos);
+        if (e.is_regular_file()) CHECK_MESSAGE(e.path().filename().string().find(".part") == std::string::npos, e.path().string());
         if (e.is_regular_file()) CHECK(e.path().string().find("-spool") == std::string::npos);
     }
 }

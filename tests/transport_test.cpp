@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "wait.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using namespace hetcast::net;
@@ -31,10 +33,13 @@ struct Endpoint {
     std::atomic<int> opened{0};
     std::unique_ptr<Transport> t;
 
-    Endpoint(const std::string& name, const std::string& secret, std::size_t max_frame = 1 << 20) {
+    explicit Endpoint(const std::string& name, std::size_t max_frame = 1 << 20,
+                      std::function<std::string(const PeerIdentity&)> admit = {})
+        : Endpoint(test::identity(name), max_frame, std::move(admit)) {}
+    explicit Endpoint(const Identity& id, std::size_t max_frame = 1 << 20,
+                      std::function<std::string(const PeerIdentity&)> admit = {}) {
         TransportConfig cfg;
-        cfg.name = name;
-        cfg.secret = secret;
+        cfg.identity = id;
         cfg.max_frame = max_frame;
         cfg.timeout = std::chrono::milliseconds(2000);
         TransportCallbacks cb;
@@ -47,6 +52,7 @@ struct Endpoint {
             closes.push_back(c->peer() + ": " + why);
         };
         cb.on_open = [this](const ConnectionPtr&) { ++opened; };
+        cb.admit = std::move(admit);
         cb.log = [this](const std::string& line) {
             std::lock_guard lock(mu);
             logs.push_back(line);
@@ -70,7 +76,7 @@ struct Endpoint {
 }  // namespace
 
 TEST_CASE("transport: authenticated peers exchange frames both ways") {
-    Endpoint a("alpha", "secret"), b("beta", "secret");
+    Endpoint a("alpha"), b("beta");
     ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
     CHECK(c->peer() == "beta");
     REQUIRE(test::wait_for([&] { return b.opened == 1; }));
@@ -84,21 +90,163 @@ TEST_CASE("transport: authenticated peers exchange frames both ways") {
     }
 }
 
-TEST_CASE("transport: a wrong secret is refused on both sides and the server keeps serving") {
-    Endpoint server("server", "right"), intruder("intruder", "wrong"), friendly("friend", "right");
+TEST_CASE("transport: an identity from another CA is refused on both sides and the server keeps serving") {
+    Endpoint server("server"), friendly("friend");
+    Endpoint intruder(test::other_ca().issue("intruder", Role::member));
     CHECK_THROWS_WITH_AS((void)intruder.t->connect("127.0.0.1", server.t->port()),
-                         doctest::Contains("wrong cluster secret"), Error);
-    CHECK(test::wait_for([&] { return server.logged("wrong cluster secret"); }));
+                         doctest::Contains("TLS handshake failed"), Error);
+    CHECK(test::wait_for([&] { return server.logged("refused connection from a peer: TLS handshake failed"); }));
     CHECK(server.opened == 0);
+    // The other way round: the intruder as server is not trusted by a member either.
+    CHECK_THROWS_WITH_AS((void)friendly.t->connect("127.0.0.1", intruder.t->port()),
+                         doctest::Contains("not issued by this cluster's CA"), Error);
+    CHECK(intruder.opened == 0);
     ConnectionPtr ok = friendly.t->connect("127.0.0.1", server.t->port());
     CHECK(ok->peer() == "server");
+    CHECK(ok->identity().role == Role::member);
+}
+
+TEST_CASE("transport: a client names whom it expects; another certificate there is refused") {
+    Endpoint server("server"), client("client");
+    CHECK_THROWS_WITH_AS((void)client.t->connect("127.0.0.1", server.t->port(), "n7"),
+                         doctest::Contains("expected 'n7' but the certificate there names 'server'"), Error);
+    CHECK(client.t->connect("127.0.0.1", server.t->port(), "server")->peer() == "server");
+}
+
+TEST_CASE("transport: the server says why it does not admit a client; close_if ends open connections") {
+    const auto no_mallory = [](const PeerIdentity& who) {
+        return who.name == "mallory" ? std::string("'mallory' was revoked") : std::string();
+    };
+    Endpoint server("server", 1 << 20, no_mallory), mallory("mallory"), op(test::identity("ops", Role::operator_));
+    CHECK_THROWS_WITH_AS((void)mallory.t->connect("127.0.0.1", server.t->port()),
+                         doctest::Contains("refused: 'mallory' was revoked"), Error);
+    CHECK(server.opened == 0);
+    ConnectionPtr c = op.t->connect("127.0.0.1", server.t->port());
+    REQUIRE(test::wait_for([&] { return server.opened == 1; }));
+    server.t->close_if([](const PeerIdentity& who) { return who.role == Role::operator_; }, "revoked");
+    CHECK(test::wait_for([&] {
+        std::lock_guard lock(op.mu);
+        return !op.closes.empty() && op.closes[0].find("revoked") != std::string::npos;
+    }));
+}
+
+namespace {
+
+/// A TCP relay on the path between a client and a server, like an attacker on the
+/// network: it records what crosses, and can write bytes of its own into the stream.
+class Proxy {
+public:
+    explicit Proxy(std::uint16_t upstream) : upstream_(upstream) {
+        listen_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listen_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        socklen_t len = sizeof a;
+        ::getsockname(listen_, reinterpret_cast<sockaddr*>(&a), &len);
+        port = ntohs(a.sin_port);
+        ::listen(listen_, 1);
+        thread_ = std::thread([this] { run(); });
+    }
+    ~Proxy() {
+        stop_ = true;
+        thread_.join();
+        ::close(listen_);
+    }
+    void inject(std::vector<std::byte> bytes) {
+        std::lock_guard lock(mu_);
+        pending_ = std::move(bytes);
+    }
+    std::string seen() {
+        std::lock_guard lock(mu_);
+        return seen_;
+    }
+    std::uint16_t port = 0;
+
+private:
+    void run() {
+        pollfd l{listen_, POLLIN, 0};
+        while (!stop_ && ::poll(&l, 1, 50) == 0) {
+        }
+        if (stop_) return;
+        const int in = ::accept(listen_, nullptr, nullptr);
+        const int out = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(upstream_);
+        if (::connect(out, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return;
+        std::array<char, 65536> buf;
+        while (!stop_) {
+            {
+                std::lock_guard lock(mu_);
+                if (!pending_.empty()) {
+                    (void)::write(out, pending_.data(), pending_.size());
+                    pending_.clear();
+                }
+            }
+            pollfd p[2] = {{in, POLLIN, 0}, {out, POLLIN, 0}};
+            if (::poll(p, 2, 20) <= 0) continue;
+            for (int k = 0; k < 2; ++k) {
+                if (!(p[k].revents & (POLLIN | POLLHUP))) continue;
+                const ssize_t n = ::read(p[k].fd, buf.data(), buf.size());
+                if (n <= 0) {
+                    ::close(in);
+                    ::close(out);
+                    return;
+                }
+                (void)::write(k == 0 ? out : in, buf.data(), static_cast<std::size_t>(n));
+                std::lock_guard lock(mu_);
+                seen_.append(buf.data(), static_cast<std::size_t>(n));
+            }
+        }
+        ::close(in);
+        ::close(out);
+    }
+    std::uint16_t upstream_;
+    int listen_ = -1;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::vector<std::byte> pending_;
+    std::string seen_;
+};
+
+}  // namespace
+
+TEST_CASE("transport: a frame injected on the path after the handshake is refused, and nothing crosses in clear") {
+    Endpoint server("server"), client("client");
+    Proxy proxy(server.t->port());
+    ConnectionPtr c = client.t->connect("127.0.0.1", proxy.port);
+    REQUIRE(test::wait_for([&] { return server.opened == 1; }));
+    const std::string secret_text = "the contents of /etc/shadow";
+    c->send(Frame{FrameHeader{FrameType::request, 0, 0, 1, 0},
+                  {reinterpret_cast<const std::byte*>(secret_text.data()),
+                   reinterpret_cast<const std::byte*>(secret_text.data()) + secret_text.size()}});
+    REQUIRE(test::wait_for([&] { return server.frame_count() == 1; }));
+    CHECK(proxy.seen().find(secret_text) == std::string::npos);
+    CHECK(proxy.seen().find("server") == std::string::npos);  // TLS 1.3 encrypts the certificates too
+
+    // What worked against the old HMAC handshake: a well-formed push request written into
+    // the client's stream. Now it is not a TLS record of this session.
+    proxy.inject(encode(FrameType::request, 0, 2, R"({"cmd":"push","files":["/etc/shadow"],"to":["n1"]})"));
+    CHECK(test::wait_for([&] {
+        std::lock_guard lock(server.mu);
+        return !server.closes.empty();
+    }));
+    CHECK(server.frame_count() == 1);
+    {
+        std::lock_guard lock(server.mu);
+        INFO(server.closes[0]);
+        CHECK(server.closes[0].find("client") == 0);
+    }
 }
 
 TEST_CASE("transport: unreachable peers fail with the address and the reason") {
-    Endpoint a("a", "s");
+    Endpoint a("a");
     std::uint16_t closed_port;
     {
-        Endpoint tmp("tmp", "s");
+        Endpoint tmp("tmp");
         closed_port = tmp.t->port();
     }
     const std::string expected = "cannot reach 127.0.0.1:" + std::to_string(closed_port);
@@ -106,7 +254,7 @@ TEST_CASE("transport: unreachable peers fail with the address and the reason") {
 }
 
 TEST_CASE("transport: an oversized frame closes that connection only") {
-    Endpoint server("server", "s", 1024), client("client", "s");
+    Endpoint server("server", 1024), client("client");
     ConnectionPtr c = client.t->connect("127.0.0.1", server.t->port());
     c->send(Frame{FrameHeader{FrameType::request, 0, 0, 0, 0}, std::vector<std::byte>(4096)});
     CHECK(test::wait_for([&] {
@@ -121,7 +269,7 @@ TEST_CASE("transport: an oversized frame closes that connection only") {
 }
 
 TEST_CASE("transport: a streamed body arrives as data frames and a checksum, paced when shaped") {
-    Endpoint a("a", "s"), b("b", "s", 1 << 20);
+    Endpoint a("a"), b("b", 1 << 20);
     auto bytes = std::make_shared<std::vector<std::byte>>(300000);
     std::mt19937 rng(1);
     for (auto& x : *bytes) x = static_cast<std::byte>(rng());
@@ -156,7 +304,7 @@ TEST_CASE("transport: a streamed body arrives as data frames and a checksum, pac
     CHECK(same_digest(b.frames.back().payload, body->sha256()));
 }
 
-TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced or paced, and a short file fails") {
+TEST_CASE("transport: a file body goes out in chunks, unpaced or paced, and a short file fails") {
     const auto dir = std::filesystem::temp_directory_path() / ("hetcast-transport-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const auto path = dir / "body.bin";
@@ -167,7 +315,7 @@ TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced o
     const auto body = std::make_shared<FileBody>(path);
     for (const bool paced : {false, true}) {
         CAPTURE(paced);
-        Endpoint a("a", "s"), b("b", "s", 1 << 20);
+        Endpoint a("a"), b("b", 1 << 20);
         ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
         if (paced) c->set_shape(LinkShape{0, 1e9, {}});
         std::atomic<int> result{-1};
@@ -190,7 +338,7 @@ TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced o
     }
     // The file shrinks after it was described: the send fails instead of sending less.
     std::filesystem::resize_file(path, 1000);
-    Endpoint a("a", "s"), b("b", "s", 1 << 20);
+    Endpoint a("a"), b("b", 1 << 20);
     ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
     std::atomic<int> result{-1};
     c->send_stream(1, 0, body, 100'000, [&](std::error_code ec) { result = ec ? 1 : 0; });
@@ -199,8 +347,8 @@ TEST_CASE("transport: a file body goes out through sendfile in chunks, unpaced o
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("transport: before authentication a peer cannot make the server take a large frame") {
-    Endpoint server("server", "s", 16 << 20);
+TEST_CASE("transport: before TLS a peer's frames are not read; the server closes at once") {
+    Endpoint server("server", 16 << 20);
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
     sockaddr_in addr{};
@@ -210,19 +358,18 @@ TEST_CASE("transport: before authentication a peer cannot make the server take a
     REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
     timeval tv{5, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    // An "auth" header claiming 64 KiB: far below the frame limit, far above any handshake.
-    std::array<std::byte, header_size> hdr;
-    encode_header(FrameHeader{FrameType::auth, 0, 0, 0, 64 << 10}, hdr);
-    CHECK(::send(fd, hdr.data(), hdr.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(hdr.size()));
-    // The server's hello comes first; then the connection is closed without the 64 KiB.
+    // A plaintext request frame, as a client of the old protocol (or an attacker) would send.
+    const auto wire = encode(FrameType::request, 0, 1, R"({"cmd":"status"})");
+    CHECK(::send(fd, wire.data(), wire.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(wire.size()));
     char buf[4096];
     ssize_t n = 0;
     while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) {
     }
     CHECK(n == 0);
     ::close(fd);
-    CHECK(test::wait_for([&] { return server.logged("exceeds the limit"); }));
+    CHECK(test::wait_for([&] { return server.logged("TLS handshake failed"); }));
     CHECK(server.opened == 0);
+    CHECK(server.frame_count() == 0);
 }
 
 namespace {
@@ -254,7 +401,7 @@ TEST_CASE("transport: connections that share a rate book it one piece after anot
     // Two connections (to two receivers) share one emulated NIC of 20 MB/s: its bookings
     // never overlap, together they carry both bodies, and each connection waits for its
     // pieces' bookings.
-    Endpoint a("a", "s"), b("b", "s", 1 << 20), c("c", "s", 1 << 20);
+    Endpoint a("a"), b("b", 1 << 20), c("c", 1 << 20);
     auto nic = std::make_shared<RecordingRate>(20e6);
     auto bytes = std::make_shared<std::vector<std::byte>>(400'000, std::byte{7});
     auto body = std::make_shared<BufferBody>(bytes);

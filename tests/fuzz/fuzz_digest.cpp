@@ -1,7 +1,7 @@
 // The SHA-256 digests of plans and piece lists (runtime/job.hpp digest_from_hex): 64
 // lowercase hex digits or InputError; an accepted digest prints back as the same text.
 #include "fuzz.hpp"
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/pieces.hpp"
 

@@ -16,6 +16,7 @@ int cmd_status(const std::vector<std::string>& args);  // cmd_cluster.cpp
 int cmd_leave(const std::vector<std::string>& args);   // cmd_cluster.cpp
 int cmd_jobs(const std::vector<std::string>& args);    // cmd_jobs.cpp
 int cmd_cancel(const std::vector<std::string>& args);  // cmd_jobs.cpp
+int cmd_keys(const std::vector<std::string>& args);    // cmd_keys.cpp
 /// `hetcast map show ...`: cmd_map hands its arguments after "show" here (cmd_cluster.cpp).
 int cmd_map_show(const std::vector<std::string>& args);
 

@@ -1,6 +1,7 @@
 #include "daemon_link.hpp"
 
 #include <cstdlib>
+#include <unistd.h>
 #include <sstream>
 #include <boost/program_options/parsers.hpp>
 #include <iostream>
@@ -14,7 +15,29 @@ namespace hetcast::cli {
 void add_daemon_options(po::options_description& opts, DaemonOptions& d) {
     opts.add_options()("config,c", po::value(&d.config),
                        "the local daemon's config (default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml)")(
-        "from", po::value(&d.from), "talk to this member's daemon instead of the local one");
+        "from", po::value(&d.from), "talk to this member's daemon instead of the local one")(
+        "identity,i", po::value(&d.identity),
+        "the operator's identity file (default: $HETCAST_IDENTITY, ~/.config/hetcast/operator.pem, "
+        "/etc/hetcast/operator.pem)");
+}
+
+std::string identity_path(const DaemonOptions& d) {
+    if (!d.identity.empty()) return d.identity;
+    if (const char* env = std::getenv("HETCAST_IDENTITY"); env && *env) return env;
+    std::vector<std::string> tried;
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+        tried.push_back(std::string(xdg) + "/hetcast/operator.pem");
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        tried.push_back(std::string(home) + "/.config/hetcast/operator.pem");
+    }
+    tried.push_back("/etc/hetcast/operator.pem");
+    std::string list;
+    for (const auto& p : tried) {
+        if (::access(p.c_str(), F_OK) == 0) return p;
+        list += (list.empty() ? "" : ", ") + p;
+    }
+    throw InputError("no operator identity: give --identity FILE or set HETCAST_IDENTITY (looked in " + list +
+                     "; 'hetcast keys init' makes one)");
 }
 
 DaemonConfig load_config(const DaemonOptions& d) {
@@ -28,10 +51,12 @@ DaemonConfig load_config(const DaemonOptions& d) {
 
 std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
     const DaemonConfig cfg = load_config(d);
-    const std::string secret = read_secret(cfg.secret_file);
+    const net::Identity identity = read_identity(identity_path(d));
     std::string host = cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host;
     std::uint16_t port = cfg.port;
+    std::string expect = cfg.name;
     if (!d.from.empty() && d.from != cfg.name) {
+        expect = d.from;
         if (!cfg.cluster_file) throw InputError("--from needs a cluster file in the config");
         bool found = false;
         for (const auto& m : load_cluster(*cfg.cluster_file)) {
@@ -44,7 +69,7 @@ std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
         if (!found) throw InputError("unknown node '" + d.from + "' (not in " + cfg.cluster_file->string() + ")");
     }
     try {
-        return std::make_unique<Client>(host, port, secret);
+        return std::make_unique<Client>(host, port, identity, std::chrono::seconds(5), expect);
     } catch (const Error& e) {
         const std::string why = e.what();
         const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;

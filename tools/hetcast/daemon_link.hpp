@@ -1,6 +1,7 @@
 #pragma once
-/// How a `hetcast` command finds and reaches a daemon: through the local daemon's config
-/// file (its address and the cluster secret), and the cluster file for `--from NODE`.
+/// How a `hetcast` command finds and reaches a daemon: the local daemon's config file (its
+/// address), the cluster file for `--from NODE`, and the operator's identity, found the
+/// way ssh finds its keys (identity_path()).
 #include <string>
 #include <vector>
 
@@ -16,9 +17,10 @@ namespace hetcast::cli {
 struct DaemonOptions {
     std::string config;  ///< default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml
     std::string from;    ///< a member name: talk to that daemon instead of the local one
+    std::string identity;  ///< --identity; see identity_path()
 };
 
-/// Adds --config and --from to `opts`.
+/// Adds --config, --from and --identity to `opts`.
 void add_daemon_options(boost::program_options::options_description& opts, DaemonOptions& d);
 
 /// The config in use (InputError with the file and line when it is bad).
@@ -41,6 +43,11 @@ bool parse_options_with(const std::vector<std::string>& args, const boost::progr
 
 /// The daemon's answer, or hetcast::Error with its error when "ok" is false.
 nlohmann::json checked(const nlohmann::json& answer, const std::string& what);
+
+/// The identity file a command proves itself with: --identity, else $HETCAST_IDENTITY,
+/// else the first of $XDG_CONFIG_HOME/hetcast/operator.pem (~/.config/...) and
+/// /etc/hetcast/operator.pem that exists. InputError saying where it looked when none.
+[[nodiscard]] std::string identity_path(const DaemonOptions& d);
 
 /// Connects to the local daemon, or to `--from`. Throws hetcast::Error naming the address.
 [[nodiscard]] std::unique_ptr<Client> connect_daemon(const DaemonOptions& d);

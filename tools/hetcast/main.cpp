@@ -24,6 +24,7 @@ constexpr const char* usage =
     "  jobs   list the jobs running on every member\n"
     "  cancel stop a job everywhere (Ctrl-C on push does it too; a second Ctrl-C detaches)\n"
     "  map show  print the daemons' current map (subnets and matrices, or --dot)\n"
+    "  keys   make the cluster's CA and issue member and operator identities (TLS)\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
         if (cmd == "leave") return hetcast::cli::cmd_leave(args);
         if (cmd == "jobs") return hetcast::cli::cmd_jobs(args);
         if (cmd == "cancel") return hetcast::cli::cmd_cancel(args);
+        if (cmd == "keys") return hetcast::cli::cmd_keys(args);
         std::cerr << "hetcast: unknown command '" << cmd << "'\n" << usage;
         return 2;
     } catch (const hetcast::InputError& e) {

@@ -23,14 +23,13 @@ struct Client::Impl {
     std::string where;
 };
 
-Client::Client(const std::string& host, std::uint16_t port, const std::string& secret,
-               std::chrono::milliseconds timeout)
+Client::Client(const std::string& host, std::uint16_t port, const net::Identity& identity,
+               std::chrono::milliseconds timeout, const std::string& expect)
     : impl_(std::make_unique<Impl>()) {
     Impl& d = *impl_;
     d.where = host + ":" + std::to_string(port);
     net::TransportConfig tc;
-    tc.name = "hetcast-cli-" + std::to_string(::getpid());
-    tc.secret = secret;
+    tc.identity = identity;
     tc.host = "127.0.0.1";
     tc.port = 0;
     tc.timeout = timeout;
@@ -49,7 +48,7 @@ Client::Client(const std::string& host, std::uint16_t port, const std::string& s
     };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
-    d.conn = d.transport->connect(host, port);
+    d.conn = d.transport->connect(host, port, expect);
 }
 
 Client::~Client() {

@@ -33,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t max_text_bytes = std::size_t{1} << 20;    // config and cluster files
-constexpr std::size_t max_secret_bytes = std::size_t{64} << 10;
+constexpr std::size_t max_identity_bytes = std::size_t{64} << 10;
 constexpr std::size_t min_chunk = std::size_t{1} << 10;
 /// Below the transport's default frame limit (16 MiB) with room for the header.
 constexpr std::size_t max_chunk = std::size_t{8} << 20;
@@ -232,14 +232,22 @@ public:
     }
 
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const {
-        const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "secret_file",
+        if (root.IsMap()) {
+            for (auto it = root.begin(); it != root.end(); ++it) {
+                if (it->first.IsScalar() && it->first.Scalar() == "secret_file") {
+                    fail(it->first.Mark(), "'secret_file' is gone: connections are TLS with an identity per member now; "
+                                           "give 'identity: FILE' (made by 'hetcast keys issue NAME', see conf/README.md)");
+                }
+            }
+        }
+        const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
                                              "stall_timeout", "down_after", "link_profile", "umask", "serve_roots"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
         c.dest_root = path(required(e, root, "dest_root", "").value, "dest_root", base);
-        c.secret_file = path(required(e, root, "secret_file", "").value, "secret_file", base);
+        c.identity_file = path(required(e, root, "identity", "").value, "identity", base);
         if (const auto it = e.find("listen"); it != e.end()) {
             std::tie(c.host, c.port) = address(it->second.value, "listen", 0);
         }
@@ -310,6 +318,26 @@ public:
             c.umask = static_cast<unsigned>(std::stoul(text, nullptr, 8));
         }
         return c;
+    }
+
+    std::vector<net::Revocation> revoked(const YAML::Node& root) const {
+        const Entries e = entries(root, "", {"revoked"});
+        const YAML::Node& seq = sequence(required(e, root, "revoked", "").value, "revoked");
+        std::vector<net::Revocation> out;
+        for (std::size_t i = 0; i < seq.size(); ++i) {
+            const std::string what = "revoked[" + std::to_string(i) + "]";
+            const Entries f = entries(seq[i], what, {"name", "since"});
+            net::Revocation r;
+            r.name = name(required(f, seq[i], "name", what).value, what + ".name");
+            const YAML::Node& since = required(f, seq[i], "since", what).value;
+            try {
+                r.since = since.as<std::int64_t>();
+            } catch (const YAML::Exception&) {
+                fail(since.Mark(), what + ".since: expected seconds since the epoch");
+            }
+            out.push_back(std::move(r));
+        }
+        return out;
     }
 
     std::vector<Member> cluster(const YAML::Node& root) const {
@@ -457,24 +485,17 @@ DaemonConfig load_daemon_config(const fs::path& file) {
     return parse_daemon_config(read_text(file, max_text_bytes), file.string(), base);
 }
 
-std::string read_secret(const fs::path& file) {
+net::Identity read_identity(const fs::path& file) {
     const std::string origin = file.string();
     struct stat st {};
     if (::stat(file.c_str(), &st) != 0) {
-        throw InputError(origin + ": cannot read the secret: " + std::generic_category().message(errno));
+        throw InputError(origin + ": cannot read the identity: " + std::generic_category().message(errno));
     }
-    if (!S_ISREG(st.st_mode)) throw InputError(origin + ": the secret is not a regular file");
-    if (st.st_mode & S_IROTH) {
-        throw InputError(origin + ": the secret is world-readable: chmod o-rwx " + origin +
-                         " (0600 or 0640 is fine)");
+    if (!S_ISREG(st.st_mode)) throw InputError(origin + ": the identity is not a regular file");
+    if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+        throw InputError(origin + ": the identity (a private key) is open to others: chmod 600 " + origin);
     }
-    std::string text = read_text(file, max_secret_bytes);
-    const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
-    const auto first = std::find_if_not(text.begin(), text.end(), space);
-    const auto last = std::find_if_not(text.rbegin(), std::string::reverse_iterator(first), space).base();
-    std::string secret(first, last);
-    if (secret.empty()) throw InputError(origin + ": the secret is empty");
-    return secret;
+    return net::parse_identity(read_text(file, max_identity_bytes), origin);
 }
 
 std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin) {
@@ -485,6 +506,29 @@ std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin
 
 std::vector<Member> load_cluster(const fs::path& file) {
     return parse_cluster(read_text(file, max_text_bytes), file.string());
+}
+
+std::vector<net::Revocation> parse_revoked(std::string_view yaml, std::string_view origin) {
+    const Reader reader(origin);
+    return parse_document(yaml, reader, "revocation list", [&](const YAML::Node& root) { return reader.revoked(root); });
+}
+
+std::vector<net::Revocation> load_revoked(const fs::path& file) {
+    return parse_revoked(read_text(file, max_text_bytes), file.string());
+}
+
+void save_revoked(const fs::path& file, const std::vector<net::Revocation>& revoked) {
+    YAML::Emitter out;
+    out << YAML::BeginMap << YAML::Key << "revoked" << YAML::Value << YAML::BeginSeq;
+    for (const auto& r : revoked) {
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << r.name
+            << YAML::Key << "since" << YAML::Value << r.since << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+    if (!out.good()) throw Error("cannot write " + file.string() + ": " + out.GetLastError());
+    std::string text = std::string(out.c_str()) + "\n";
+    (void)parse_revoked(text, file.string());
+    write_atomically(file, text);
 }
 
 void save_cluster(const fs::path& file, const std::vector<Member>& members) {

@@ -111,11 +111,6 @@ std::size_t DescriptorReader::read(std::span<std::byte> out) {
     return got;
 }
 
-std::optional<net::MessageBody::Reader::FileRange> DescriptorReader::next_range(std::size_t max) {
-    if (pos_ >= size_ || max == 0) return std::nullopt;
-    return FileRange{*fd_, pos_, static_cast<std::size_t>(std::min<std::uint64_t>(max, size_ - pos_))};
-}
-
 void DescriptorReader::skip(std::size_t n) { pos_ = std::min<std::uint64_t>(size_, pos_ + n); }
 
 std::shared_ptr<const int> open_for_reading(const fs::path& path) {

@@ -94,6 +94,7 @@ json to_json(const JobPlan& p) {
         out["relay"] = "cut-through";
         out["piece"] = p.piece;
     }
+    if (p.retry) out["retry"] = true;
     return out;
 }
 
@@ -109,6 +110,10 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         const std::string relay = text(j, "relay");
         if (relay == "cut-through") p.relay = Relay::cut_through;
         else if (relay != "store-and-forward") throw InputError("job: relay must be cut-through or store-and-forward");
+    }
+    if (j.contains("retry")) {
+        if (!j["retry"].is_boolean()) throw InputError("job: retry must be true or false");
+        p.retry = j["retry"].get<bool>();
     }
     if (p.relay == Relay::cut_through) {
         p.piece = count(j, "piece");

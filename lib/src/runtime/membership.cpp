@@ -28,6 +28,25 @@ std::vector<Member> members_from_json(const json& j) {
     return out;
 }
 
+json revocations_to_json(const std::vector<net::Revocation>& revoked) {
+    json a = json::array();
+    for (const auto& r : revoked) a.push_back({{"name", r.name}, {"since", r.since}});
+    return a;
+}
+
+std::vector<net::Revocation> revocations_from_json(const json& j) {
+    if (!j.is_array()) throw InputError("revoked: expected a list");
+    std::vector<net::Revocation> out;
+    for (const auto& r : j) {
+        if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("since") ||
+            !r["since"].is_number_integer()) {
+            throw InputError("revoked: each entry is {name, since}");
+        }
+        out.push_back({r["name"].get<std::string>(), r["since"].get<std::int64_t>()});
+    }
+    return out;
+}
+
 json samples_to_json(const std::vector<PingSample>& samples) {
     json a = json::array();
     for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});

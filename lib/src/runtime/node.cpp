@@ -23,7 +23,7 @@ NodeConfig load_node_config(const std::filesystem::path& daemon_config) {
     c.peer.name = d.name;
     c.peer.host = d.host;
     c.peer.port = d.port;
-    c.peer.secret = read_secret(d.secret_file);
+    c.peer.identity = read_identity(d.identity_file);
     c.peer.dest_root = d.dest_root;
     c.peer.spool = d.state_dir / "spool";
     c.peer.chunk = d.chunk;
@@ -58,7 +58,7 @@ Node::Node(NodeConfig config)
 /// What the daemons ask of a member: who it is (the joining daemon's hello), and the new
 /// member list and map after a join or a leave.
 void Node::serve_requests() {
-    peer_.on_request([this](const std::string& from, const nlohmann::json& req, Peer::Responder respond) {
+    peer_.on_request([this](const net::PeerIdentity& from, const nlohmann::json& req, Peer::Responder respond) {
         try {
             const std::string cmd = req.value("cmd", "");
             if (cmd == "hello") {
@@ -71,10 +71,11 @@ void Node::serve_requests() {
             } else if (cmd == "ping") {
                 respond(answer_ping(peer_, req));
             } else if (cmd == "set_members") {
+                if (req.contains("revoked")) peer_.revoke(revocations_from_json(req["revoked"]));
                 set_members(members_from_json(req.at("members")));
                 respond({{"ok", true}});
             } else if (cmd == "set_map") {
-                set_map(parse_network(req.at("map").get<std::string>(), "the map from '" + from + "'"));
+                set_map(parse_network(req.at("map").get<std::string>(), "the map from '" + from.name + "'"));
                 respond({{"ok", true}});
             } else {
                 respond({{"ok", false}, {"error", "an embedded node takes no '" + cmd.substr(0, 32) + "' requests"}});

@@ -56,12 +56,7 @@ ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Mem
         std::lock_guard lock(mu);
         if (auto it = out.find(name); it != out.end()) return it->second;
     }
-    ConnectionPtr c = transport->connect(m->host, m->port);
-    if (c->peer() != name) {
-        c->close("expected '" + name + "'");
-        throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
-                    name + "'");
-    }
+    ConnectionPtr c = transport->connect(m->host, m->port, name);
     std::lock_guard lock(mu);
     out[name] = c;
     return c;
@@ -198,7 +193,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         });
         return;
     }
-    std::function<void(const std::string&, const json&, Responder)> handler;
+    std::function<void(const net::PeerIdentity&, const json&, Responder)> handler;
     {
         std::lock_guard lock(mu);
         handler = request_handler;
@@ -207,7 +202,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         respond({{"error", "this peer takes no requests"}});
         return;
     }
-    spawn([this, handler, from = c->peer(), req = std::move(req), respond] {
+    spawn([this, handler, from = c->identity(), req = std::move(req), respond] {
         try {
             handler(from, req, respond);
         } catch (const std::exception& e) {
@@ -250,7 +245,14 @@ void Peer::Impl::on_response(const Frame& f) {
 }
 
 Peer::Peer(PeerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
-    if (impl_->cfg.name.empty()) throw InputError("a peer needs a name");
+    auto& cfg = impl_->cfg;
+    if (cfg.identity.cert_pem.empty()) throw InputError("a peer needs an identity (hetcast keys issue NAME)");
+    const net::PeerIdentity me = net::describe(cfg.identity);
+    if (me.role != net::Role::member) throw InputError("'" + me.name + "' is an operator's identity, not a member's");
+    if (cfg.name.empty()) cfg.name = me.name;
+    if (cfg.name != me.name) {
+        throw InputError("the identity names '" + me.name + "' but this peer is '" + cfg.name + "'");
+    }
     if (impl_->cfg.spool.empty()) impl_->cfg.spool = impl_->cfg.dest_root / ".hetcast-spool";
 }
 
@@ -259,8 +261,7 @@ Peer::~Peer() { stop(); }
 void Peer::start() {
     Impl& d = *impl_;
     net::TransportConfig tc;
-    tc.name = d.cfg.name;
-    tc.secret = d.cfg.secret;
+    tc.identity = d.cfg.identity;
     tc.host = d.cfg.host;
     tc.port = d.cfg.port;
     if (d.cfg.chunk == 0 || d.cfg.chunk > max_chunk) throw InputError("chunk must be 1 byte to 8 MiB");
@@ -271,6 +272,7 @@ void Peer::start() {
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) { d.on_close(c, why); };
     cb.on_open = [&d](const ConnectionPtr& c) { d.on_open(c); };
+    cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
     cb.log = [&d](const std::string& line) { d.log(line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
@@ -447,7 +449,7 @@ void Peer::on_delivery(std::function<void(Delivery)> callback) {
     impl_->delivery_cb = std::move(callback);
 }
 
-void Peer::on_request(std::function<void(const std::string&, const nlohmann::json&, Responder)> handler) {
+void Peer::on_request(std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> handler) {
     std::lock_guard lock(impl_->mu);
     impl_->request_handler = std::move(handler);
 }
@@ -514,6 +516,41 @@ json await_answer(std::future<json>& answer, std::chrono::milliseconds timeout, 
 }
 
 }  // namespace
+
+std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
+    std::lock_guard lock(mu);
+    for (const auto& r : revocations) {
+        if (net::revokes(r, who)) {
+            return "'" + who.name + "' was revoked (it left the cluster); its identity is no longer accepted";
+        }
+    }
+    return {};
+}
+
+void Peer::revoke(const std::vector<net::Revocation>& revoked) {
+    Impl& d = *impl_;
+    std::vector<net::Revocation> added;
+    {
+        std::lock_guard lock(d.mu);
+        for (const auto& r : revoked) {
+            if (std::find(d.revocations.begin(), d.revocations.end(), r) == d.revocations.end()) {
+                d.revocations.push_back(r);
+                added.push_back(r);
+            }
+        }
+    }
+    if (added.empty() || !d.transport) return;
+    d.transport->close_if(
+        [added](const net::PeerIdentity& who) {
+            return std::any_of(added.begin(), added.end(), [&](const net::Revocation& r) { return net::revokes(r, who); });
+        },
+        "revoked");
+}
+
+std::vector<net::Revocation> Peer::revoked() const {
+    std::lock_guard lock(impl_->mu);
+    return impl_->revocations;
+}
 
 json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {
     return call_on(impl_->conn_to(member), "'" + member + "'", request, timeout);

@@ -139,6 +139,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     common.chunk = cfg.chunk;
     common.relay = s.relay;
     common.piece = s.piece;
+    common.retry = static_cast<bool>(spec.replan);
     if (s.relay == Relay::cut_through && (s.piece < min_piece || s.piece > max_piece)) {
         throw InputError("a cut-through schedule's pieces must be 4 KiB to 8 MiB");
     }

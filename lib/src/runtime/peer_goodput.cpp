@@ -198,7 +198,7 @@ std::uint64_t Peer::bulk_connect(const std::string& member) {
             }
         }
     }
-    ConnectionPtr c = d.transport->connect(m->host, m->port);
+    ConnectionPtr c = d.transport->connect(m->host, m->port, member);
     if (c->peer() != member) {
         c->close();
         throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +

@@ -172,7 +172,10 @@ struct Peer::Impl {
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
-    std::function<void(const std::string&, const nlohmann::json&, Responder)> request_handler;
+    std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> request_handler;
+    std::vector<net::Revocation> revocations;  ///< under mu
+    /// Empty, or why a peer is not admitted (revoked). Called by the transport.
+    std::string admit(const net::PeerIdentity& who) const;
     /// Request threads; each marks itself finished, and the next request joins those that are.
     struct Helper {
         std::thread thread;

@@ -475,7 +475,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
             // A destination's verified pieces wait for the next try when its feeder failed
             // (not when the job was cancelled or this node failed on its own).
             const JobMessage& msg = plan.messages[m];
-            if (!r.done && r.keep && r.sink && r.pieces && !job->aborted && r.from_failed) {
+            if (plan.retry && !r.done && r.keep && r.sink && r.pieces && !job->aborted && r.from_failed) {
                 const std::uint64_t v = r.pieces->verified();
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();

@@ -229,12 +229,6 @@ public:
         pos_ += n;
         return n;
     }
-    std::optional<FileRange> next_range(std::size_t max) override {
-        if (!t_->fd_) return std::nullopt;
-        const std::uint64_t v = t_->verified();
-        if (pos_ >= v) return std::nullopt;
-        return FileRange{*t_->fd_, pos_, static_cast<std::size_t>(std::min<std::uint64_t>(max, v - pos_))};
-    }
     void skip(std::size_t n) override { pos_ += n; }
 
 private:

@@ -125,6 +125,12 @@ StateDirLock::~StateDirLock() {
     if (fd_ >= 0) ::close(fd_);
 }
 
+void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked) {
+    if (revoked.empty()) return;
+    peer->revoke(revoked);
+    save_revoked(revoked_file(), peer->revoked());
+}
+
 void Service::Impl::set_members(std::vector<Member> ms) {
     save_cluster(members_file(), ms);
     peer->set_members(ms);
@@ -138,7 +144,11 @@ std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms
     for (const auto& m : ms) {
         if (m.name == cfg.name) continue;
         try {
-            json a = peer->call(m.name, {{"cmd", "set_members"}, {"members", members_to_json(ms)}}, call_timeout);
+            json a = peer->call(m.name,
+                                {{"cmd", "set_members"},
+                                 {"members", members_to_json(ms)},
+                                 {"revoked", revocations_to_json(peer->revoked())}},
+                                call_timeout);
             if (a.value("ok", false) && map_text) {
                 a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
             }
@@ -223,7 +233,11 @@ json Service::Impl::join(const json& req) {
     const std::string text = format_network(net, utc_now());
     set_map(text);
     const auto missed = distribute(ms, &text);
-    return {{"ok", true}, {"members", members_to_json(ms)}, {"map", text}, {"not_updated", missed}};
+    return {{"ok", true},
+            {"members", members_to_json(ms)},
+            {"revoked", revocations_to_json(peer->revoked())},
+            {"map", text},
+            {"not_updated", missed}};
 }
 
 json Service::Impl::leave(const std::string& name) {
@@ -231,6 +245,10 @@ json Service::Impl::leave(const std::string& name) {
     const auto before = ms.size();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
     if (ms.size() == before) throw InputError("'" + name + "' is not a member");
+    if (name == cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
+    // Its identity is refused from now on, here and (with the member list) everywhere:
+    // certificates for it issued up to now no longer connect.
+    add_revocations({{name, static_cast<std::int64_t>(std::time(nullptr))}});
     set_members(ms);
     std::optional<std::string> text;
     if (const auto old = current_map(); old && old->find(name)) {
@@ -260,6 +278,7 @@ void Service::Impl::join_through_seeds() {
             const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
             if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
             set_members(members_from_json(a.at("members")));
+            if (a.contains("revoked")) add_revocations(revocations_from_json(a["revoked"]));
             set_map(a.at("map").get<std::string>());
             say("joined the cluster through '" + seed_name + "' (" + seed + ")");
             return;
@@ -270,28 +289,46 @@ void Service::Impl::join_through_seeds() {
     throw Error("cannot join through any seed (" + why + ")");
 }
 
-void Service::Impl::handle(const std::string& from, const json& req, const Peer::Responder& respond) {
+void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const Peer::Responder& respond) {
     const std::string cmd = get_or<std::string>(req, "cmd", "");
+    const bool op = from.role == net::Role::operator_;
+    // Starting pushes and changing the cluster take the operator's identity. A member's
+    // lets it join under its own name and pass on what an operator started elsewhere
+    // (members, map, a cancel looked for on every member).
+    const auto needs_operator = [&]() {
+        say("refused '" + cmd + "' from '" + from.name + "': a member's identity, not the operator's");
+        respond({{"ok", false},
+                 {"error", "'" + cmd + "' needs the operator's identity; '" + from.name + "' is a member"}});
+    };
     try {
         if (cmd == "hello") return respond(hello());
         if (cmd == "status") return respond(status());
         if (cmd == "map") return respond(map_answer());
         if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
         if (cmd == "ping") return respond(answer_ping(*peer, req));
-        if (cmd == "probe") return respond(probe(req, respond));
+        if (cmd == "probe") return op ? respond(probe(req, respond)) : needs_operator();
         if (cmd == "goodput") return respond(goodput(req));
-        if (cmd == "push") return respond(push(req, respond));
+        if (cmd == "push") return op ? respond(push(req, respond)) : needs_operator();
         if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
-        if (cmd == "cancel") return respond(cancel(req, from));
-        if (cmd == "join") return respond(join(req));
-        if (cmd == "leave") return respond(leave(get_or<std::string>(req, "name", "")));
+        if (cmd == "cancel") {
+            if (!op && get_or<bool>(req, "all", false)) return needs_operator();
+            return respond(cancel(req, op ? std::string() : from.name));
+        }
+        if (cmd == "join") {
+            if (!op && get_or<std::string>(req, "name", "") != from.name) {
+                return respond({{"ok", false}, {"error", "'" + from.name + "' may join only under its own name"}});
+            }
+            return respond(join(req));
+        }
+        if (cmd == "leave") return op ? respond(leave(get_or<std::string>(req, "name", ""))) : needs_operator();
         if (cmd == "set_members") {
+            if (req.contains("revoked")) add_revocations(revocations_from_json(req["revoked"]));
             set_members(members_from_json(req.at("members")));
             return respond({{"ok", true}});
         }
         respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
     } catch (const std::exception& e) {
-        say("request '" + cmd + "' from '" + from + "' failed: " + e.what());
+        say("request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}});
     }
 }
@@ -421,7 +458,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.name = d.cfg.name;
     pc.host = d.cfg.host;
     pc.port = d.cfg.port;
-    pc.secret = read_secret(d.cfg.secret_file);
+    pc.identity = read_identity(d.cfg.identity_file);
     pc.dest_root = d.cfg.dest_root;
     pc.spool = d.cfg.state_dir / "spool";
     pc.chunk = d.cfg.chunk;
@@ -449,7 +486,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
         d.map = load_network(d.map_file());
         d.map_time = fs::last_write_time(d.map_file());
     }
-    // Only reads so far (a bad secret or file is reported as such); from here on files are
+    // Only reads so far (a bad identity or file is reported as such); from here on files are
     // created and removed: a second daemon on the same state would remove the first one's
     // files in flight (remove_leftovers below).
     d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
@@ -469,7 +506,8 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
               "' (a daemon keeps files only)");
     });
     d.peer->set_members(d.members);
-    d.peer->on_request([&d](const std::string& from, const json& req, Peer::Responder respond) {
+    if (fs::exists(d.revoked_file())) d.peer->revoke(load_revoked(d.revoked_file()));
+    d.peer->on_request([&d](const net::PeerIdentity& from, const json& req, Peer::Responder respond) {
         d.handle(from, req, respond);
     });
 }

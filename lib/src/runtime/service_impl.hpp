@@ -129,7 +129,10 @@ struct Service::Impl {
     nlohmann::json join(const nlohmann::json& req);
     nlohmann::json leave(const std::string& name);
     void join_through_seeds();
-    void handle(const std::string& from, const nlohmann::json& req, const Peer::Responder& respond);
+    void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
+    /// Adds revocations (a leave here or told by another member) and keeps them.
+    void add_revocations(const std::vector<net::Revocation>& revoked);
+    std::filesystem::path revoked_file() const { return cfg.state_dir / "revoked.yaml"; }
     std::pair<Overhead, Overhead> overheads() const;
     nlohmann::json hello() const;
     nlohmann::json status();

@@ -1,5 +1,6 @@
 #pragma once
-/// The transport interface: authenticated, framed connections between named peers.
+/// The transport interface: framed connections between named peers, each one TLS 1.3 with
+/// both ends proving an identity the cluster CA issued (net/identity.hpp).
 /// The TCP backend (net/tcp/, Asio) implements it; nothing outside net/tcp includes Asio.
 ///
 /// Threading: the transport runs one I/O thread. Callbacks run on it and must not block.
@@ -15,8 +16,9 @@
 #include <system_error>
 #include <vector>
 
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 #include "hetcast/net/frame.hpp"
+#include "hetcast/net/identity.hpp"
 
 namespace hetcast::net {
 
@@ -34,17 +36,10 @@ public:
         virtual ~Reader() = default;
         /// Fills `out` from the current position; 0 at the end. Throws hetcast::Error.
         virtual std::size_t read(std::span<std::byte> out) = 0;
-        /// Where the next (at most `max`) bytes lie in a file, so that a send can hand them
-        /// to the socket without reading them into memory (sendfile); none when the body is
-        /// not a file, or at the end. The caller then sends them and calls skip().
-        struct FileRange {
-            int fd = -1;
-            std::uint64_t offset = 0;
-            std::size_t length = 0;
-        };
-        [[nodiscard]] virtual std::optional<FileRange> next_range(std::size_t /*max*/) { return std::nullopt; }
+        /// Moves the position `n` bytes on (a resumed message starts past what the
+        /// receiver holds).
         virtual void skip(std::size_t /*n*/) {}
-        /// Whether read() (or next_range()) can go on now: a message still arriving is
+        /// Whether read() can go on now: a message still arriving is
         /// readable only as far as it is verified. When not, `wake` is called (from any
         /// thread, once) when more is, and the sender waits without blocking its thread.
         [[nodiscard]] virtual bool ready(std::function<void()> /*wake*/) { return true; }
@@ -82,8 +77,10 @@ struct LinkShape {
 class Connection {
 public:
     virtual ~Connection() = default;
-    /// The authenticated name of the peer.
+    /// The peer's name, from its certificate.
     [[nodiscard]] virtual const std::string& peer() const = 0;
+    /// All its certificate says: name, role, when it was issued.
+    [[nodiscard]] virtual const PeerIdentity& identity() const = 0;
     /// Queues a frame. `done` runs on the I/O thread once it is written or has failed.
     virtual void send(Frame f, std::function<void(std::error_code)> done = {}) = 0;
     /// Queues a message: `data` frames of at most `chunk` bytes read from the body as the
@@ -98,8 +95,7 @@ public:
 using ConnectionPtr = std::shared_ptr<Connection>;
 
 struct TransportConfig {
-    std::string name;     ///< this peer's name, proven to others
-    std::string secret;   ///< the cluster secret
+    Identity identity;    ///< key, certificate and cluster CA; its name is this peer's
     std::string host = "127.0.0.1";
     std::uint16_t port = 0;  ///< 0: an ephemeral port (see Transport::port())
     std::size_t max_frame = 16u << 20;
@@ -118,6 +114,9 @@ struct TransportCallbacks {
     std::function<void(const ConnectionPtr&, const std::string&)> on_close;
     /// An authenticated connection is ready (inbound or outbound).
     std::function<void(const ConnectionPtr&)> on_open;
+    /// Whether to admit a peer whose certificate the CA issued: empty, or why not (say, it
+    /// was revoked). Runs on the I/O thread for every connection, both ends. None: admit.
+    std::function<std::string(const PeerIdentity&)> admit;
     std::function<void(const std::string&)> log;
 };
 
@@ -129,9 +128,14 @@ public:
     /// Closes every connection and joins the I/O thread; idempotent.
     virtual void stop() = 0;
     [[nodiscard]] virtual std::uint16_t port() const = 0;
-    /// Connects and authenticates both ways. Throws hetcast::Error naming the address and
-    /// the reason (refused, timed out, wrong secret).
-    [[nodiscard]] virtual ConnectionPtr connect(const std::string& host, std::uint16_t port) = 0;
+    /// Connects and authenticates both ways. `expect` (when not empty): the name the
+    /// peer's certificate must carry. Throws hetcast::Error naming the address and the
+    /// reason (refused, timed out, not the expected member, an identity it does not trust,
+    /// revoked).
+    [[nodiscard]] virtual ConnectionPtr connect(const std::string& host, std::uint16_t port,
+                                                const std::string& expect = {}) = 0;
+    /// Closes every open connection whose peer `which` picks, with `reason` (a revocation).
+    virtual void close_if(std::function<bool(const PeerIdentity&)> which, const std::string& reason) = 0;
 };
 
 [[nodiscard]] std::unique_ptr<Transport> make_tcp_transport(TransportConfig config, TransportCallbacks callbacks);

@@ -7,14 +7,18 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "hetcast/net/identity.hpp"
+
 namespace hetcast {
 
 class Client {
 public:
-    /// Connects to the daemon at host:port and authenticates with the cluster secret.
-    /// Throws hetcast::Error naming the address and why (refused, timed out, wrong secret).
-    Client(const std::string& host, std::uint16_t port, const std::string& secret,
-           std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    /// Connects to the daemon at host:port over TLS, proving `identity` (the operator's, for
+    /// commands that start pushes or change the cluster). `expect`: the daemon's name, when
+    /// known. Throws hetcast::Error naming the address and why (refused, timed out, an
+    /// identity the other side does not trust, not the expected member).
+    Client(const std::string& host, std::uint16_t port, const net::Identity& identity,
+           std::chrono::milliseconds timeout = std::chrono::seconds(5), const std::string& expect = {});
     ~Client();
     Client(const Client&) = delete;
     Client& operator=(const Client&) = delete;

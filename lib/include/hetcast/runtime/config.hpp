@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/peer.hpp"
 
 namespace hetcast {
@@ -18,7 +19,7 @@ struct DaemonConfig {
     std::uint16_t port = 7700;              ///< listen port (0: ephemeral, for tests)
     std::filesystem::path state_dir;        ///< map.yaml and logs (required)
     std::filesystem::path dest_root;        ///< received files land under it (required)
-    std::filesystem::path secret_file;      ///< the cluster secret (required; not world-readable)
+    std::filesystem::path identity_file;    ///< key, certificate, cluster CA (required; mode 0600)
     std::optional<std::filesystem::path> cluster_file;  ///< members and addresses (conf/cluster.yaml)
     std::vector<std::string> seeds;         ///< HOST:PORT of members to join through
     /// Folders whose files this daemon reads for a push (its own, or a pattern's file:
@@ -44,15 +45,20 @@ struct DaemonConfig {
                                                const std::filesystem::path& base_dir);
 [[nodiscard]] DaemonConfig load_daemon_config(const std::filesystem::path& file);
 
-/// Reads the cluster secret (surrounding white space trimmed). Throws InputError when the
-/// file is missing, empty, or readable by others than its owner and group ("... is
-/// world-readable: chmod o-r ...").
-[[nodiscard]] std::string read_secret(const std::filesystem::path& file);
+/// Reads an identity file (net/identity.hpp). Throws InputError when it is missing, open to
+/// anyone but its owner ("... chmod 600 ..."), or not a key with a certificate the CA in
+/// it issued.
+[[nodiscard]] net::Identity read_identity(const std::filesystem::path& file);
 
 /// A cluster file: `members: [{name: a, host: 127.0.0.1, port: 7701}, ...]`. Throws
 /// InputError with line and column for duplicates, a bad port or a missing key.
 [[nodiscard]] std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin);
 [[nodiscard]] std::vector<Member> load_cluster(const std::filesystem::path& file);
+/// A daemon's revocation list, `revoked: [{name: n3, since: 1764064800}, ...]` (state_dir/
+/// revoked.yaml). Throws InputError with line and column.
+[[nodiscard]] std::vector<net::Revocation> parse_revoked(std::string_view yaml, std::string_view origin);
+[[nodiscard]] std::vector<net::Revocation> load_revoked(const std::filesystem::path& file);
+void save_revoked(const std::filesystem::path& file, const std::vector<net::Revocation>& revoked);
 /// Writes `members` in the same form, atomically (temporary file, then rename).
 void save_cluster(const std::filesystem::path& file, const std::vector<Member>& members);
 

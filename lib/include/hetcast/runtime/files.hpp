@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 #include "hetcast/net/transport.hpp"
 
 namespace hetcast {
@@ -132,13 +132,12 @@ private:
 };
 
 /// Reads bytes [0, size) of an open file with pread (each reader keeps its own position,
-/// so many share one descriptor) and offers them to sendfile through next_range().
+/// so many share one descriptor).
 class DescriptorReader final : public net::MessageBody::Reader {
 public:
     DescriptorReader(std::shared_ptr<const int> fd, std::uint64_t size, std::filesystem::path name)
         : fd_(std::move(fd)), size_(size), name_(std::move(name)) {}
     std::size_t read(std::span<std::byte> out) override;
-    [[nodiscard]] std::optional<FileRange> next_range(std::size_t max) override;
     void skip(std::size_t n) override;
 
 private:

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 #include "hetcast/runtime/peer.hpp"
 
 namespace hetcast {
@@ -47,6 +47,9 @@ struct JobPlan {
     std::size_t chunk = std::size_t{1} << 20;
     Relay relay = Relay::store_and_forward;
     std::uint64_t piece = default_piece;  ///< cut_through: bytes per piece
+    /// The coordinator serves orphans again after a member fails: a destination keeps its
+    /// verified pieces for that try. Without it, nothing is kept.
+    bool retry = false;
 };
 
 /// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.

@@ -45,7 +45,9 @@ struct PeerConfig {
     std::string name;
     std::string host = "127.0.0.1";
     std::uint16_t port = 0;  ///< 0: ephemeral (see Peer::port())
-    std::string secret;
+    /// Key, certificate (whose name must be `name`; empty `name`: taken from it) and the
+    /// cluster CA: every connection is TLS 1.3 with both ends proving theirs.
+    net::Identity identity;
     /// Received files land under this root (`name` of the message, confined to it).
     std::filesystem::path dest_root;
     /// Relay copies of messages this peer forwards but does not keep; temporary files.
@@ -167,6 +169,12 @@ public:
     [[nodiscard]] std::uint16_t port() const;
     [[nodiscard]] const std::string& name() const;
 
+    /// Adds revocations: from now on certificates they cover are refused, and open
+    /// connections with such peers close at once. Entries are never dropped (a member that
+    /// comes back gets a new certificate).
+    void revoke(const std::vector<net::Revocation>& revoked);
+    [[nodiscard]] std::vector<net::Revocation> revoked() const;
+
     /// The address book used to reach other members (replaces the previous one).
     void set_members(std::vector<Member> members);
     [[nodiscard]] std::vector<Member> members() const;
@@ -207,9 +215,10 @@ public:
 
     /// Sends one `response` frame back to whoever made a request.
     using Responder = std::function<void(const nlohmann::json&)>;
-    /// `request` frames (JSON) go to `handler` on a thread of their own, with the name of
-    /// the connection's peer; it answers through the Responder (any number of times).
-    void on_request(std::function<void(const std::string& from, const nlohmann::json& request, Responder)> handler);
+    /// `request` frames (JSON) go to `handler` on a thread of their own, with who sent it
+    /// (name and role, from its certificate); it answers through the Responder (any number
+    /// of times).
+    void on_request(std::function<void(const net::PeerIdentity& from, const nlohmann::json& request, Responder)> handler);
 
     /// Sends `request` to a member and waits for its first response. Throws hetcast::Error
     /// when the member cannot be reached or does not answer within `timeout`.

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 #include "hetcast/net/transport.hpp"
 
 namespace hetcast {

@@ -1,16 +1,18 @@
 #pragma once
-// The TCP backend's insides, shared by transport.cpp (the transport, connecting, the
+// The TCP backend's insides, shared by transport.cpp (the transport, connecting, the TLS
 // handshake, reading) and transport_write.cpp (a connection's send queue: frames, streams
-// with pacing and sendfile, stall deadlines). Not installed; only lib/src/net/tcp includes it.
+// with pacing, stall deadlines). Not installed; only lib/src/net/tcp includes it.
+// Every byte after the TCP connect goes through TLS 1.3 (Asio's ssl::stream over OpenSSL),
+// so there is no sendfile: this kernel has no kTLS (docs/security.md).
 // GCC 12 miscompiles co_await inside larger expressions (conditions, `?:`, structured
 // bindings, temporaries around it): every co_await here is a statement of its own, and
 // errors come back through redirect_error rather than tuples.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 #include <deque>
 #include <future>
@@ -25,6 +27,7 @@
 namespace hetcast::net::tcp_detail {
 
 using asio::ip::tcp;
+using Tls = asio::ssl::stream<tcp::socket>;
 using Clock = std::chrono::steady_clock;
 using Done = std::function<void(std::error_code)>;
 
@@ -66,9 +69,10 @@ class TcpTransport;
 
 class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
 public:
-    TcpConnection(TcpTransport& owner, tcp::socket socket);
+    TcpConnection(TcpTransport& owner, tcp::socket socket, asio::ssl::context& tls);
 
-    const std::string& peer() const override { return peer_; }
+    const std::string& peer() const override { return identity_.name; }
+    const PeerIdentity& identity() const override { return identity_; }
     void send(Frame f, Done done) override { enqueue(Item{std::move(f), std::move(done), Clock::now()}); }
     void send_stream(std::uint64_t job, std::uint32_t message, std::shared_ptr<const MessageBody> body,
                      std::size_t chunk, Done done) override {
@@ -77,13 +81,17 @@ public:
     }
     void close(const std::string& reason) override;
     void set_shape(LinkShape shape) override {
-        asio::post(socket_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
+        asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }
 
-    /// Empty when both sides proved the secret; otherwise why not (the socket is closed).
-    asio::awaitable<std::string> handshake(bool server);
-    asio::awaitable<std::string> handshake_server();
-    asio::awaitable<std::string> handshake_client();
+    /// Empty when both sides proved an identity the cluster CA issued and the other admits;
+    /// otherwise why not (the socket is closed). `expect`: the name the client wants.
+    asio::awaitable<std::string> handshake(bool server, std::string expect);
+    /// After TLS: who the peer is, and whether this side admits it (empty) or not (why).
+    std::string check_peer(const std::string& expect);
+    /// The server's verdict after TLS: auth_ok, or an error frame with the reason.
+    asio::awaitable<std::string> tell_verdict(const std::string& why);
+    asio::awaitable<std::string> await_verdict();
     std::string refuse(bool server, const std::string& why);
     asio::awaitable<void> read_loop();
     asio::awaitable<void> write_loop();
@@ -91,7 +99,7 @@ public:
 
 private:
     void enqueue(Item item) {
-        asio::post(socket_.get_executor(), [self = shared_from_this(), item = std::move(item)]() mutable {
+        asio::post(stream_.get_executor(), [self = shared_from_this(), item = std::move(item)]() mutable {
             if (self->closed_ || self->closing_) {
                 if (item.done) item.done(asio::error::not_connected);
                 return;
@@ -110,12 +118,14 @@ private:
     /// Frames queued behind a stream go out between its chunks: a request, a ping or a
     /// cancel must not wait for a whole message to cross a slow link.
     asio::awaitable<std::error_code> write_queued_frames();
-    asio::awaitable<std::error_code> send_file(MessageBody::Reader::FileRange range);
     /// Waits until the reader can go on (a relayed message still arriving); false when
     /// the connection closes meanwhile.
     asio::awaitable<bool> await_data(MessageBody::Reader& reader);
-    /// Writes all of `buffers` to the socket, timing progress for the stall rule.
+    /// Writes all of `buffers` to the socket, timing progress for the stall rule. Several
+    /// buffers are joined first: TLS would make a record of each.
     asio::awaitable<std::error_code> write_socket(std::vector<asio::const_buffer> buffers);
+    tcp::socket& sock() { return stream_.next_layer(); }
+    std::vector<std::byte> joined_;  ///< write_socket's joined buffers
     /// The stall rule: while a write waits on the socket, the connection closes when no
     /// byte has been taken for config().stall.
     void begin_write();
@@ -125,7 +135,7 @@ private:
     asio::awaitable<std::pair<std::error_code, Frame>> read_frame(std::size_t max_payload);
 
     TcpTransport& owner_;
-    tcp::socket socket_;
+    Tls stream_;
     asio::steady_timer wake_;
     asio::steady_timer pace_;
     asio::steady_timer data_;  ///< a stream waiting for its body to grow
@@ -134,17 +144,22 @@ private:
     bool writing_ = false;          ///< a write waits on the socket
     bool stall_armed_ = false;
     std::deque<Item> queue_;
-    std::string peer_;
+    PeerIdentity identity_;
     LinkShape shape_;
     Clock::time_point next_free_{};
     bool closed_ = false;
     bool closing_ = false;  // an error frame is queued; nothing more is accepted
 };
 
+/// TLS 1.3 only, this identity's certificate, and the cluster CA as the only trust anchor;
+/// both sides must present a certificate. Throws hetcast::Error for an unusable identity.
+asio::ssl::context make_tls_context(const TransportConfig& config);
+
 class TcpTransport final : public Transport {
 public:
     TcpTransport(TransportConfig config, TransportCallbacks callbacks)
-        : config_(std::move(config)), cb_(std::move(callbacks)), acceptor_(io_), accept_pause_(io_) {}
+        : config_(std::move(config)), cb_(std::move(callbacks)), tls_(make_tls_context(config_)), acceptor_(io_),
+          accept_pause_(io_) {}
     ~TcpTransport() override { stop(); }
 
     void start() override {
@@ -177,15 +192,26 @@ public:
 
     std::uint16_t port() const override { return port_; }
 
-    ConnectionPtr connect(const std::string& host, std::uint16_t port) override {
+    ConnectionPtr connect(const std::string& host, std::uint16_t port, const std::string& expect) override {
         const std::string where = host + ":" + std::to_string(port);
-        auto fut = asio::co_spawn(io_, connect_to(host, port), asio::use_future);
+        auto fut = asio::co_spawn(io_, connect_to(host, port, expect), asio::use_future);
         if (fut.wait_for(config_.timeout + std::chrono::seconds(1)) != std::future_status::ready) {
             throw Error("cannot reach " + where + ": timed out after " + std::to_string(config_.timeout.count()) + " ms");
         }
         auto [conn, why] = fut.get();
         if (!conn) throw Error("cannot reach " + where + ": " + why);
         return conn;
+    }
+
+    void close_if(std::function<bool(const PeerIdentity&)> which, const std::string& reason) override {
+        asio::post(io_, [this, which = std::move(which), reason] {
+            for (const auto& c : live()) {
+                if (which(c->identity())) {
+                    log("closing the connection with '" + c->peer() + "': " + reason);
+                    c->close(reason);
+                }
+            }
+        });
     }
 
     const TransportConfig& config() const { return config_; }
@@ -255,20 +281,21 @@ private:
                 last_log = now;
                 next_log = now + log_every;
             }
-            auto conn = std::make_shared<TcpConnection>(*this, std::move(accepted));
+            auto conn = std::make_shared<TcpConnection>(*this, std::move(accepted), tls_);
             asio::co_spawn(io_, start_inbound(conn), asio::detached);
         }
     }
 
     asio::awaitable<void> start_inbound(std::shared_ptr<TcpConnection> conn) {
-        const std::string why = co_await conn->handshake(true);
+        const std::string why = co_await conn->handshake(true, std::string());
         if (!why.empty()) co_return;
         opened(conn);
         asio::co_spawn(io_, conn->write_loop(), asio::detached);
         co_await conn->read_loop();
     }
 
-    asio::awaitable<std::pair<ConnectionPtr, std::string>> connect_to(std::string host, std::uint16_t port) {
+    asio::awaitable<std::pair<ConnectionPtr, std::string>> connect_to(std::string host, std::uint16_t port,
+                                                                     std::string expect) {
         tcp::socket socket(io_);
         asio::steady_timer timer(io_);
         timer.expires_after(config_.timeout);
@@ -299,8 +326,8 @@ private:
             co_return std::pair{ConnectionPtr{}, timed_out ? "timed out after " + std::to_string(config_.timeout.count()) + " ms"
                                                            : ec.message()};
         }
-        auto conn = std::make_shared<TcpConnection>(*this, std::move(socket));
-        const std::string why = co_await conn->handshake(false);
+        auto conn = std::make_shared<TcpConnection>(*this, std::move(socket), tls_);
+        const std::string why = co_await conn->handshake(false, expect);
         timer.cancel();
         if (!why.empty()) co_return std::pair{ConnectionPtr{}, why};
         opened(conn);
@@ -312,6 +339,7 @@ private:
     asio::io_context io_;
     TransportConfig config_;
     TransportCallbacks cb_;
+    asio::ssl::context tls_;
     tcp::acceptor acceptor_;
     asio::steady_timer accept_pause_;
     std::thread thread_;

@@ -1,17 +1,45 @@
-// The TCP backend of the transport: Asio, one I/O thread, C++20 coroutines. This file:
-// connections made and accepted, the handshake, the read loop. The write path is in
+// The TCP backend of the transport: Asio, one I/O thread, C++20 coroutines, TLS 1.3. This
+// file: the TLS context, connections made and accepted, the handshake, the read loop. The write path is in
 // transport_write.cpp; what both share is in connection.hpp.
 #include "connection.hpp"
+
+#include <openssl/pem.h>
 
 namespace hetcast::net {
 namespace tcp_detail {
 
-TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket)
-    : owner_(owner), socket_(std::move(socket)), wake_(socket_.get_executor()), pace_(socket_.get_executor()),
-      data_(socket_.get_executor()), stall_(socket_.get_executor()) {
+asio::ssl::context make_tls_context(const TransportConfig& config) {
+    const Identity& id = config.identity;
+    if (id.key_pem.empty() || id.cert_pem.empty() || id.ca_pem.empty()) {
+        throw Error("no identity: a key, a certificate and the cluster CA are needed (hetcast keys issue)");
+    }
+    asio::ssl::context ctx(asio::ssl::context::tls);
+    SSL_CTX* native = ctx.native_handle();
     std::error_code ec;
-    socket_.set_option(tcp::no_delay(true), ec);
-    set_liveness_options(socket_.native_handle(), owner_.config().stall);
+    if (SSL_CTX_set_min_proto_version(native, TLS1_3_VERSION) != 1 ||
+        SSL_CTX_set_ciphersuites(native, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256") != 1) {
+        throw Error("this OpenSSL cannot do TLS 1.3");
+    }
+    // No resumption: every connection proves its certificate again (and a revoked one
+    // cannot come back on a ticket).
+    SSL_CTX_set_num_tickets(native, 0);
+    SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
+    ctx.set_options(asio::ssl::context::no_compression | SSL_OP_NO_TICKET, ec);
+    if (!ec) ctx.use_certificate(asio::buffer(id.cert_pem), asio::ssl::context::pem, ec);
+    if (!ec) ctx.use_private_key(asio::buffer(id.key_pem), asio::ssl::context::pem, ec);
+    if (!ec) ctx.add_certificate_authority(asio::buffer(id.ca_pem), ec);
+    if (!ec) ctx.set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert, ec);
+    if (ec) throw Error("cannot use this identity for TLS: " + ec.message());
+    if (SSL_CTX_check_private_key(native) != 1) throw Error("the identity's key does not match its certificate");
+    return ctx;
+}
+
+TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket, asio::ssl::context& tls)
+    : owner_(owner), stream_(std::move(socket), tls), wake_(stream_.get_executor()), pace_(stream_.get_executor()),
+      data_(stream_.get_executor()), stall_(stream_.get_executor()) {
+    std::error_code ec;
+    sock().set_option(tcp::no_delay(true), ec);
+    set_liveness_options(sock().native_handle(), owner_.config().stall);
 }
 
 void TcpConnection::begin_write() {
@@ -43,6 +71,11 @@ std::string TcpConnection::stall_reason() const {
 }
 
 asio::awaitable<std::error_code> TcpConnection::write_socket(std::vector<asio::const_buffer> buffers) {
+    if (buffers.size() > 1) {
+        joined_.resize(asio::buffer_size(buffers));
+        asio::buffer_copy(asio::buffer(joined_), buffers);
+        buffers = {asio::buffer(joined_)};
+    }
     begin_write();
     // Called after every partial write: each one is progress.
     const auto progress = [this](const std::error_code& e, std::size_t n) -> std::size_t {
@@ -50,120 +83,124 @@ asio::awaitable<std::error_code> TcpConnection::write_socket(std::vector<asio::c
         return asio::transfer_all()(e, n);
     };
     std::error_code ec;
-    co_await asio::async_write(socket_, buffers, progress, asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_write(stream_, buffers, progress, asio::redirect_error(asio::use_awaitable, ec));
     end_write();
     co_return ec;
 }
 
-/// Handshake frames carry a nonce, a proof and a name: nobody unauthenticated gets more.
-constexpr std::size_t max_handshake_frame = 4096;
+/// The server's verdict after TLS is one short frame.
+constexpr std::size_t max_verdict_frame = 4096;
 
 asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std::size_t max_payload) {
     std::array<std::byte, header_size> hdr;
     std::error_code ec;
-    co_await asio::async_read(socket_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_read(stream_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return std::pair{ec, Frame{}};
     const Decoded d = decode_header(hdr, max_payload);
     if (d.status != Decoded::Status::complete) {
-        owner_.log("closing the connection with " + (peer_.empty() ? std::string("a peer") : "'" + peer_ + "'") + ": " +
+        owner_.log("closing the connection with " + (peer().empty() ? std::string("a peer") : "'" + peer() + "'") + ": " +
                    d.error);
         shutdown(d.error);
         co_return std::pair{std::make_error_code(std::errc::protocol_error), Frame{}};
     }
     Frame f{d.header, std::vector<std::byte>(d.header.length)};
     if (!f.payload.empty()) {
-        co_await asio::async_read(socket_, asio::buffer(f.payload), asio::redirect_error(asio::use_awaitable, ec));
+        co_await asio::async_read(stream_, asio::buffer(f.payload), asio::redirect_error(asio::use_awaitable, ec));
     }
     co_return std::pair{ec, std::move(f)};
 }
 
 std::string TcpConnection::refuse(bool server, const std::string& why) {
     owner_.log((server ? "refused connection from " : "handshake with ") +
-               (peer_.empty() ? std::string("a peer") : "'" + peer_ + "'") + ": " + why);
+               (peer().empty() ? std::string("a peer") : "'" + peer() + "'") + ": " + why);
     shutdown(why);
     return why;
 }
 
-asio::awaitable<std::string> TcpConnection::handshake(bool server) {
+/// An OpenSSL error in words a user can act on.
+std::string tls_error(const std::error_code& ec) {
+    std::string m = ec.message();
+    if (ec.category() == asio::error::get_ssl_category()) {
+        if (m.find("certificate verify failed") != std::string::npos) {
+            return "the peer's certificate was not issued by this cluster's CA (" + m + ")";
+        }
+        if (m.find("alert") != std::string::npos) return "the peer refused this side's identity (" + m + ")";
+        if (m.find("wrong version number") != std::string::npos || m.find("packet length too long") != std::string::npos) {
+            return "the peer does not speak TLS (an older hetcast?) (" + m + ")";
+        }
+    }
+    return m;
+}
+
+asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string expect) {
     // The socket is closed if the exchange takes longer than the timeout; the pending
-    // read then fails and the handshake is refused.
-    auto timer = std::make_shared<asio::steady_timer>(socket_.get_executor());
+    // operation then fails and the handshake is refused.
+    auto timer = std::make_shared<asio::steady_timer>(stream_.get_executor());
     auto expired = std::make_shared<bool>(false);
     timer->expires_after(owner_.config().timeout);
     timer->async_wait([self = shared_from_this(), expired](std::error_code ec) {
         if (!ec) {
             *expired = true;
             std::error_code ignore;
-            self->socket_.close(ignore);
+            self->sock().close(ignore);
         }
     });
-    // Not a conditional expression: GCC 12 miscompiles co_await inside `?:`.
+    std::error_code ec;
+    const auto side = server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client;
+    co_await stream_.async_handshake(side, asio::redirect_error(asio::use_awaitable, ec));
     std::string why;
-    if (server) {
-        why = co_await handshake_server();
+    if (ec) {
+        why = "TLS handshake failed: " + tls_error(ec);
     } else {
-        why = co_await handshake_client();
+        why = check_peer(expect);
+        // The client's certificate is checked only after its side of TLS is done: the
+        // server says its verdict in a frame, so a refused client hears why.
+        if (server) {
+            why = co_await tell_verdict(why);
+        } else if (why.empty()) {
+            why = co_await await_verdict();
+        }
     }
     timer->cancel();
     if (*expired) why = "no handshake within " + std::to_string(owner_.config().timeout.count()) + " ms";
     co_return why.empty() ? why : refuse(server, why);
 }
 
-asio::awaitable<std::string> TcpConnection::handshake_server() {
-    const auto& cfg = owner_.config();
-    const Nonce mine = make_nonce();
-    std::string hello(reinterpret_cast<const char*>(mine.data()), mine.size());
-    hello += cfg.name;
-    const auto wire = encode(FrameType::hello, 0, 0, hello);
-    std::error_code ec;
-    co_await asio::async_write(socket_, asio::buffer(wire), asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return "handshake write failed: " + ec.message();
-    auto got = co_await read_frame(max_handshake_frame);
-    if (got.first) co_return "no authentication: " + got.first.message();
-    const Frame& f = got.second;
-    if (f.header.type != FrameType::auth || f.payload.size() < 64) co_return std::string("expected an auth frame");
-    Nonce theirs;
-    std::copy_n(f.payload.begin() + 32, 32, theirs.begin());
-    peer_ = std::string(as_text(std::span(f.payload).subspan(64)));
-    const Digest expect = auth_proof(cfg.secret, Role::client, mine, theirs);
-    if (!same_digest(expect, std::span(f.payload).first(32))) {
-        const auto err = encode(FrameType::error, 0, 0, "wrong cluster secret");
-        co_await asio::async_write(socket_, asio::buffer(err), asio::redirect_error(asio::use_awaitable, ec));
-        co_return std::string("wrong cluster secret");
+std::string TcpConnection::check_peer(const std::string& expect) {
+    X509* cert = SSL_get0_peer_certificate(stream_.native_handle());
+    if (!cert) return "the peer showed no certificate";
+    BIO* bio = BIO_new(BIO_s_mem());
+    PEM_write_bio_X509(bio, cert);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(bio, &data);
+    const std::string pem(data, static_cast<std::size_t>(n));
+    BIO_free(bio);
+    try {
+        identity_ = describe_certificate(pem);
+    } catch (const std::exception& e) {
+        return e.what();
     }
-    const Digest proof = auth_proof(cfg.secret, Role::server, theirs, mine);
-    const auto ok = encode(FrameType::auth_ok, 0, 0, as_text(proof));
-    co_await asio::async_write(socket_, asio::buffer(ok), asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return "handshake write failed: " + ec.message();
-    co_return std::string();
+    if (!expect.empty() && identity_.name != expect) {
+        return "expected '" + expect + "' but the certificate there names '" + identity_.name + "'";
+    }
+    if (const auto& admit = owner_.callbacks().admit) return admit(identity_);
+    return {};
 }
 
-asio::awaitable<std::string> TcpConnection::handshake_client() {
-    const auto& cfg = owner_.config();
-    const Nonce mine = make_nonce();
-    auto got = co_await read_frame(max_handshake_frame);
-    if (got.first) co_return "no hello: " + got.first.message();
-    const Frame& hello = got.second;
-    if (hello.header.type != FrameType::hello || hello.payload.size() < 32) co_return std::string("expected a hello frame");
-    Nonce theirs;
-    std::copy_n(hello.payload.begin(), 32, theirs.begin());
-    peer_ = std::string(as_text(std::span(hello.payload).subspan(32)));
-    const Digest proof = auth_proof(cfg.secret, Role::client, theirs, mine);
-    std::string auth(reinterpret_cast<const char*>(proof.data()), proof.size());
-    auth.append(reinterpret_cast<const char*>(mine.data()), mine.size());
-    auth += cfg.name;
-    const auto wire = encode(FrameType::auth, 0, 0, auth);
+asio::awaitable<std::string> TcpConnection::tell_verdict(const std::string& why) {
+    const auto wire = why.empty() ? encode(FrameType::auth_ok, 0, 0, "") : encode(FrameType::error, 0, 0, why);
     std::error_code ec;
-    co_await asio::async_write(socket_, asio::buffer(wire), asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return "handshake write failed: " + ec.message();
-    auto answer = co_await read_frame(max_handshake_frame);
-    if (answer.first) co_return "no answer to authentication: " + answer.first.message();
-    const Frame& reply = answer.second;
-    if (reply.header.type == FrameType::error) co_return std::string(as_text(reply.payload));
-    if (reply.header.type != FrameType::auth_ok || reply.payload.size() != 32 ||
-        !same_digest(reply.payload, auth_proof(cfg.secret, Role::server, mine, theirs))) {
-        co_return std::string("the server could not prove the cluster secret");
-    }
+    co_await asio::async_write(stream_, asio::buffer(wire), asio::redirect_error(asio::use_awaitable, ec));
+    if (why.empty() && ec) co_return "handshake write failed: " + tls_error(ec);
+    co_return why;
+}
+
+asio::awaitable<std::string> TcpConnection::await_verdict() {
+    auto got = co_await read_frame(max_verdict_frame);
+    if (got.first) co_return "no answer after TLS: " + tls_error(got.first);
+    const Frame& reply = got.second;
+    if (reply.header.type == FrameType::error) co_return "refused: " + std::string(as_text(reply.payload));
+    if (reply.header.type != FrameType::auth_ok) co_return std::string("expected the server's verdict");
     co_return std::string();
 }
 
@@ -177,6 +214,12 @@ asio::awaitable<void> TcpConnection::read_loop() {
             // TCP_USER_TIMEOUT or keepalive gave up on the peer.
             if (ec == asio::error::timed_out) {
                 shutdown(writing_ ? stall_reason() : "the peer stopped answering (" + ec.message() + ")");
+            } else if (ec.category() == asio::error::get_ssl_category()) {
+                // A record that fails its authentication tag: bytes changed or written in on
+                // the way. Nothing of it was delivered.
+                const std::string why = "a TLS record failed its check (" + ec.message() + "): tampered with on the way?";
+                owner_.log("closing the connection with '" + peer() + "': " + why);
+                shutdown(why);
             } else {
                 shutdown(ec == asio::error::eof ? "closed by peer" : ec.message());
             }

@@ -1,5 +1,5 @@
 // A TCP connection's send queue: frames and streams in order (frames may go out between a
-// stream's chunks), pacing for link emulation, sendfile, the stall deadline, closing.
+// stream's chunks), pacing for link emulation, the stall deadline, closing.
 #include "connection.hpp"
 
 namespace hetcast::net::tcp_detail {
@@ -47,24 +47,17 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         abandon(e.what());
     }
     if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
-    std::vector<std::byte> buf;
+    // Each chunk is read in after room for its header, so frame and data go to TLS as one
+    // buffer (one record per 16 KiB, not one for the header).
+    std::vector<std::byte> buf(header_size + s.chunk);
     std::array<std::byte, header_size> hdr;
     std::uint64_t sent = 0;
     while (true) {
         std::size_t n = 0;
-        std::optional<MessageBody::Reader::FileRange> range;
         if (const std::error_code ec = co_await write_queued_frames()) co_return ec;
         if (!co_await await_data(*reader)) co_return asio::error::operation_aborted;
         try {
-            // A file goes from the page cache to the socket (sendfile) unless the link is
-            // emulated: pacing needs each chunk in hand.
-            if (shape_.bandwidth <= 0 && shape_.shared.empty()) range = reader->next_range(s.chunk);
-            if (range) {
-                n = range->length;
-            } else {
-                buf.resize(s.chunk);
-                n = reader->read(buf);
-            }
+            n = reader->read(std::span(buf).subspan(header_size, s.chunk));
         } catch (const std::exception& e) {
             abandon(e.what());
         }
@@ -72,18 +65,10 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         if (n == 0) break;
         if (closing_) co_return asio::error::operation_aborted;
         sent += n;
-        encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)}, hdr);
-        if (range) {
-            std::vector<asio::const_buffer> head{asio::buffer(hdr)};
-            std::error_code ec = co_await write_socket(std::move(head));
-            if (ec) co_return ec;
-            ec = co_await send_file(*range);
-            if (ec) co_return ec;
-            reader->skip(n);
-            continue;
-        }
-        std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(buf.data(), n)};
-        const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + n, item.queued);
+        encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)},
+                      std::span(buf).first<header_size>());
+        std::vector<asio::const_buffer> bufs{asio::buffer(buf.data(), header_size + n)};
+        const std::error_code ec = co_await write_paced(std::move(bufs), header_size + n, item.queued);
         if (ec) co_return ec;
     }
     if (sent != s.body->size()) {
@@ -120,41 +105,13 @@ asio::awaitable<std::error_code> TcpConnection::write_abandon(const Stream& s, c
     co_return std::make_error_code(std::errc::io_error);
 }
 
-asio::awaitable<std::error_code> TcpConnection::send_file(MessageBody::Reader::FileRange range) {
-    std::error_code ec;
-    socket_.native_non_blocking(true, ec);
-    if (ec) co_return ec;
-    auto offset = static_cast<off_t>(range.offset);
-    std::size_t left = range.length;
-    begin_write();
-    while (left > 0) {
-        const ssize_t n = ::sendfile(socket_.native_handle(), range.fd, &offset, left);
-        if (n > 0) {
-            progress_ = Clock::now();
-            left -= static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, ec));
-            if (ec) break;
-            continue;
-        }
-        // 0: the file ended before the range did (it shrank since it was described).
-        ec = n == 0 ? std::make_error_code(std::errc::io_error) : std::error_code(errno, std::system_category());
-        break;
-    }
-    end_write();
-    co_return ec;
-}
-
 asio::awaitable<bool> TcpConnection::await_data(MessageBody::Reader& reader) {
     while (!closed_ && !closing_) {
         // Armed before asking: a wake from another thread is posted here, so it runs only
         // once this coroutine waits, and cannot be lost.
         data_.expires_after(std::chrono::seconds(1));
         const bool now = reader.ready([w = weak_from_this()] {
-            if (auto self = w.lock()) asio::post(self->socket_.get_executor(), [self] { self->data_.cancel(); });
+            if (auto self = w.lock()) asio::post(self->stream_.get_executor(), [self] { self->data_.cancel(); });
         });
         if (now) co_return true;
         std::error_code ignore;
@@ -189,8 +146,8 @@ void TcpConnection::shutdown(const std::string& why) {
     if (closed_) return;
     closed_ = true;
     std::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    sock().shutdown(tcp::socket::shutdown_both, ec);
+    sock().close(ec);
     wake_.cancel();
     pace_.cancel();
     data_.cancel();
@@ -203,7 +160,7 @@ void TcpConnection::shutdown(const std::string& why) {
 }
 
 void TcpConnection::close(const std::string& reason) {
-    asio::post(socket_.get_executor(), [self = shared_from_this(), reason] {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), reason] {
         if (self->closed_ || self->closing_) return;
         if (reason.empty()) {
             self->shutdown("closed");

@@ -1,40 +1,11 @@
-#include "hetcast/net/auth.hpp"
+#include "hetcast/net/digest.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include "hetcast/error.hpp"
 
 namespace hetcast::net {
-
-Nonce make_nonce() {
-    Nonce n;
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(n.data()), static_cast<int>(n.size())) != 1) {
-        throw Error("cannot draw random bytes for a nonce");
-    }
-    return n;
-}
-
-Digest hmac_sha256(std::string_view key, std::string_view data) {
-    Digest out;
-    unsigned int len = 0;
-    if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-              reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-              reinterpret_cast<unsigned char*>(out.data()), &len) ||
-        len != out.size()) {
-        throw Error("HMAC-SHA256 failed");
-    }
-    return out;
-}
-
-Digest auth_proof(std::string_view secret, Role role, const Nonce& peer_nonce, const Nonce& own_nonce) {
-    std::string msg(role == Role::client ? "hetcast-v1 client" : "hetcast-v1 server");
-    msg.append(reinterpret_cast<const char*>(peer_nonce.data()), peer_nonce.size());
-    msg.append(reinterpret_cast<const char*>(own_nonce.data()), own_nonce.size());
-    return hmac_sha256(secret, msg);
-}
 
 bool same_digest(std::span<const std::byte> a, std::span<const std::byte> b) {
     return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

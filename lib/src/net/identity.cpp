@@ -1,0 +1,285 @@
+#include "hetcast/net/identity.hpp"
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <ctime>
+#include <memory>
+#include <vector>
+
+#include "hetcast/error.hpp"
+
+namespace hetcast::net {
+namespace {
+
+template <auto Free>
+struct Deleter {
+    template <class T>
+    void operator()(T* p) const { Free(p); }
+};
+using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
+using Cert = std::unique_ptr<X509, Deleter<X509_free>>;
+using Bio = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
+using Bignum = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
+
+/// The reason OpenSSL gave last, or `fallback`.
+std::string ssl_reason(const char* fallback) {
+    const unsigned long e = ERR_get_error();
+    ERR_clear_error();
+    if (e == 0) return fallback;
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    return buf;
+}
+
+Bio read_bio(std::string_view text) {
+    Bio b(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+    if (!b) throw Error("out of memory");
+    return b;
+}
+
+std::string drain(BIO* b) {
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(b, &data);
+    return std::string(data, static_cast<std::size_t>(n));
+}
+
+std::string key_pem(EVP_PKEY* k) {
+    Bio b(BIO_new(BIO_s_mem()));
+    if (!b || PEM_write_bio_PrivateKey(b.get(), k, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+        throw Error("cannot write a key: " + ssl_reason("PEM_write_bio_PrivateKey failed"));
+    }
+    return drain(b.get());
+}
+
+std::string pem_of(X509* c) {
+    Bio b(BIO_new(BIO_s_mem()));
+    if (!b || PEM_write_bio_X509(b.get(), c) != 1) throw Error("cannot write a certificate: " + ssl_reason("failed"));
+    return drain(b.get());
+}
+
+Key new_key() {
+    Key k(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+    if (!k) throw Error("cannot make an Ed25519 key: " + ssl_reason("EVP_PKEY_Q_keygen failed"));
+    return k;
+}
+
+/// Every PEM block of the text, in order: its type ("PRIVATE KEY", "CERTIFICATE") and the
+/// block itself (re-encoded), so keys and certificates can be parsed in any order.
+struct Block {
+    std::string type;
+    std::string pem;
+};
+std::vector<Block> blocks(std::string_view text, std::string_view origin) {
+    std::vector<Block> out;
+    Bio in = read_bio(text);
+    while (true) {
+        char* name = nullptr;
+        char* header = nullptr;
+        unsigned char* data = nullptr;
+        long len = 0;
+        if (PEM_read_bio(in.get(), &name, &header, &data, &len) != 1) {
+            const unsigned long e = ERR_peek_last_error();
+            ERR_clear_error();
+            if (ERR_GET_REASON(e) == PEM_R_NO_START_LINE) break;
+            throw InputError(std::string(origin) + ": a PEM block is damaged");
+        }
+        Bio o(BIO_new(BIO_s_mem()));
+        PEM_write_bio(o.get(), name, header, data, len);
+        out.push_back({name, drain(o.get())});
+        OPENSSL_free(name);
+        OPENSSL_free(header);
+        OPENSSL_free(data);
+        if (out.size() > 16) throw InputError(std::string(origin) + ": too many PEM blocks");
+    }
+    return out;
+}
+
+Key parse_key(const std::string& pem, std::string_view origin) {
+    Bio b = read_bio(pem);
+    Key k(PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr));
+    if (!k) throw InputError(std::string(origin) + ": the private key cannot be read (" + ssl_reason("bad key") + ")");
+    return k;
+}
+
+Cert parse_cert(std::string_view pem, std::string_view origin) {
+    Bio b = read_bio(pem);
+    Cert c(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr));
+    if (!c) throw InputError(std::string(origin) + ": a certificate cannot be read (" + ssl_reason("bad certificate") + ")");
+    return c;
+}
+
+std::string name_entry(X509_NAME* n, int nid) {
+    const int i = X509_NAME_get_index_by_NID(n, nid, -1);
+    if (i < 0) return {};
+    const ASN1_STRING* s = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(n, i));
+    return std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)), static_cast<std::size_t>(ASN1_STRING_length(s)));
+}
+
+void add_extension(X509* issuer, X509* subject, int nid, const char* value) {
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, subject, nullptr, nullptr, 0);
+    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
+    if (!ext) throw Error(std::string("cannot add a certificate extension: ") + ssl_reason(value));
+    X509_add_ext(subject, ext, -1);
+    X509_EXTENSION_free(ext);
+}
+
+/// A certificate for `key` named `subject`, signed by `signer` (itself when `issuer` is null).
+Cert make_cert(EVP_PKEY* key, const std::string& cn, const char* ou, X509* issuer, EVP_PKEY* signer, int days, bool ca) {
+    Cert c(X509_new());
+    if (!c) throw Error("out of memory");
+    X509_set_version(c.get(), 2);
+    Bignum serial(BN_new());
+    if (!serial || BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) != 1 ||
+        !BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(c.get()))) {
+        throw Error("cannot draw a serial number: " + ssl_reason("BN_rand failed"));
+    }
+    // A minute back, for clocks a little behind the issuer's; revocation (a member's
+    // `revoked` entry) compares against this time.
+    X509_gmtime_adj(X509_getm_notBefore(c.get()), -60);
+    X509_gmtime_adj(X509_getm_notAfter(c.get()), static_cast<long>(days) * 86400);
+    X509_set_pubkey(c.get(), key);
+    X509_NAME* n = X509_get_subject_name(c.get());
+    const auto add = [n](const char* field, const std::string& v) {
+        if (X509_NAME_add_entry_by_txt(n, field, MBSTRING_ASC, reinterpret_cast<const unsigned char*>(v.c_str()), -1, -1,
+                                       0) != 1) {
+            throw InputError(std::string("cannot put '") + v + "' in a certificate's " + field + ": " + ssl_reason("refused"));
+        }
+    };
+    add("O", "hetcast");
+    add("OU", ou);
+    add("CN", cn);
+    X509_set_issuer_name(c.get(), issuer ? X509_get_subject_name(issuer) : n);
+    X509* iss = issuer ? issuer : c.get();
+    add_extension(iss, c.get(), NID_basic_constraints, ca ? "critical,CA:TRUE,pathlen:0" : "critical,CA:FALSE");
+    add_extension(iss, c.get(), NID_key_usage, ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature");
+    if (!ca) add_extension(iss, c.get(), NID_ext_key_usage, "serverAuth,clientAuth");
+    add_extension(iss, c.get(), NID_subject_key_identifier, "hash");
+    if (X509_sign(c.get(), signer, nullptr) <= 0) throw Error("cannot sign a certificate: " + ssl_reason("X509_sign failed"));
+    return c;
+}
+
+bool issued_by(X509* cert, X509* ca) {
+    Key ca_key(X509_get_pubkey(ca));
+    return ca_key && X509_check_issued(ca, cert) == X509_V_OK && X509_verify(cert, ca_key.get()) == 1;
+}
+
+PeerIdentity describe_cert(X509* c, std::string_view origin) {
+    X509_NAME* n = X509_get_subject_name(c);
+    PeerIdentity p;
+    p.name = name_entry(n, NID_commonName);
+    const std::string ou = name_entry(n, NID_organizationalUnitName);
+    if (name_entry(n, NID_organizationName) != "hetcast" || p.name.empty() || (ou != "member" && ou != "operator")) {
+        throw InputError(std::string(origin) + ": not a hetcast member or operator certificate");
+    }
+    p.role = ou == "operator" ? Role::operator_ : Role::member;
+    std::tm tm{};
+    if (ASN1_TIME_to_tm(X509_get0_notBefore(c), &tm) != 1) throw InputError(std::string(origin) + ": a bad notBefore");
+    p.issued = static_cast<std::int64_t>(timegm(&tm));
+    Bignum bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(c), nullptr));
+    char* hex = bn ? BN_bn2hex(bn.get()) : nullptr;
+    if (hex) p.serial = hex;
+    OPENSSL_free(hex);
+    return p;
+}
+
+}  // namespace
+
+bool revokes(const Revocation& r, const PeerIdentity& who) { return r.name == who.name && who.issued <= r.since; }
+
+const char* to_string(Role r) { return r == Role::operator_ ? "operator" : "member"; }
+
+void check_identity_name(std::string_view name) {
+    if (name.empty()) throw InputError("an identity needs a name");
+    if (name.size() > 64) throw InputError("'" + std::string(name.substr(0, 64)) + "…' is longer than 64 bytes (a certificate's CN)");
+    for (const char ch : name) {
+        if (ch < 0x21 || ch > 0x7e) throw InputError("'" + std::string(name) + "' has a byte outside printable ASCII");
+    }
+}
+
+ClusterCa ClusterCa::create(std::string_view cluster, int days) {
+    check_identity_name(cluster);
+    Key k = new_key();
+    Cert c = make_cert(k.get(), std::string(cluster), "ca", nullptr, k.get(), days, true);
+    return ClusterCa(key_pem(k.get()), pem_of(c.get()));
+}
+
+ClusterCa ClusterCa::parse(std::string_view pem, std::string_view origin) {
+    std::string key, cert;
+    for (const auto& b : blocks(pem, origin)) {
+        if (b.type == "PRIVATE KEY" && key.empty()) key = b.pem;
+        if (b.type == "CERTIFICATE" && cert.empty()) cert = b.pem;
+    }
+    if (key.empty() || cert.empty()) throw InputError(std::string(origin) + ": not a CA file (a key and a certificate)");
+    Key k = parse_key(key, origin);
+    Cert c = parse_cert(cert, origin);
+    if (X509_check_private_key(c.get(), k.get()) != 1 || X509_check_ca(c.get()) == 0) {
+        ERR_clear_error();
+        throw InputError(std::string(origin) + ": the key and the CA certificate do not belong together");
+    }
+    return ClusterCa(key, cert);
+}
+
+Identity ClusterCa::issue(std::string_view name, Role role, int days) const {
+    check_identity_name(name);
+    Key ca_key = parse_key(key_pem_, "the CA");
+    Cert ca = parse_cert(cert_pem_, "the CA");
+    Key k = new_key();
+    Cert c = make_cert(k.get(), std::string(name), to_string(role), ca.get(), ca_key.get(), days, false);
+    return Identity{key_pem(k.get()), pem_of(c.get()), cert_pem_};
+}
+
+std::string identity_pem(const Identity& id) { return id.key_pem + id.cert_pem + id.ca_pem; }
+
+Identity parse_identity(std::string_view pem, std::string_view origin) {
+    std::string key;
+    std::vector<std::string> certs;
+    for (const auto& b : blocks(pem, origin)) {
+        if (b.type == "PRIVATE KEY") {
+            if (!key.empty()) throw InputError(std::string(origin) + ": more than one private key");
+            key = b.pem;
+        } else if (b.type == "CERTIFICATE") {
+            certs.push_back(b.pem);
+        } else {
+            throw InputError(std::string(origin) + ": an unexpected '" + b.type.substr(0, 40) + "' block");
+        }
+    }
+    if (key.empty()) throw InputError(std::string(origin) + ": no private key (an identity file holds a key, its certificate and the CA's)");
+    if (certs.size() != 2) throw InputError(std::string(origin) + ": expected 2 certificates (its own and the CA's), found " + std::to_string(certs.size()));
+    Key k = parse_key(key, origin);
+    Identity id;
+    id.key_pem = key;
+    for (const auto& pem_text : certs) {
+        Cert c = parse_cert(pem_text, origin);
+        if (X509_check_private_key(c.get(), k.get()) == 1) {
+            id.cert_pem = pem_text;
+        } else {
+            id.ca_pem = pem_text;
+        }
+        ERR_clear_error();
+    }
+    if (id.cert_pem.empty() || id.ca_pem.empty()) {
+        throw InputError(std::string(origin) + ": the private key belongs to neither certificate, or to both");
+    }
+    Cert own = parse_cert(id.cert_pem, origin);
+    Cert ca = parse_cert(id.ca_pem, origin);
+    if (!issued_by(own.get(), ca.get())) throw InputError(std::string(origin) + ": its certificate was not issued by the CA in it");
+    (void)describe_cert(own.get(), origin);
+    return id;
+}
+
+PeerIdentity describe(const Identity& id) { return describe_certificate(id.cert_pem); }
+
+PeerIdentity describe_certificate(std::string_view pem) {
+    Cert c = parse_cert(pem, "a certificate");
+    return describe_cert(c.get(), "a certificate");
+}
+
+}  // namespace hetcast::net

@@ -1,0 +1,165 @@
+// `hetcast keys`: the cluster's CA and the identities it issues (lib/net/identity.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <system_error>
+
+#include <boost/program_options.hpp>
+
+#include "commands.hpp"
+#include "daemon_link.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/net/identity.hpp"
+#include "hetcast/runtime/config.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace hetcast::cli {
+namespace {
+
+constexpr const char* keys_usage =
+    "usage: hetcast keys <init|issue|show> [options]\n"
+    "\n"
+    "  init  [--dir DIR] [--cluster NAME] [--operator NAME]\n"
+    "        make the cluster's CA (DIR/ca.pem) and the operator's identity (DIR/operator.pem)\n"
+    "  issue NAME [--dir DIR] [--operator] [-o FILE] [--force]\n"
+    "        issue an identity for member NAME (or an operator) signed by DIR/ca.pem: DIR/NAME.pem\n"
+    "  show  FILE\n"
+    "        print who an identity file names, its role and when it was issued\n"
+    "\n"
+    "DIR defaults to $HETCAST_KEYS, else ~/.config/hetcast. Every file is written 0600 and\n"
+    "never over an existing one unless --force. ca.pem stays with the operator; a member gets\n"
+    "only its own NAME.pem (see docs/security.md).\n";
+
+std::string default_dir() {
+    if (const char* env = std::getenv("HETCAST_KEYS"); env && *env) return env;
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/hetcast";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/hetcast";
+    throw InputError("no key folder: give --dir or set HETCAST_KEYS");
+}
+
+/// Writes `text` to `file` with mode 0600, whole or not at all: a temporary file in the
+/// same folder (O_EXCL), then a link to the final name (which fails if it exists) or,
+/// with `overwrite`, a rename.
+void write_private(const fs::path& file, const std::string& text, bool overwrite) {
+    const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError("cannot make " + dir.string() + ": " + ec.message());
+    if (!overwrite && fs::exists(fs::symlink_status(file))) {
+        throw InputError(file.string() + " exists; not replaced (--force replaces it)");
+    }
+    const fs::path tmp = dir / ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw InputError("cannot write " + tmp.string() + ": " + std::generic_category().message(errno));
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+    const int err = errno;
+    ::close(fd);
+    const auto fail = [&](int e) {
+        ::unlink(tmp.c_str());
+        throw InputError("cannot write " + file.string() + ": " + std::generic_category().message(e));
+    };
+    if (!ok) fail(err);
+    if (overwrite) {
+        if (::rename(tmp.c_str(), file.c_str()) != 0) fail(errno);
+    } else {
+        if (::link(tmp.c_str(), file.c_str()) != 0) fail(errno);
+        ::unlink(tmp.c_str());
+    }
+}
+
+std::string read_file(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError("cannot read " + file.string());
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+net::ClusterCa load_ca(const fs::path& dir) {
+    const fs::path file = dir / "ca.pem";
+    if (!fs::exists(file)) throw InputError("no CA at " + file.string() + " ('hetcast keys init' makes one)");
+    return net::ClusterCa::parse(read_file(file), file.string());
+}
+
+int keys_init(const std::vector<std::string>& args) {
+    std::string dir, cluster = "hetcast", op = "operator";
+    po::options_description opts("hetcast keys init");
+    opts.add_options()("help,h", "this help")("dir", po::value(&dir), "where to put ca.pem and operator.pem")(
+        "cluster", po::value(&cluster)->default_value(cluster), "the CA's name")(
+        "operator", po::value(&op)->default_value(op), "the operator identity's name");
+    po::variables_map vm;
+    if (parse_options(args, opts, vm)) return 0;
+    const fs::path d = dir.empty() ? default_dir() : dir;
+    if (fs::exists(d / "ca.pem")) throw InputError((d / "ca.pem").string() + " exists: this folder has a CA already");
+    const auto ca = net::ClusterCa::create(cluster);
+    const auto id = ca.issue(op, net::Role::operator_);
+    write_private(d / "ca.pem", ca.pem(), false);
+    write_private(d / "operator.pem", net::identity_pem(id), false);
+    std::cout << "made the cluster CA " << (d / "ca.pem").string() << " (keep it with the operator)\n"
+              << "and the operator's identity " << (d / "operator.pem").string() << "\n"
+              << "next: 'hetcast keys issue NODE' for each member, and copy NODE.pem to it\n";
+    return 0;
+}
+
+int keys_issue(const std::vector<std::string>& args) {
+    std::string dir, name, out;
+    po::options_description opts("hetcast keys issue NAME");
+    opts.add_options()("help,h", "this help")("dir", po::value(&dir), "where ca.pem is")(
+        "operator", "an operator's identity instead of a member's")("output,o", po::value(&out),
+                                                                     "the file to write (default: DIR/NAME.pem)")(
+        "force", "replace an existing file");
+    po::variables_map vm;
+    if (parse_options_with(args, opts, "name", name, vm)) return 0;
+    if (name.empty()) throw InputError("issue: which member? (hetcast keys issue NAME)");
+    const fs::path d = dir.empty() ? default_dir() : dir;
+    const auto ca = load_ca(d);
+    const auto role = vm.count("operator") ? net::Role::operator_ : net::Role::member;
+    const auto id = ca.issue(name, role);
+    const fs::path file = out.empty() ? d / (name + ".pem") : fs::path(out);
+    write_private(file, net::identity_pem(id), vm.count("force") != 0);
+    std::cout << "issued " << net::to_string(role) << " '" << name << "': " << file.string() << "\n";
+    return 0;
+}
+
+int keys_show(const std::vector<std::string>& args) {
+    std::string file;
+    po::options_description opts("hetcast keys show FILE");
+    opts.add_options()("help,h", "this help");
+    po::variables_map vm;
+    if (parse_options_with(args, opts, "file", file, vm)) return 0;
+    if (file.empty()) throw InputError("show: which file?");
+    const net::Identity id = read_identity(file);
+    const net::PeerIdentity p = net::describe(id);
+    const std::time_t t = p.issued;
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    std::cout << "name    " << p.name << "\nrole    " << net::to_string(p.role) << "\nissued  " << when
+              << "\nserial  " << p.serial << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int cmd_keys(const std::vector<std::string>& args) {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        std::cout << keys_usage;
+        return args.empty() ? 2 : 0;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "init") return keys_init(rest);
+    if (args[0] == "issue") return keys_issue(rest);
+    if (args[0] == "show") return keys_show(rest);
+    throw InputError("keys: unknown subcommand '" + args[0] + "' (init, issue or show)");
+}
+
+}  // namespace hetcast::cli
