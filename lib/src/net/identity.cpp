@@ -192,6 +192,62 @@ PeerIdentity describe_cert(X509* c, std::string_view origin) {
 
 }  // namespace
 
+std::string sign(const Identity& id, std::string_view data) {
+    Key k = parse_key(id.key_pem, "the identity");
+    std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>> ctx(EVP_MD_CTX_new());
+    std::size_t len = 0;
+    if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
+        EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(data.data()), data.size()) != 1) {
+        throw Error("cannot sign: " + ssl_reason("EVP_DigestSign failed"));
+    }
+    std::vector<unsigned char> sig(len);
+    if (EVP_DigestSign(ctx.get(), sig.data(), &len, reinterpret_cast<const unsigned char*>(data.data()), data.size()) != 1) {
+        throw Error("cannot sign: " + ssl_reason("EVP_DigestSign failed"));
+    }
+    static const char* digits = "0123456789abcdef";
+    std::string hex;
+    for (std::size_t i = 0; i < len; ++i) {
+        hex.push_back(digits[sig[i] >> 4]);
+        hex.push_back(digits[sig[i] & 15]);
+    }
+    return hex;
+}
+
+PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,
+                              std::string_view sig_hex, std::int64_t now) {
+    Cert c = parse_cert(cert_pem, "the signer's certificate");
+    Cert ca = parse_cert(ca_pem, "the CA");
+    if (!issued_by(c.get(), ca.get())) {
+        ERR_clear_error();
+        throw InputError("the signer's certificate was not issued by this cluster's CA");
+    }
+    auto t = static_cast<time_t>(now);
+    if (X509_cmp_time(X509_get0_notBefore(c.get()), &t) > 0 || X509_cmp_time(X509_get0_notAfter(c.get()), &t) < 0) {
+        throw InputError("the signer's certificate is not valid now");
+    }
+    if (sig_hex.size() % 2 != 0 || sig_hex.size() > 1024) throw InputError("a malformed signature");
+    std::vector<unsigned char> sig;
+    for (std::size_t i = 0; i < sig_hex.size(); i += 2) {
+        const auto nib = [](char ch) -> int {
+            if (ch >= '0' && ch <= '9') return ch - '0';
+            if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+            return -1;
+        };
+        const int hi = nib(sig_hex[i]), lo = nib(sig_hex[i + 1]);
+        if (hi < 0 || lo < 0) throw InputError("a malformed signature");
+        sig.push_back(static_cast<unsigned char>(hi << 4 | lo));
+    }
+    Key k(X509_get_pubkey(c.get()));
+    std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>> ctx(EVP_MD_CTX_new());
+    if (!k || !ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
+        EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), reinterpret_cast<const unsigned char*>(data.data()),
+                         data.size()) != 1) {
+        ERR_clear_error();
+        throw InputError("the signature does not match");
+    }
+    return describe_cert(c.get(), "the signer's certificate");
+}
+
 bool revokes(const Revocation& r, const PeerIdentity& who) { return r.name == who.name && who.issued <= r.since; }
 
 const char* to_string(Role r) { return r == Role::operator_ ? "operator" : "member"; }

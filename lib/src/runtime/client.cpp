@@ -9,6 +9,9 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/order.hpp"
+
+#include <ctime>
 
 namespace hetcast {
 using json = nlohmann::json;
@@ -21,6 +24,8 @@ struct Client::Impl {
     std::unique_ptr<net::Transport> transport;
     net::ConnectionPtr conn;
     std::string where;
+    net::Identity identity;
+    std::string expect;
 };
 
 Client::Client(const std::string& host, std::uint16_t port, const net::Identity& identity,
@@ -28,6 +33,8 @@ Client::Client(const std::string& host, std::uint16_t port, const net::Identity&
     : impl_(std::make_unique<Impl>()) {
     Impl& d = *impl_;
     d.where = host + ":" + std::to_string(port);
+    d.identity = identity;
+    d.expect = expect;
     net::TransportConfig tc;
     tc.identity = identity;
     tc.host = "127.0.0.1";
@@ -58,7 +65,11 @@ Client::~Client() {
 json Client::call(const json& request, const std::function<void(const json&)>& progress,
                   std::chrono::milliseconds idle) {
     Impl& d = *impl_;
-    const std::string text = request.dump();
+    // An operator signs what it asks, so that the daemon can show it to the members it
+    // passes the request on to (runtime/order.hpp).
+    const std::string text = net::describe(d.identity).role == net::Role::operator_ && !d.expect.empty()
+                                 ? sign_order(d.identity, request, d.expect, static_cast<std::int64_t>(std::time(nullptr))).dump()
+                                 : request.dump();
     d.conn->send(net::Frame{net::FrameHeader{net::FrameType::request, 0, 0, 1, 0},
                             {reinterpret_cast<const std::byte*>(text.data()),
                              reinterpret_cast<const std::byte*>(text.data()) + text.size()}});

@@ -95,6 +95,7 @@ json to_json(const JobPlan& p) {
         out["piece"] = p.piece;
     }
     if (p.retry) out["retry"] = true;
+    if (!p.order.empty()) out["order"] = json::parse(p.order);
     return out;
 }
 
@@ -110,6 +111,10 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         const std::string relay = text(j, "relay");
         if (relay == "cut-through") p.relay = Relay::cut_through;
         else if (relay != "store-and-forward") throw InputError("job: relay must be cut-through or store-and-forward");
+    }
+    if (j.contains("order")) {
+        if (!j["order"].is_object()) throw InputError("job: order must be an object");
+        p.order = j["order"].dump();
     }
     if (j.contains("retry")) {
         if (!j["retry"].is_boolean()) throw InputError("job: retry must be true or false");

@@ -128,7 +128,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::data: return on_data(c, std::move(f));
             case FrameType::data_end: return on_data_end(c, f);
             case FrameType::job_report: return on_event(c, f);
-            case FrameType::job_cancel: return on_cancel(f);
+            case FrameType::job_cancel: return on_cancel(c, f);
             case FrameType::ping: return on_ping(c, f);
             case FrameType::pong: return on_pong(f);
             case FrameType::request: return on_request(c, f);
@@ -176,8 +176,9 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
     if (req.value("cmd", "") == "describe") {
         // Hashing a large origin takes seconds: never on the I/O thread. An origin this
         // peer does not have is an answer, not a reason to drop the caller.
-        spawn([this, req = std::move(req), respond] {
+        spawn([this, req = std::move(req), respond, who = c->peer()] {
             try {
+                authorize_read(req.value("origin", ""), req.contains("order") ? req["order"].dump() : std::string(), who);
                 const auto body = resolve(req.value("origin", ""));
                 json a{{"ok", true}, {"size", body->size()}, {"sha256", net::to_hex(body->sha256())}, {"mode", mode_of(*body)}};
                 if (const std::uint64_t piece = req.value("piece", std::uint64_t{0}); piece > 0) {
@@ -464,7 +465,8 @@ void Peer::withdraw(const std::string& key) {
     impl_->offers.erase(key);
 }
 
-Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece) {
+Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece,
+                               const std::string& order) {
     if (member == impl_->cfg.name) {
         const auto body = impl_->resolve(origin);
         return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{},
@@ -472,6 +474,7 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
     }
     json q{{"cmd", "describe"}, {"origin", origin}};
     if (piece > 0) q["piece"] = piece;
+    if (!order.empty()) q["order"] = json::parse(order);
     // Digests of a large file take a read of it at the member.
     const auto timeout = piece > 0 ? std::max(impl_->cfg.connect_timeout, std::chrono::milliseconds(120000))
                                    : impl_->cfg.connect_timeout;
@@ -546,6 +549,8 @@ void Peer::revoke(const std::vector<net::Revocation>& revoked) {
         },
         "revoked");
 }
+
+const net::Identity& Peer::identity() const { return impl_->cfg.identity; }
 
 std::vector<net::Revocation> Peer::revoked() const {
     std::lock_guard lock(impl_->mu);

@@ -313,7 +313,10 @@ struct Peer::Impl {
     /// Blocks until the first piece of message m is in and checked (or it fails): from
     /// then on this node's sends of m can start.
     void wait_first_piece(Job& job, MessageId m);
-    void on_cancel(const net::Frame& f);
+    void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
+    /// A `file:` origin is read for another member only with an operator's order given to
+    /// that member (`via`) and naming this member and file. Throws InputError.
+    void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);

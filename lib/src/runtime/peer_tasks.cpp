@@ -20,6 +20,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/order.hpp"
 #include "peer_impl.hpp"
 
 namespace hetcast {
@@ -163,6 +164,7 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
     for (MessageId m = 0; m < plan.messages.size(); ++m) {
         const JobMessage& msg = plan.messages[m];
         if (msg.source != cfg.name || msg.origin.empty()) continue;
+        if (plan.coordinator != cfg.name) authorize_read(msg.origin, plan.order, plan.coordinator);
         auto body = resolve(msg.origin);
         if (body->size() != msg.size || !net::same_digest(body->sha256(), msg.sha)) {
             throw InputError("'" + msg.origin + "' at '" + cfg.name + "' changed since it was described");
@@ -264,15 +266,49 @@ void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     job->cv.notify_all();
 }
 
-void Peer::Impl::on_cancel(const Frame& f) {
+void Peer::Impl::on_cancel(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
     if (!job) return;
     const std::string why(net::as_text(f.payload));
+    // Only the job's coordinator cancels it, or a message's feeder that message: a member
+    // cannot stop jobs it merely knows the id of.
+    const std::string& who = c->peer();
+    bool allowed = job->plan.coordinator == who;
+    if (!allowed && f.header.message != net::all_messages) {
+        std::lock_guard lock(job->mu);
+        const auto it = job->recv.find(f.header.message);
+        allowed = it != job->recv.end() && it->second.from == who;
+    }
+    if (!allowed) {
+        log("ignored a cancel of job " + std::to_string(f.header.job) + " from '" + who + "', which neither coordinates it nor feeds that message");
+        return;
+    }
     if (f.header.message == net::all_messages) {
         abort_job(*job, why);
     } else {
         cancel_receive(*job, f.header.message, why);
     }
+}
+
+void Peer::Impl::authorize_read(const std::string& origin, const std::string& order, const std::string& via) const {
+    if (origin.rfind("file:", 0) != 0) return;
+    const std::string path = origin.substr(5);
+    const auto refuse = [&](const std::string& why) {
+        return InputError("'" + cfg.name + "' reads '" + path + "' for '" + via + "' only with an operator's order naming it: " + why);
+    };
+    if (order.empty()) throw refuse("there is none");
+    const json req = json::parse(order, nullptr, false);
+    std::vector<net::Revocation> revoked;
+    {
+        std::lock_guard lock(mu);
+        revoked = revocations;
+    }
+    try {
+        (void)check_order(req, cfg.identity.ca_pem, revoked, via, static_cast<std::int64_t>(std::time(nullptr)));
+    } catch (const InputError& e) {
+        throw refuse(e.what());
+    }
+    if (!order_names_file(req, cfg.name, path)) throw refuse("the order has no entry with this source and file");
 }
 
 void Peer::Impl::cancel_receive(Job& job, MessageId m, const std::string& why) {

@@ -22,6 +22,7 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/order.hpp"
 #include "service_impl.hpp"
 
 namespace hetcast {
@@ -311,8 +312,18 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "push") return op ? respond(push(req, respond)) : needs_operator();
         if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
         if (cmd == "cancel") {
-            if (!op && get_or<bool>(req, "all", false)) return needs_operator();
-            return respond(cancel(req, op ? std::string() : from.name));
+            // A member passes on the operator's order (to look on every member); it was
+            // given to that member, and it goes no further from here.
+            if (!op) {
+                try {
+                    (void)check_order(req, peer->identity().ca_pem, peer->revoked(), from.name,
+                                      static_cast<std::int64_t>(std::time(nullptr)));
+                } catch (const InputError& e) {
+                    say("refused 'cancel' from '" + from.name + "': " + e.what());
+                    return respond({{"ok", false}, {"error", "'cancel' needs the operator's order: " + std::string(e.what())}});
+                }
+            }
+            return respond(cancel(req, op));
         }
         if (cmd == "join") {
             if (!op && get_or<std::string>(req, "name", "") != from.name) {
@@ -370,7 +381,7 @@ json Service::Impl::list_jobs(bool everywhere) {
     return {{"ok", true}, {"jobs", rows}, {"unreachable", unreachable}};
 }
 
-json Service::Impl::cancel(const json& req, const std::string& from) {
+json Service::Impl::cancel(const json& req, bool from_operator) {
     const std::string text = get_or<std::string>(req, "job", "");
     std::uint64_t id = 0;
     try {
@@ -380,14 +391,14 @@ json Service::Impl::cancel(const json& req, const std::string& from) {
     } catch (const std::exception&) {
         throw InputError("cancel: '" + text.substr(0, 40) + "' is not a job id (see 'hetcast jobs')");
     }
-    const std::string why = "cancelled by " + (from.empty() ? std::string("the operator") : "'" + from + "'");
+    const std::string why = "cancelled by the operator";
     if (peer->cancel(id, why)) return {{"ok", true}, {"member", cfg.name}};
-    if (get_or<bool>(req, "all", false)) {
+    if (from_operator && get_or<bool>(req, "all", false)) {
         // The job's coordinator may be another member.
         for (const auto& m : current_members()) {
             if (m.name == cfg.name) continue;
             try {
-                const json a = peer->call(m.name, {{"cmd", "cancel"}, {"job", text}}, cfg.down_after);
+                const json a = peer->call(m.name, req, cfg.down_after);
                 if (get_or<bool>(a, "ok", false)) return {{"ok", true}, {"member", m.name}};
             } catch (const std::exception&) {
             }

@@ -139,7 +139,7 @@ struct Service::Impl {
     /// The jobs this daemon takes part in; `everywhere`: every member's, each row naming it.
     nlohmann::json list_jobs(bool everywhere);
     /// {"job": ID, "all": bool}: cancels a job this daemon (or, with all, any member) coordinates.
-    nlohmann::json cancel(const nlohmann::json& req, const std::string& from);
+    nlohmann::json cancel(const nlohmann::json& req, bool from_operator);
     nlohmann::json map_answer() const;
     nlohmann::json set_map(const std::string& text);
 

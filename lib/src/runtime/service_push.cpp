@@ -74,7 +74,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
                                                 : "file:" + file;
         const std::string name = landing_name(dest_dir, file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
                                                                      : fs::path(file).filename().string());
-        const auto d = peer->describe(source, origin);
+        const auto d = peer->describe(source, origin, 0, req.dump());
         m.size = static_cast<double>(d.size);
         inputs.emplace_back(origin, name, d.size, d.sha);
         inputs.back().mode = d.mode;
@@ -89,6 +89,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     }
     spec.lower_bound = wu_lower_bound(net, pr);
     spec.inputs = std::move(inputs);
+    spec.order = req.dump();  // the sources that are not this daemon check it
     say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
     const JobReport r = run_job(std::move(spec), respond, 0, 1);
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};

@@ -78,6 +78,15 @@ struct Revocation {
 };
 [[nodiscard]] bool revokes(const Revocation& r, const PeerIdentity& who);
 
+/// The Ed25519 signature of `data` with the identity's key, in hex.
+[[nodiscard]] std::string sign(const Identity& id, std::string_view data);
+
+/// Checks that `sig_hex` signs `data` with the key of `cert_pem`, a certificate `ca_pem`
+/// issued and whose validity covers `now`; returns what the certificate says. Throws
+/// InputError saying which check failed.
+[[nodiscard]] PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,
+                                            std::string_view sig_hex, std::int64_t now);
+
 /// Checks a member or operator name: what issue() accepts. Throws InputError.
 void check_identity_name(std::string_view name);
 

@@ -50,6 +50,8 @@ struct JobPlan {
     /// The coordinator serves orphans again after a member fails: a destination keeps its
     /// verified pieces for that try. Without it, nothing is kept.
     bool retry = false;
+    /// The operator's order this job runs under (runtime/order.hpp, JSON text; may be empty).
+    std::string order;
 };
 
 /// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.

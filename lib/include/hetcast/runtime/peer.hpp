@@ -123,6 +123,9 @@ struct JobInput {
 /// model and lower bound it was predicted with, and one input per message of the schedule.
 struct JobSpec {
     const Network* network = nullptr;
+    /// The operator's order (runtime/order.hpp, JSON text) that members reading their own
+    /// files for this job check; empty when only the coordinator reads files.
+    std::string order;
     Schedule schedule{"", 0, {}};
     ExecModel model = ExecModel::nonblocking;
     double lower_bound = 0;
@@ -174,6 +177,8 @@ public:
     /// comes back gets a new certificate).
     void revoke(const std::vector<net::Revocation>& revoked);
     [[nodiscard]] std::vector<net::Revocation> revoked() const;
+    /// This peer's identity (its CA checks operators' orders).
+    [[nodiscard]] const net::Identity& identity() const;
 
     /// The address book used to reach other members (replaces the previous one).
     void set_members(std::vector<Member> members);
@@ -205,7 +210,9 @@ public:
         std::vector<net::Digest> pieces;
         unsigned mode = 0644;  ///< permission bits of a file origin
     };
-    [[nodiscard]] Described describe(const std::string& member, const std::string& origin, std::uint64_t piece = 0);
+    /// `order` (runtime/order.hpp, JSON text): what lets another member read one of its files.
+    [[nodiscard]] Described describe(const std::string& member, const std::string& origin, std::uint64_t piece = 0,
+                                     const std::string& order = {});
 
     /// Pops the next buffer delivered to this peer, waiting up to `timeout`.
     [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);

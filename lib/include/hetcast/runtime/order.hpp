@@ -1,0 +1,38 @@
+#pragma once
+/// An operator's order: a request the operator signed, so that a daemon passing it on (a
+/// job plan that makes another member read one of its files, a cancel looked for on every
+/// member) can show who asked, and members check it themselves (docs/security.md).
+///
+///   request["order"] = {"to": daemon, "issued": seconds, "cert": PEM, "sig": hex}
+///
+/// The signature covers the request without "order" (nlohmann's dump: keys sorted), the
+/// daemon it was sent to, and the time. Only that daemon may pass it on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetcast/net/identity.hpp"
+
+namespace hetcast {
+
+/// How long an order can be passed on: a push of a large file may re-serve hours later.
+inline constexpr std::int64_t order_lifetime = 24 * 3600;
+
+/// `request` signed by the operator `id`, addressed to the daemon `to`.
+[[nodiscard]] nlohmann::json sign_order(const net::Identity& id, nlohmann::json request, const std::string& to,
+                                        std::int64_t now);
+
+/// Who signed `request`, when it is an order of this cluster's operator (`ca_pem`),
+/// addressed to `to`, not revoked, issued at most order_lifetime before `now` (and not in
+/// the future by more than a minute). Throws InputError saying what is wrong.
+[[nodiscard]] net::PeerIdentity check_order(const nlohmann::json& request, std::string_view ca_pem,
+                                            const std::vector<net::Revocation>& revoked, const std::string& to,
+                                            std::int64_t now);
+
+/// Whether the order (a checked push request) has `member` read `path`: a pattern entry
+/// with `source: member` and `file: path`.
+[[nodiscard]] bool order_names_file(const nlohmann::json& request, const std::string& member, const std::string& path);
+
+}  // namespace hetcast
