@@ -50,8 +50,8 @@ secs_since() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sy
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 parts() { find "$@" -name '.*.hetcast-*.part' 2>/dev/null; }
 
-head -c 32 /dev/urandom | base64 > "$tmp/secret"
-chmod 600 "$tmp/secret"
+# The cluster's CA and the operator's identity; cluster() issues each member's.
+new_ca "$tmp/keys"
 
 names=(n0 n1 n2 n3 n4 n5)
 # profile FILE SLOW_TO...: row i, column j is what i sends to j (bytes/s): 4 MB/s, but n0
@@ -80,7 +80,7 @@ bring_up() {
     mkdir -p "$c"
     profile "$c/profile.yaml" "$@"
     daemon_config=("stall_timeout: $stall")
-    cluster "$c" "$tmp/secret" "$c/profile.yaml" "${names[@]}"
+    cluster "$c" "$tmp/keys" "$c/profile.yaml" "${names[@]}"
     for n in "${names[@]}"; do mkdir -p "$c/$n/state" && cp "$c/profile.yaml" "$c/$n/state/map.yaml"; done
     for n in "${names[@]}"; do start "$c" "$n"; done
     warm "${names[@]}"

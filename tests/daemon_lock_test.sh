@@ -3,24 +3,27 @@
 # directory and the first one's pid, exits non-zero and touches nothing (a temporary file
 # of the first one's push in flight stays); the first goes on. Once the first stopped, a
 # daemon on that state starts and removes what the first left.
-#   usage: daemon_lock_test.sh HETCASTD
+#   usage: daemon_lock_test.sh HETCASTD [HETCAST]
+# HETCAST (the CLI, which makes the daemon's identity) defaults to the one built next to
+# HETCASTD (BUILD/tools/hetcast for BUILD/daemon/hetcastd).
 set -euo pipefail
 
 hetcastd=$(realpath "$1")
-[[ -x $hetcastd ]] || { echo "usage: $0 HETCASTD" >&2; exit 2; }
+hetcast=$(realpath "${2:-$(dirname "$hetcastd")/../tools/hetcast}")
+[[ -x $hetcastd && -x $hetcast ]] || { echo "usage: $0 HETCASTD [HETCAST]" >&2; exit 2; }
 
 test_name="daemon lock test"
 source "$(dirname "$0")/daemons.sh"
 
-head -c 32 /dev/urandom | base64 > "$tmp/secret"
-chmod 600 "$tmp/secret"
+new_ca "$tmp/keys"
+"$hetcast" keys issue n --dir "$tmp/keys" > /dev/null || fail "hetcast keys issue n failed"
 # Port 0: each daemon gets a port of its own, so only the state directory is shared.
 cat > "$tmp/n.yaml" <<EOF
 name: n
 listen: 127.0.0.1:0
 state_dir: state
 dest_root: dest
-secret_file: secret
+identity: keys/n.pem
 EOF
 
 start "$tmp" n

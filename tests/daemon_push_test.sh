@@ -4,7 +4,8 @@
 #    ecef-la, lcf, auto (and wrp, as a one-entry pattern); every copy compared byte for byte,
 #    every report field checked;
 #  - a destination path leaving the root (--dest ../x, /abs) refused, nothing written;
-#  - a daemon with another secret trying to join: refused, the others keep serving;
+#  - a daemon whose identity another CA issued trying to join: refused, the others keep
+#    serving;
 #  - 3 daemons on an emulated slow network: a destination SIGKILLed mid-push → the push
 #    fails naming it, the other copy is intact, no final file on the killed one; restarted,
 #    it removes the temporaries the kill left (and its spool) and takes the next push;
@@ -24,15 +25,16 @@ daemon_config=("stall_timeout: 20")
 # Every file (hidden ones too) under the given folders, with sizes.
 listing() { find "$@" -xdev \( -type f -o -type l \) -not -name hetcastd.log -printf '%p %s\n' 2>/dev/null | sort; }  # the logs grow
 
-head -c 32 /dev/urandom | base64 > "$tmp/secret"
-chmod 600 "$tmp/secret"
+# The cluster's CA and the operator's identity, which every hetcast command below proves;
+# cluster() issues each member's.
+new_ca "$tmp/keys"
 head -c $((16 << 20)) /dev/urandom > "$tmp/payload.bin"
 
 # --- seven daemons, no emulation ---------------------------------------------------------
 c=$tmp/c7
 names=(n0 n1 n2 n3 n4 n5 n6)
 peers=(n1 n2 n3 n4 n5 n6)
-cluster "$c" "$tmp/secret" "" "${names[@]}"
+cluster "$c" "$tmp/keys" "" "${names[@]}"
 for n in "${names[@]}"; do start "$c" "$n"; done
 out=$("$hetcast" probe --config "$c/n0.yaml" --seconds 0.2 --repeats 1 --reps 3 --json) || fail "probe: $out"
 python3 -c '
@@ -123,23 +125,24 @@ for n in "${names[@]}"; do [[ ! -e $c/$n/x ]] || fail "$c/$n/x exists"; done
 [[ ! -e /tmp/hetcast-escape-$$ ]] || fail "an absolute --dest was written"
 step "--dest ../x, ../../x, sub/../../x, /abs and a pattern with ../x: refused, nothing written"
 
-# (d) a daemon with another secret: its join is refused, the cluster keeps serving.
-head -c 32 /dev/urandom | base64 > "$tmp/other-secret"
-chmod 600 "$tmp/other-secret"
+# (d) a daemon whose identity another CA issued (another `hetcast keys init`): the TLS
+# handshake of its join fails, it says so naming the certificate, the cluster keeps serving.
+"$hetcast" keys init --dir "$tmp/other-keys" > /dev/null || fail "keys init of a second CA failed"
+"$hetcast" keys issue intruder --dir "$tmp/other-keys" > /dev/null || fail "keys issue intruder failed"
 read -r intruder_port < <(free_ports 1)
 cat > "$c/intruder.yaml" <<EOF
 name: intruder
 listen: 127.0.0.1:$intruder_port
 state_dir: intruder/state
 dest_root: intruder/dest
-secret_file: $tmp/other-secret
+identity: $tmp/other-keys/intruder.pem
 EOF
 rc=0
 timeout 30 "$hetcastd" --config "$c/intruder.yaml" --join "127.0.0.1:${port[n1]}" 2> "$tmp/intruder.log" || rc=$?
-[[ $rc -ne 0 && $rc -ne 124 ]] || fail "a daemon with another secret: status $rc: $(cat "$tmp/intruder.log")"
-grep -q '^hetcastd: cannot join .*secret' "$tmp/intruder.log" || fail "intruder: unclear error: $(cat "$tmp/intruder.log")"
+[[ $rc -ne 0 && $rc -ne 124 ]] || fail "a daemon of another CA: status $rc: $(cat "$tmp/intruder.log")"
+grep -qE '^hetcastd: cannot join .*(certificate|cluster.s CA)' "$tmp/intruder.log" || fail "intruder: unclear error: $(cat "$tmp/intruder.log")"
 grep -q 'cannot listen' "$tmp/intruder.log" && fail "intruder: a join failure reported as a listen failure"
-grep -q 'WARN .*secret' "$tmp/n1.log" || fail "n1 did not log the refused connection"
+grep -q 'WARN refused connection from .*TLS handshake failed' "$tmp/n1.log" || fail "n1 did not log the refused connection"
 for n in n0 n1; do
     out=$("$hetcast" status --config "$c/$n.yaml")
     grep -q '7 of 7 up' <<< "$out" || fail "after the intruder, $n's status: $out"
@@ -149,7 +152,7 @@ for n in "${peers[@]}"; do rm -f "$c/$n/dest/payload.bin"; done
 "$hetcast" push "$tmp/payload.bin" --config "$c/n0.yaml" --from n1 --all --algo ecef --quiet > /dev/null \
     || fail "push from n1 after the intruder failed"
 for n in n0 n2 n3 n4 n5 n6; do cmp -s "$tmp/payload.bin" "$c/$n/dest/payload.bin" || fail "after the intruder, $n's copy"; done
-step "another secret: join refused ($(tail -n 1 "$tmp/intruder.log")); 7 of 7 still up, a push from n1 reached all"
+step "another CA: join refused ($(tail -n 1 "$tmp/intruder.log")); 7 of 7 still up, a push from n1 reached all"
 
 for n in "${names[@]}"; do stop "$n"; done
 step "7 daemons stopped"
@@ -168,7 +171,7 @@ bandwidth:
   - [4.0e+06, 4.0e+06, 4.0e+06]
   - [4.0e+06, 4.0e+06, 4.0e+06]
 EOF
-cluster "$k" "$tmp/secret" "$k/profile.yaml" k0 k1 k2
+cluster "$k" "$tmp/keys" "$k/profile.yaml" k0 k1 k2
 for n in k0 k1 k2; do mkdir -p "$k/$n/state" && cp "$k/profile.yaml" "$k/$n/state/map.yaml"; done
 for n in k0 k1 k2; do start "$k" "$n"; done
 head -c $((8 << 20)) /dev/urandom > "$tmp/big.bin"

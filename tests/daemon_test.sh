@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Integration test of hetcastd and the hetcast commands that talk to it: four daemons on
-# 127.0.0.1 with free ports; status, probe (also through a member other than the first),
-# map show, a multi-source pattern push with every copy checked byte for byte; a
-# world-readable secret, a wrong secret, a bad config file; a clean shutdown on SIGTERM; a
-# fifth daemon joining, a hung member marked down after down_after, a stopped member
-# skipped, a member leaving. Pushes of every algorithm, traversal, a wrong-secret daemon and
-# a destination killed mid-push are in daemon_push_test.sh.
+# 127.0.0.1 with free ports; identities from `hetcast keys` (0600, never overwritten without
+# --force); status, probe (also through a member other than the first), map show, a
+# multi-source pattern push with every copy checked byte for byte; a push with a member's
+# identity refused, no operator identity anywhere, the order the CLI looks for one; an
+# identity file open to others, an identity of another name, a config with the old
+# secret_file, a client of another CA, a bad config file; a fifth daemon joining, a hung
+# member marked down after down_after, a stopped member skipped, a member leaving (and
+# revoked: its certificate refused by every daemon); a clean shutdown on SIGTERM. Pushes of
+# every algorithm, traversal, a daemon of another CA and a destination killed mid-push are
+# in daemon_push_test.sh.
 #   usage: daemon_test.sh HETCASTD HETCAST SOURCE_DIR
 set -euo pipefail
 
@@ -47,8 +51,38 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))
 for s in ss: s.close()')
 [[ ${#ports[@]} -eq 4 ]] || fail "could not pick four free ports"
 
-head -c 32 /dev/urandom | base64 > "$tmp/secret"
-chmod 600 "$tmp/secret"
+# The cluster's CA, the operator's identity (every hetcast command below proves it) and one
+# identity per member, n4 (which joins later) and n9 (the port-in-use check) included.
+keys=$tmp/keys
+"$hetcast" keys init --dir "$keys" > "$tmp/keys.out" || fail "hetcast keys init failed: $(cat "$tmp/keys.out")"
+for n in n0 n1 n2 n3 n4 n9; do
+    "$hetcast" keys issue "$n" --dir "$keys" > "$tmp/keys.out" || fail "hetcast keys issue $n failed: $(cat "$tmp/keys.out")"
+done
+export HETCAST_IDENTITY=$keys/operator.pem
+for f in ca operator n0 n1 n2 n3 n4 n9; do
+    [[ $(stat -c %a "$keys/$f.pem") == 600 ]] || fail "hetcast keys wrote $f.pem with mode $(stat -c %a "$keys/$f.pem"), not 600"
+done
+out=$("$hetcast" keys show "$keys/n1.pem") || fail "hetcast keys show n1.pem: $out"
+grep -qE '^name +n1$' <<< "$out" && grep -qE '^role +member$' <<< "$out" || fail "keys show n1.pem: $out"
+out=$("$hetcast" keys show "$keys/operator.pem") || fail "hetcast keys show operator.pem: $out"
+grep -qE '^role +operator$' <<< "$out" || fail "keys show operator.pem: $out"
+# Never over an existing file without --force (issue, and a second init in the same
+# folder); with --force, a new identity, still 0600.
+cp "$keys/n1.pem" "$tmp/n1-before.pem"
+cp "$keys/ca.pem" "$tmp/ca-before.pem"
+rc=0
+"$hetcast" keys issue n1 --dir "$keys" > /dev/null 2> "$tmp/keys.err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q 'exists' "$tmp/keys.err" || fail "keys issue over n1.pem: status $rc: $(cat "$tmp/keys.err")"
+cmp -s "$keys/n1.pem" "$tmp/n1-before.pem" || fail "a refused keys issue changed n1.pem"
+rc=0
+"$hetcast" keys init --dir "$keys" > /dev/null 2> "$tmp/keys.err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q 'exists' "$tmp/keys.err" || fail "a second keys init in $keys: status $rc: $(cat "$tmp/keys.err")"
+cmp -s "$keys/ca.pem" "$tmp/ca-before.pem" || fail "a refused keys init changed ca.pem"
+"$hetcast" keys issue n1 --dir "$keys" --force > /dev/null 2> "$tmp/keys.err" || fail "keys issue --force: $(cat "$tmp/keys.err")"
+! cmp -s "$keys/n1.pem" "$tmp/n1-before.pem" || fail "keys issue --force did not replace n1.pem"
+[[ $(stat -c %a "$keys/n1.pem") == 600 ]] || fail "keys issue --force: n1.pem has mode $(stat -c %a "$keys/n1.pem")"
+step "keys: a CA, the operator and 6 members, all 0600; issue and init refuse to overwrite, --force replaces"
+
 {
     echo "members:"
     for i in 0 1 2 3; do echo "  - {name: n$i, host: 127.0.0.1, port: ${ports[$i]}}"; done
@@ -60,7 +94,7 @@ name: n$i
 listen: 127.0.0.1:${ports[$i]}
 state_dir: n$i/state
 dest_root: n$i/dest
-secret_file: secret
+identity: keys/n$i.pem
 cluster: cluster.yaml
 serve_roots: [.]
 stall_timeout: 20
@@ -193,33 +227,116 @@ PY
     step "push --pattern --algo $algo: 3 sources, 8 deliveries, every copy checked"
 done
 
-# A world-readable secret: hetcastd refuses to start, with one line.
-cp "$tmp/secret" "$tmp/open-secret"
-chmod 644 "$tmp/open-secret"
-sed -e 's/^secret_file: .*/secret_file: open-secret/' -e 's/^listen: .*/listen: 127.0.0.1:0/' "$tmp/n0.yaml" > "$tmp/open.yaml"
+# A member's identity is not the operator's: a push, a probe and a leave with n2's are
+# refused in one line naming it (non-zero status), nothing lands, nobody leaves; asking
+# (status) is allowed.
+head -c $((1 << 20)) /dev/urandom > "$tmp/by-member.bin"
 rc=0
-timeout 10 "$hetcastd" --config "$tmp/open.yaml" > "$tmp/open.out" 2> "$tmp/open.err" || rc=$?
-[[ $rc -ne 0 && $rc -ne 124 ]] || fail "hetcastd with a world-readable secret: status $rc"
-[[ $(wc -l < "$tmp/open.err") -eq 1 ]] && grep -q 'world-readable' "$tmp/open.err" \
-    || fail "world-readable secret message: $(cat "$tmp/open.err")"
-[[ ! -s $tmp/open.out ]] || fail "hetcastd printed on stdout"
-step "world-readable secret refused: $(cat "$tmp/open.err")"
+"$hetcast" push "$tmp/by-member.bin" --config "$tmp/n0.yaml" --all -i "$keys/n2.pem" > "$tmp/member.out" 2> "$tmp/member.err" || rc=$?
+[[ $rc -ne 0 ]] || fail "a push with n2's member identity succeeded: $(cat "$tmp/member.out")"
+[[ $(wc -l < "$tmp/member.err") -eq 1 ]] && grep -q "needs the operator's identity" "$tmp/member.err" &&
+    grep -q "'n2'" "$tmp/member.err" || fail "a push with n2's identity: status $rc: $(cat "$tmp/member.err")"
+member_err=$(cat "$tmp/member.err")
+rc=0
+"$hetcast" probe --config "$tmp/n0.yaml" --seconds 0.1 --repeats 1 --reps 1 -i "$keys/n2.pem" > /dev/null 2> "$tmp/member.err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q "needs the operator's identity" "$tmp/member.err" ||
+    fail "a probe with n2's identity: status $rc: $(cat "$tmp/member.err")"
+rc=0
+"$hetcast" leave n1 --config "$tmp/n0.yaml" -i "$keys/n2.pem" > /dev/null 2> "$tmp/member.err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q "needs the operator's identity" "$tmp/member.err" ||
+    fail "a leave with n2's identity: status $rc: $(cat "$tmp/member.err")"
+sleep 0.5  # what a push or a leave that got through would have done by now
+[[ -z $(find "$tmp"/n*/dest -name by-member.bin) ]] || fail "a push with a member's identity landed: $(find "$tmp"/n*/dest -name by-member.bin)"
+out=$("$hetcast" status --config "$tmp/n0.yaml" -i "$keys/n2.pem") || fail "status with n2's identity: $out"
+grep -q '4 of 4 up' <<< "$out" || fail "after a member's leave n1, status: $out"
+grep -q "WARN refused 'push' from 'n2'" "$tmp/n0.log" || fail "n0 did not log the refused push"
+step "member identity: push, probe and leave refused ($member_err), nothing landed; status allowed"
 
-# A client with the wrong secret: a clear error; the daemon keeps serving.
-head -c 32 /dev/urandom | base64 > "$tmp/wrong-secret"
-chmod 600 "$tmp/wrong-secret"
-sed -e 's/^secret_file: .*/secret_file: wrong-secret/' "$tmp/n0.yaml" > "$tmp/wrong.yaml"
+# Where the CLI finds the operator's identity: -i, else $HETCAST_IDENTITY, else
+# $XDG_CONFIG_HOME/hetcast/operator.pem (~/.config/hetcast/operator.pem without it), else
+# /etc/hetcast/operator.pem; none of them: one line, status 2. The checks of the files
+# under a home folder need no /etc/hetcast/operator.pem on this machine.
+"$hetcast" keys init --dir "$tmp/other" > /dev/null || fail "keys init of a second CA failed"
+out=$(HETCAST_IDENTITY=$tmp/other/operator.pem "$hetcast" status --config "$tmp/n0.yaml" -i "$keys/operator.pem" 2>&1) ||
+    fail "-i did not win over HETCAST_IDENTITY: $out"
+home=$tmp/home
+mkdir -p "$home"
+nohome() { env -u HETCAST_IDENTITY -u XDG_CONFIG_HOME HOME="$home" "$@"; }
+if [[ -e /etc/hetcast/operator.pem ]]; then
+    step "no operator identity: skipped, /etc/hetcast/operator.pem exists on this machine"
+else
+    rc=0
+    nohome "$hetcast" status --config "$tmp/n0.yaml" > "$tmp/noid.out" 2> "$tmp/noid.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/noid.err") -eq 1 ]] && grep -q 'no operator identity' "$tmp/noid.err" ||
+        fail "no identity anywhere: status $rc: $(cat "$tmp/noid.err")"
+    rc=0
+    nohome XDG_CONFIG_HOME="$home/xdg" "$hetcast" push "$tmp/by-member.bin" --config "$tmp/n0.yaml" --all \
+        > "$tmp/noid.out" 2> "$tmp/noid.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/noid.err") -eq 1 ]] && grep -q 'no operator identity' "$tmp/noid.err" ||
+        fail "push with no identity anywhere: status $rc: $(cat "$tmp/noid.err")"
+    noid_err=$(cat "$tmp/noid.err")
+    mkdir -p "$home/.config/hetcast" "$home/xdg/hetcast"
+    cp -p "$keys/operator.pem" "$home/.config/hetcast/operator.pem"
+    out=$(nohome "$hetcast" status --config "$tmp/n0.yaml" 2>&1) || fail "~/.config/hetcast/operator.pem not found: $out"
+    # With XDG_CONFIG_HOME set, its hetcast/operator.pem (here of another CA: refused) is the one.
+    cp -p "$tmp/other/operator.pem" "$home/xdg/hetcast/operator.pem"
+    rc=0
+    nohome XDG_CONFIG_HOME="$home/xdg" "$hetcast" status --config "$tmp/n0.yaml" > /dev/null 2>&1 || rc=$?
+    [[ $rc -ne 0 ]] || fail "\$XDG_CONFIG_HOME/hetcast/operator.pem was not preferred to ~/.config/hetcast/operator.pem"
+    out=$(nohome XDG_CONFIG_HOME="$home/xdg" HETCAST_IDENTITY="$keys/operator.pem" "$hetcast" status --config "$tmp/n0.yaml" 2>&1) ||
+        fail "HETCAST_IDENTITY did not win over \$XDG_CONFIG_HOME/hetcast/operator.pem: $out"
+    step "no operator identity: status 2, one line ($noid_err); -i, HETCAST_IDENTITY, XDG_CONFIG_HOME, ~/.config in that order"
+fi
+
+# An identity file open to its group or to others: hetcastd refuses to start, in one line
+# saying what to do.
+for mode in 644 640 604; do
+    cp "$keys/n0.pem" "$keys/open.pem"
+    chmod "$mode" "$keys/open.pem"
+    sed -e 's/^identity: .*/identity: keys\/open.pem/' -e 's/^listen: .*/listen: 127.0.0.1:0/' \
+        -e 's/^state_dir: .*/state_dir: open-state/' "$tmp/n0.yaml" > "$tmp/open.yaml"
+    rc=0
+    timeout 10 "$hetcastd" --config "$tmp/open.yaml" > "$tmp/open.out" 2> "$tmp/open.err" || rc=$?
+    [[ $rc -ne 0 && $rc -ne 124 ]] || fail "hetcastd with an identity of mode $mode: status $rc"
+    [[ $(wc -l < "$tmp/open.err") -eq 1 ]] && grep -q 'chmod 600' "$tmp/open.err" \
+        || fail "identity of mode $mode: $(cat "$tmp/open.err")"
+    [[ ! -s $tmp/open.out ]] || fail "hetcastd printed on stdout"
+done
+rm -f "$keys/open.pem"
+step "identity open to others (644, 640, 604) refused: $(cat "$tmp/open.err")"
+
+# An identity of another name than the daemon's, an operator's identity, and a config with
+# the old secret_file: each refused at start in one line.
+sed -e 's/^identity: .*/identity: keys\/n1.pem/' -e 's/^listen: .*/listen: 127.0.0.1:0/' \
+    -e 's/^state_dir: .*/state_dir: other-state/' "$tmp/n0.yaml" > "$tmp/other-name.yaml"
 rc=0
-"$hetcast" status --config "$tmp/wrong.yaml" > /dev/null 2> "$tmp/wrong.err" || rc=$?
-[[ $rc -ne 0 ]] || fail "status with the wrong secret succeeded"
-grep -qi 'secret' "$tmp/wrong.err" || fail "wrong secret: unclear error: $(cat "$tmp/wrong.err")"
-[[ $(wc -l < "$tmp/wrong.err") -eq 1 ]] || fail "wrong secret: more than one line: $(cat "$tmp/wrong.err")"
-"$hetcast" status --config "$tmp/n0.yaml" | grep -q '4 of 4 up' || fail "the daemons stopped serving after a wrong secret"
-grep -q 'WARN .*secret' "$tmp/n0.log" || fail "n0 did not log the refused connection"
-step "wrong secret refused: $(cat "$tmp/wrong.err")"
+timeout 10 "$hetcastd" --config "$tmp/other-name.yaml" 2> "$tmp/other-name.err" || rc=$?
+[[ $rc -ne 0 && $rc -ne 124 && $(wc -l < "$tmp/other-name.err") -eq 1 ]] && grep -q "'n1'" "$tmp/other-name.err" &&
+    grep -q "'n0'" "$tmp/other-name.err" || fail "n0 with n1's identity: status $rc: $(cat "$tmp/other-name.err")"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/other-name.yaml" --name operator --identity "$keys/operator.pem" 2> "$tmp/as-op.err" || rc=$?
+[[ $rc -ne 0 && $rc -ne 124 && $(wc -l < "$tmp/as-op.err") -eq 1 ]] && grep -q "operator" "$tmp/as-op.err" ||
+    fail "a daemon with the operator's identity: status $rc: $(cat "$tmp/as-op.err")"
+sed -e 's/^identity: .*/secret_file: keys\/n0.pem/' "$tmp/other-name.yaml" > "$tmp/old.yaml"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/old.yaml" 2> "$tmp/old.err" || rc=$?
+[[ $rc -eq 2 && $(wc -l < "$tmp/old.err") -eq 1 ]] && grep -q "secret_file" "$tmp/old.err" && grep -q "identity" "$tmp/old.err" ||
+    fail "a config with secret_file: status $rc: $(cat "$tmp/old.err")"
+step "n1's identity for n0, the operator's for a daemon, secret_file: refused ($(cat "$tmp/other-name.err"); $(cat "$tmp/old.err"))"
+
+# A client whose identity another CA issued: the TLS handshake fails, in one line naming the
+# certificate; the daemons keep serving and n0 logs the refused connection.
+rc=0
+"$hetcast" status --config "$tmp/n0.yaml" -i "$tmp/other/operator.pem" > /dev/null 2> "$tmp/wrong.err" || rc=$?
+[[ $rc -ne 0 ]] || fail "status with another CA's identity succeeded"
+grep -qiE 'certificate|cluster.s CA' "$tmp/wrong.err" || fail "another CA: unclear error: $(cat "$tmp/wrong.err")"
+[[ $(wc -l < "$tmp/wrong.err") -eq 1 ]] || fail "another CA: more than one line: $(cat "$tmp/wrong.err")"
+"$hetcast" status --config "$tmp/n0.yaml" | grep -q '4 of 4 up' || fail "the daemons stopped serving after another CA's client"
+grep -q 'WARN refused connection from .*TLS handshake failed' "$tmp/n0.log" || fail "n0 did not log the refused connection"
+step "another CA's identity refused: $(cat "$tmp/wrong.err")"
 
 # A bad config file: exit 2 and file:line.
-printf 'name: bad\nlisten: 127.0.0.1:0\nstate_dir: s\ndest_root: d\nsecret_file: secret\nchunk: lots\n' > "$tmp/bad.yaml"
+printf 'name: bad\nlisten: 127.0.0.1:0\nstate_dir: s\ndest_root: d\nidentity: keys/n0.pem\nchunk: lots\n' > "$tmp/bad.yaml"
 rc=0
 timeout 10 "$hetcastd" --config "$tmp/bad.yaml" 2> "$tmp/bad.err" || rc=$?
 [[ $rc -eq 2 ]] || fail "a bad config: status $rc, not 2: $(cat "$tmp/bad.err")"
@@ -233,8 +350,8 @@ step "a bad --listen refused: $(cat "$tmp/bad.err")"
 
 # Listening on a port already in use: one line, status 1.
 rc=0
-timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --state-dir "$tmp/n9-state" --listen "127.0.0.1:${ports[0]}" \
-    2> "$tmp/bind.err" || rc=$?
+timeout 10 "$hetcastd" --config "$tmp/n1.yaml" --name n9 --identity "$keys/n9.pem" --state-dir "$tmp/n9-state" \
+    --listen "127.0.0.1:${ports[0]}" 2> "$tmp/bind.err" || rc=$?
 [[ $rc -eq 1 && $(wc -l < "$tmp/bind.err") -eq 1 ]] || fail "a port in use: status $rc: $(cat "$tmp/bind.err")"
 grep -qi "in use" "$tmp/bind.err" && ! grep -q "state directory" "$tmp/bind.err" ||
     fail "a port in use: not the port's error: $(cat "$tmp/bind.err")"
@@ -250,7 +367,7 @@ name: n4
 listen: 127.0.0.1:$port4
 state_dir: n4/state
 dest_root: n4/dest
-secret_file: secret
+identity: keys/n4.pem
 serve_roots: [.]
 stall_timeout: 20
 EOF
@@ -334,19 +451,52 @@ cmp -s "$tmp/payload.bin" "$tmp/n1/dest/payload.bin" || fail "with n3 down, n1's
 grep -q "n3" "$tmp/push-to-down.err" || fail "push --to did not name n3 on stderr: $(cat "$tmp/push-to-down.err")"
 step "down: push --to n1,n3 names n3 unreachable, exits 1, n1 got the file"
 
-# leave: n3 is removed from every member list and map.
+# n3 started again, so that it is up, with its certificate, when it is made to leave.
+"$hetcastd" --config "$tmp/n3.yaml" 2>> "$tmp/n3.log" &
+pids[3]=$!
+up=no
+for _ in $(seq 100); do
+    kill -0 "${pids[3]}" 2>/dev/null || fail "hetcastd n3 exited on its restart: $(tail -n 5 "$tmp/n3.log")"
+    out=$("$hetcast" status --config "$tmp/n0.yaml" 2>&1) || true
+    if grep -q '5 of 5 up' <<< "$out"; then up=yes; break; fi
+    sleep 0.1
+done
+[[ $up == yes ]] || fail "n3 restarted is not up within 10 s"
+
+# leave: n3 is removed from every member list and map, and revoked: every member keeps
+# state_dir/revoked.yaml naming it and refuses its certificate from then on.
 "$hetcast" leave n3 --config "$tmp/n0.yaml" > /dev/null || fail "leave n3 failed"
 for i in 0 1 2 4; do
     out=$("$hetcast" map show --config "$tmp/n$i.yaml")
     grep -q '^4 members' <<< "$out" || fail "after leave, n$i's map: $out"
     out=$("$hetcast" status --config "$tmp/n$i.yaml")
     grep -q '4 of 4 up' <<< "$out" || fail "after leave, n$i's status: $out"
+    [[ $(grep -c 'name:' "$tmp/n$i/state/revoked.yaml" 2>/dev/null) -eq 1 ]] &&
+        grep -qE '^ *- \{name: "?n3"?, since: [0-9]+\}$' "$tmp/n$i/state/revoked.yaml" ||
+        fail "n$i's revoked.yaml does not name n3 alone: $(cat "$tmp/n$i/state/revoked.yaml" 2>&1)"
 done
-step "leave: n3 gone from every member list and map"
+kill -0 "${pids[3]}" 2>/dev/null || fail "n3 exited when it was made to leave"
+# A push from n1 to n3: n3 is no longer a member.
+rm -f "$tmp/n3/dest/payload.bin"
+rc=0
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --from n1 --to n3 --algo flat > "$tmp/to-left.out" 2>&1 || rc=$?
+[[ $rc -ne 0 ]] && grep -q "n3" "$tmp/to-left.out" || fail "a push from n1 to the left n3: status $rc: $(cat "$tmp/to-left.out")"
+[[ ! -e $tmp/n3/dest/payload.bin ]] || fail "the left n3 received a push"
+# n3, still running with its old certificate, asked to push to n1: n1 refuses it as revoked.
+rm -f "$tmp/n1/dest/payload.bin"
+n1_lines=$(wc -l < "$tmp/n1.log")
+n3_lines=$(wc -l < "$tmp/n3.log")
+rc=0
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --from n3 --to n1 --algo flat > "$tmp/from-left.out" 2>&1 || rc=$?
+[[ $rc -ne 0 ]] || fail "the left n3 pushed to n1: $(cat "$tmp/from-left.out")"
+[[ ! -e $tmp/n1/dest/payload.bin ]] || fail "n1 took a push from the revoked n3"
+{ cat "$tmp/from-left.out"; tail -n +$((n1_lines + 1)) "$tmp/n1.log"; tail -n +$((n3_lines + 1)) "$tmp/n3.log"; } > "$tmp/from-left.all"
+grep -q "revoked" "$tmp/from-left.all" || fail "a push from the left n3 to n1 failed, but not for n3's revoked certificate: $(cat "$tmp/from-left.out"); n1: $(tail -n +$((n1_lines + 1)) "$tmp/n1.log")"
+step "leave: n3 gone from every member list and map, in every revoked.yaml; a push to it fails ($(tail -n 1 "$tmp/to-left.out")); its push to n1 is refused ($(tail -n 1 "$tmp/from-left.out"))"
 
 # Clean shutdown: SIGTERM → status 0 within 10 s.
-for i in 0 1 2 4; do kill -TERM "${pids[$i]}"; done
-for i in 0 1 2 4; do
+for i in 0 1 2 3 4; do kill -TERM "${pids[$i]}"; done
+for i in 0 1 2 3 4; do
     for _ in $(seq 100); do kill -0 "${pids[$i]}" 2>/dev/null || break; sleep 0.1; done
     kill -0 "${pids[$i]}" 2>/dev/null && fail "hetcastd n$i did not stop within 10 s of SIGTERM"
     rc=0
@@ -355,6 +505,6 @@ for i in 0 1 2 4; do
     grep -q 'INFO stopping on SIGTERM' "$tmp/n$i.log" || fail "n$i did not log its shutdown"
 done
 pids=()
-step "SIGTERM: all 4 stopped cleanly"
+step "SIGTERM: all 5 stopped cleanly"
 
 echo "daemon test: all checks passed"

@@ -1,10 +1,12 @@
 # Shared by the shell tests that run hetcastd on 127.0.0.1 (sourced, not run): a temporary
-# folder, free ports, a cluster file with one config per member, starting and stopping
-# daemons, and a cleanup that stops every daemon still running, also when a test fails.
+# folder, free ports, a cluster CA and an identity per member, a cluster file with one
+# config per member, starting and stopping daemons, and a cleanup that stops every daemon
+# still running, also when a test fails.
 #
 # The sourcing script sets, before sourcing:
 #   test_name   "daemon push test" etc., the prefix of every line it prints
 #   hetcastd    the daemon binary
+#   hetcast     the CLI (it makes the identities: hetcast keys)
 # and may define stop_extra() (run first by the cleanup: unmount, kill a CLI, ...). After
 # sourcing it has $tmp, the associative arrays pid[NAME] and port[NAME], and the functions
 # below. `daemon_config` (one YAML line per entry) is appended to every config cluster()
@@ -47,18 +49,31 @@ for s in ss: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
 }
 
-# cluster DIR SECRET PROFILE NAME...: a cluster file and one config per member in DIR
-# (state and destination folders DIR/NAME/state and DIR/NAME/dest; no profile when empty).
+# new_ca KEYS: a cluster CA (KEYS/ca.pem) and the operator's identity (KEYS/operator.pem),
+# which every hetcast command of the test then proves (HETCAST_IDENTITY; nothing of the
+# user's own ~/.config/hetcast is used).
+new_ca() {
+    "$hetcast" keys init --dir "$1" > /dev/null || fail "hetcast keys init --dir $1 failed"
+    export HETCAST_IDENTITY=$1/operator.pem
+}
+
+# cluster DIR KEYS PROFILE NAME...: a cluster file and one config per member in DIR
+# (state and destination folders DIR/NAME/state and DIR/NAME/dest; no profile when empty),
+# each member with its identity KEYS/NAME.pem, issued by KEYS/ca.pem unless it exists.
 cluster() {
-    local dir=$1 secret=$2 profile=$3
+    local dir=$1 keys=$2 profile=$3
     shift 3
     local -a names=("$@") ps
+    local n
+    for n in "${names[@]}"; do
+        [[ -e $keys/$n.pem ]] || "$hetcast" keys issue "$n" --dir "$keys" > /dev/null || fail "hetcast keys issue $n failed"
+    done
     read -r -a ps < <(free_ports $#)
     [[ ${#ps[@]} -eq $# ]] || fail "could not pick $# free ports"
     mkdir -p "$dir"
     echo "members:" > "$dir/cluster.yaml"
     for i in "${!names[@]}"; do
-        local n=${names[$i]}
+        n=${names[$i]}
         port[$n]=${ps[$i]}
         echo "  - {name: $n, host: 127.0.0.1, port: ${ps[$i]}}" >> "$dir/cluster.yaml"
         {
@@ -66,7 +81,7 @@ cluster() {
             echo "listen: 127.0.0.1:${ps[$i]}"
             echo "state_dir: $n/state"
             echo "dest_root: $n/dest"
-            echo "secret_file: $secret"
+            echo "identity: $keys/$n.pem"
             echo "cluster: cluster.yaml"
             echo "serve_roots: [$tmp]"
             [[ -z $profile ]] || echo "link_profile: $profile"
