@@ -5,8 +5,10 @@
 #   cluster_stop                    stops every daemon started: SIGTERM, up to 10 s, then
 #                                   SIGKILL (the callers run it from their EXIT trap)
 # After cluster_start: ports[i] and pids[i] for the i-th NAME; configs in $work/NAME/hetcastd.yaml,
-# logs in $work/NAME/log.
-# Needs: $work (a fresh folder), $hetcastd.
+# logs in $work/NAME/log; the cluster's CA and identities in $work/keys (NAME.pem for each
+# member), and HETCAST_IDENTITY exported as its operator's ($work/keys/operator.pem), so
+# the caller's hetcast commands reach these daemons.
+# Needs: $work (a fresh folder), $hetcastd, $hetcast.
 
 pids=()
 ports=()
@@ -26,8 +28,14 @@ cluster_start() {
   local profile=$1
   shift
   local names=("$@")
-  head -c 32 /dev/urandom | base64 > "$work/secret"
-  chmod 600 "$work/secret"
+  local n
+  # A CA of this cluster's own, the operator's identity and one identity per member (the
+  # ones an earlier cluster_start in $work made are kept).
+  [ -e "$work/keys/ca.pem" ] || "$hetcast" keys init --dir "$work/keys" > /dev/null || return 1
+  for n in "${names[@]}"; do
+    [ -e "$work/keys/$n.pem" ] || "$hetcast" keys issue "$n" --dir "$work/keys" > /dev/null || return 1
+  done
+  export HETCAST_IDENTITY=$work/keys/operator.pem
   # Free ports from the kernel (bound and released at once; the daemons take them right after).
   read -r -a ports <<< "$(python3 -c '
 import socket, sys
@@ -41,14 +49,14 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "${#names[@]}")"
     done
   } > "$work/cluster.yaml"
   for i in "${!names[@]}"; do
-    local n=${names[$i]}
+    n=${names[$i]}
     mkdir -p "$work/$n"
     {
       echo "name: $n"
       echo "listen: 127.0.0.1:${ports[$i]}"
       echo "state_dir: $work/$n/state"
       echo "dest_root: $work/$n/files"
-      echo "secret_file: $work/secret"
+      echo "identity: $work/keys/$n.pem"
       echo "cluster: $work/cluster.yaml"
       echo "serve_roots: [$work]"
       [ -z "$profile" ] || echo "link_profile: $profile"

@@ -7,7 +7,8 @@
 #  - two-subnets: one TCP stream within +-10% of the NIC rate inside a subnet and of the uplink
 #    rate across; two streams out of one NIC, and two through one uplink, get about half each;
 #    'run' passes the exit status through;
-#  - hetcastd on every host: 'hetcast status' in a host's namespace lists all members up;
+#  - hetcastd on every host, each with its identity from the lab's CA (0600), 'run' handing
+#    the CLI the operator's: 'hetcast status' in a host's namespace lists all members up;
 #    probe; a flat push of a 3 MiB file and a cut-through push of 6 MiB to --all land
 #    byte-identical copies everywhere; a relay SIGKILLed mid-push (pipeline, 24 MiB): exit 1
 #    naming it alone, the 6 others verified by sha256, within 2 x predicted + 10 + 10 s;
@@ -192,18 +193,30 @@ goodput "$lab" 100,100 0.15 a1:a2 a1:a3    # two streams out of one NIC: half ea
 goodput "$lab" 100,100 0.15 a2:a1 a3:a1    # two streams into one NIC: half each
 goodput "$lab" 20,20 0.15 a1:b1 a2:b2      # two hosts through one uplink: half each
 
-"$netlab" daemons "$lab" --hetcastd "$hetcastd" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
+"$netlab" daemons "$lab" --hetcastd "$hetcastd" --hetcast "$hetcast" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 cfg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["client_config"])' "$tmp/info.json")
 grep -q "client config of a1: $cfg" "$tmp/daemons.out" || fail "daemons did not print the client config: $(cat "$tmp/daemons.out")"
-secret=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["secret"])' "$tmp/info.json")
-[[ $(stat -c %a "$secret") == 600 ]] || fail "secret mode $(stat -c %a "$secret")"
+# The lab's CA, the operator's identity and one member identity per host, each 0600, each
+# config naming its own host's.
+read -r keys identity < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["daemons"]; print(d["keys"], d["identity"])' "$tmp/info.json")
+[[ $identity == "$keys/operator.pem" ]] || fail "the operator identity $identity is not in $keys"
+grep -q "operator identity: $identity" "$tmp/daemons.out" || fail "daemons did not print the operator identity: $(cat "$tmp/daemons.out")"
+for f in ca operator a1 a2 a3 a4 b1 b2 b3 b4; do
+    [[ $(stat -c %a "$keys/$f.pem") == 600 ]] || fail "$f.pem: mode $(stat -c %a "$keys/$f.pem" 2>&1)"
+done
+work=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["dir"])' "$tmp/info.json")
+for h in a1 a2 a3 a4 b1 b2 b3 b4; do
+    grep -qx "identity: $keys/$h.pem" "$work/$h/hetcastd.yaml" || fail "$h's config does not name $keys/$h.pem: $(cat "$work/$h/hetcastd.yaml")"
+done
+out=$("$hetcast" keys show "$keys/b2.pem" 2>&1) && grep -qE '^role +member$' <<< "$out" || fail "b2.pem is not a member's identity: $out"
 out=$("$netlab" run "$lab" a1 "$hetcast" status --config "$cfg" 2>&1) || fail "status: $out"
 grep -q "8 of 8 up" <<< "$out" || fail "status: $out"
-# Through the HETCAST_CONFIG 'run' sets: from a host in the other subnet.
-out=$("$netlab" run "$lab" b4 "$hetcast" status 2>&1) || fail "status from b4: $out"
+# Through the HETCAST_CONFIG and HETCAST_IDENTITY 'run' sets: from a host in the other subnet.
+[[ $("$netlab" run "$lab" b4 sh -c 'echo $HETCAST_IDENTITY') == "$identity" ]] || fail "run does not set HETCAST_IDENTITY"
+out=$(env -u HETCAST_IDENTITY "$netlab" run "$lab" b4 "$hetcast" status 2>&1) || fail "status from b4: $out"
 grep -q "8 of 8 up (asked 'b4')" <<< "$out" || fail "status from b4: $out"
-step "hetcastd on 8 hosts; hetcast status in a1's and b4's namespaces: 8 of 8 up"
+step "hetcastd on 8 hosts, identities of the lab's CA (0600); hetcast status in a1's and b4's namespaces: 8 of 8 up"
 
 t0=$(date +%s.%N)
 out=$("$netlab" run "$lab" a1 timeout 300 "$hetcast" probe --config "$cfg" 2>&1) \
@@ -213,7 +226,6 @@ head -c $((3 << 20)) /dev/urandom > "$tmp/payload.bin"
 out=$("$netlab" run "$lab" a1 timeout 300 "$hetcast" push "$tmp/payload.bin" --config "$cfg" --all --algo flat --quiet 2>&1) \
     || fail "push: $out"
 want=$(sha256sum < "$tmp/payload.bin")
-work=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["dir"])' "$tmp/info.json")
 for h in a2 a3 a4 b1 b2 b3 b4; do
     [[ -f $work/$h/dest/payload.bin ]] || fail "push: no copy on $h: $out"
     [[ $(sha256sum < "$work/$h/dest/payload.bin") == "$want" ]] || fail "push: the copy on $h differs"
@@ -356,7 +368,7 @@ goodput "$lab" 50 0.10 c1:b1           # b's 50 Mbit/s uplink (c's is 80)
 goodput "$lab" 30 0.10 c1:a1           # a's 30 Mbit/s uplink
 
 # --- a crash: daemons running, the lab's state gone; 'up' again cleans and succeeds -------
-"$netlab" daemons "$lab" --hetcastd "$hetcastd" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
+"$netlab" daemons "$lab" --hetcastd "$hetcastd" --hetcast "$hetcast" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
 for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before the crash"; done
