@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <system_error>
 
@@ -36,7 +37,7 @@ constexpr const char* keys_usage =
     "  show  FILE\n"
     "        print who an identity file names, its role and when it was issued\n"
     "\n"
-    "DIR defaults to $HETCAST_KEYS, else ~/.config/hetcast. Every file is written 0600 and\n"
+    "DIR defaults to $HETCAST_KEYS, else $XDG_CONFIG_HOME/hetcast (~/.config/hetcast). Every file is written 0600 and\n"
     "never over an existing one unless --force. ca.pem stays with the operator; a member gets\n"
     "only its own NAME.pem (see docs/security.md).\n";
 
@@ -92,15 +93,21 @@ net::ClusterCa load_ca(const fs::path& dir) {
 }
 
 int keys_init(const std::vector<std::string>& args) {
-    std::string dir, cluster = "hetcast", op = "operator";
+    std::string dir, cluster, op = "operator";
     po::options_description opts("hetcast keys init");
     opts.add_options()("help,h", "this help")("dir", po::value(&dir), "where to put ca.pem and operator.pem")(
-        "cluster", po::value(&cluster)->default_value(cluster), "the CA's name")(
+        "cluster", po::value(&cluster), "the CA's name (default: hetcast- and 8 random hex digits)")(
         "operator", po::value(&op)->default_value(op), "the operator identity's name");
     po::variables_map vm;
     if (parse_options(args, opts, vm)) return 0;
     const fs::path d = dir.empty() ? default_dir() : dir;
     if (fs::exists(d / "ca.pem")) throw InputError((d / "ca.pem").string() + " exists: this folder has a CA already");
+    if (cluster.empty()) {
+        std::random_device rd;
+        char hex[9];
+        std::snprintf(hex, sizeof hex, "%08x", rd());
+        cluster = std::string("hetcast-") + hex;
+    }
     const auto ca = net::ClusterCa::create(cluster);
     const auto id = ca.issue(op, net::Role::operator_);
     write_private(d / "ca.pem", ca.pem(), false);

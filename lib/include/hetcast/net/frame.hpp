@@ -15,9 +15,9 @@ inline constexpr std::uint8_t protocol_version = 1;
 inline constexpr std::size_t header_size = 24;
 
 enum class FrameType : std::uint8_t {
-    hello = 1,       ///< server → client: challenge nonce, server name
-    auth = 2,        ///< client → server: proof, client nonce, client name
-    auth_ok = 3,     ///< server → client: server's proof
+    hello = 1,       ///< reserved: the shared-secret handshake of earlier builds
+    auth = 2,        ///< reserved: likewise
+    auth_ok = 3,     ///< server → client after TLS: the client is admitted (empty)
     error = 4,       ///< either way: a one-line reason; the sender closes after it
     ping = 5,        ///< probe: payload echoed back in a pong
     pong = 6,

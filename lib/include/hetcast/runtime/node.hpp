@@ -1,7 +1,7 @@
 #pragma once
 /// hetcast inside an application: a cluster member in your own process, no daemon.
 ///
-///     hetcast::Node node(config);               // name, address, secret, dest_root
+///     hetcast::Node node(config);               // name, address, identity, dest_root
 ///     node.start();
 ///     node.join(members, map);                  // who is in the cluster, and its network
 ///     auto report = node.broadcast(bytes);      // planned ("auto"), executed, reported
@@ -49,9 +49,9 @@ struct NodeConfig {
 };
 
 /// A NodeConfig from a daemon config file (conf/hetcastd.yaml): name, listen address,
-/// dest_root, secret_file (read here), chunk, limits, link_profile, the cluster file as
+/// dest_root, identity (read here), chunk, limits, link_profile, the cluster file as
 /// members, and state_dir/map.yaml as the map when it exists (spool: state_dir/spool).
-/// Throws InputError as load_daemon_config and read_secret do.
+/// Throws InputError as load_daemon_config and read_identity do.
 [[nodiscard]] NodeConfig load_node_config(const std::filesystem::path& daemon_config);
 
 /// One message of an exchange: `source` multicasts what it offered under `key`.

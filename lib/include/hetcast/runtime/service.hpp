@@ -17,7 +17,7 @@ namespace hetcast {
 
 class Service {
 public:
-    /// Reads the secret, the cluster file, the link profile and the stored map. Throws
+    /// Reads the identity, the cluster file, the link profile and the stored map. Throws
     /// InputError for bad configuration (before anything binds).
     explicit Service(DaemonConfig config, std::function<void(const std::string&)> log = {});
     ~Service();

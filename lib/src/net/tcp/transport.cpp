@@ -150,7 +150,12 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string e
     co_await stream_.async_handshake(side, asio::redirect_error(asio::use_awaitable, ec));
     std::string why;
     if (ec) {
-        why = "TLS handshake failed: " + tls_error(ec);
+        // The first error OpenSSL queued is often not the reason; a failed verification is.
+        const long verify = SSL_get_verify_result(stream_.native_handle());
+        why = verify != X509_V_OK ? std::string("TLS handshake failed: the peer's certificate was not issued by this "
+                                                "cluster's CA (") +
+                                        X509_verify_cert_error_string(verify) + ")"
+                                  : "TLS handshake failed: " + tls_error(ec);
     } else {
         why = check_peer(expect);
         // The client's certificate is checked only after its side of TLS is done: the
