@@ -233,9 +233,14 @@ TEST_CASE("config: an identity file must be the owner's alone and hold a key wit
 
 TEST_CASE("config: a revocation list round-trips and bad ones are refused with their line") {
     TempDir t;
-    const std::vector<net::Revocation> r{{"n3", 1764064800}, {"ws-07", 1}};
+    const std::vector<net::Revocation> r{{"n3", 1764064800, R"({"cmd":"leave","name":"n3","order":{"sig":"ab"}})"},
+                                         {"ws-07", 1, ""}};
     save_revoked(t.path / "revoked.yaml", r);
-    CHECK(load_revoked(t.path / "revoked.yaml") == r);
+    const auto back = load_revoked(t.path / "revoked.yaml");
+    CHECK(back == r);
+    REQUIRE(back.size() == 2);
+    CHECK(back[0].order == r[0].order);
+    CHECK(back[1].order.empty());
     CHECK(error_of([] { (void)parse_revoked("revoked:\n  - {name: a}\n", "r.yaml"); }).find("r.yaml:2:") == 0);
     CHECK(error_of([] { (void)parse_revoked("revoked:\n  - {name: a, since: soon}\n", "r.yaml"); })
               .find("since: expected seconds") != std::string::npos);

@@ -472,7 +472,9 @@ for i in 0 1 2 4; do
     out=$("$hetcast" status --config "$tmp/n$i.yaml")
     grep -q '4 of 4 up' <<< "$out" || fail "after leave, n$i's status: $out"
     [[ $(grep -c 'name:' "$tmp/n$i/state/revoked.yaml" 2>/dev/null) -eq 1 ]] &&
-        grep -qE '^ *- \{name: "?n3"?, since: [0-9]+\}$' "$tmp/n$i/state/revoked.yaml" ||
+        grep -qE '^ *- name: "?n3"?$' "$tmp/n$i/state/revoked.yaml" &&
+        grep -qE '^ *since: [0-9]+$' "$tmp/n$i/state/revoked.yaml" &&
+        grep -qE '^ *order: ".*\\"cmd\\":\\"leave\\"' "$tmp/n$i/state/revoked.yaml" ||
         fail "n$i's revoked.yaml does not name n3 alone: $(cat "$tmp/n$i/state/revoked.yaml" 2>&1)"
 done
 kill -0 "${pids[3]}" 2>/dev/null || fail "n3 exited when it was made to leave"

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ctime>
 #include <random>
 
 #include "hetcast/error.hpp"
@@ -47,8 +48,8 @@ TEST_CASE("order: an operator's signed request checks out for the daemon it was 
     CHECK(error_of(signed_req, "p9").find("given to 'p0', not to 'p9'") != std::string::npos);
     CHECK(error_of(signed_req, "p0", now + order_lifetime + 1).find("too old") != std::string::npos);
     CHECK(error_of(signed_req, "p0", now - 61).find("too old") != std::string::npos);
-    CHECK(error_of(signed_req, "p0", now, {{"ops", now}}).find("revoked") != std::string::npos);
-    CHECK(error_of(signed_req, "p0", now, {{"ops", net::describe(op).issued - 1}}).empty());  // revoked before it was issued
+    CHECK(error_of(signed_req, "p0", now, {{"ops", now, ""}}).find("revoked") != std::string::npos);
+    CHECK(error_of(signed_req, "p0", now, {{"ops", net::describe(op).issued - 1, ""}}).empty());  // revoked before it was issued
     CHECK(error_of(pattern_push("p1", "/srv/a.bin"), "p0").find("no operator's order") != std::string::npos);
 
     // A member's identity signs no orders; nor does another cluster's operator.
@@ -122,4 +123,31 @@ TEST_CASE("order: a member reads a served file for another member only under an 
     const auto d = peers[0]->describe("p1", origin, 0, sign_order(op, pattern_push("p1", file.string()), "p0", t).dump());
     CHECK(d.size == std::string("the served file").size());
     for (auto& p : peers) p->stop();
+}
+
+TEST_CASE("order: a revocation stands only on an operator's leave order for that name and time") {
+    const auto op = test::identity("ops", net::Role::operator_);
+    const auto t = static_cast<std::int64_t>(std::time(nullptr));
+    const json leave = sign_order(op, {{"cmd", "leave"}, {"name", "n3"}}, "n1", t);
+    const net::Revocation r = revocation_of(leave, test::cluster_ca().cert_pem(), {}, "n1", t);
+    CHECK(r.name == "n3");
+    CHECK(r.since == t);
+    CHECK_NOTHROW(check_revocation(r, test::cluster_ca().cert_pem()));
+    // Years later it still stands (it is history), whoever passes it on.
+    CHECK_NOTHROW(check_revocation(r, test::cluster_ca().cert_pem()));
+
+    // Made up or changed by a member: another name, another time, no order, a push order,
+    // a member's signature, another cluster's operator.
+    CHECK_THROWS_AS(check_revocation({"n4", r.since, r.order}, test::cluster_ca().cert_pem()), InputError);
+    CHECK_THROWS_AS(check_revocation({"n3", r.since + 3600, r.order}, test::cluster_ca().cert_pem()), InputError);
+    CHECK_THROWS_AS(check_revocation({"n3", r.since, ""}, test::cluster_ca().cert_pem()), InputError);
+    const json push = sign_order(op, pattern_push("n3", "/x"), "n1", t);
+    CHECK_THROWS_AS(check_revocation({"n3", t, push.dump()}, test::cluster_ca().cert_pem()), InputError);
+    CHECK_THROWS_AS((void)revocation_of(push, test::cluster_ca().cert_pem(), {}, "n1", t), InputError);
+    const json by_member = sign_order(test::identity("n2"), {{"cmd", "leave"}, {"name", "n3"}}, "n1", t);
+    CHECK_THROWS_AS(check_revocation({"n3", t, by_member.dump()}, test::cluster_ca().cert_pem()), InputError);
+    const json foreign = sign_order(test::other_ca().issue("ops", net::Role::operator_), {{"cmd", "leave"}, {"name", "n3"}}, "n1", t);
+    CHECK_THROWS_AS(check_revocation({"n3", t, foreign.dump()}, test::cluster_ca().cert_pem()), InputError);
+    // A leave given to another daemon is not this one's to carry out.
+    CHECK_THROWS_AS((void)revocation_of(leave, test::cluster_ca().cert_pem(), {}, "n2", t), InputError);
 }

@@ -326,7 +326,7 @@ public:
         std::vector<net::Revocation> out;
         for (std::size_t i = 0; i < seq.size(); ++i) {
             const std::string what = "revoked[" + std::to_string(i) + "]";
-            const Entries f = entries(seq[i], what, {"name", "since"});
+            const Entries f = entries(seq[i], what, {"name", "since", "order"});
             net::Revocation r;
             r.name = name(required(f, seq[i], "name", what).value, what + ".name");
             const YAML::Node& since = required(f, seq[i], "since", what).value;
@@ -335,6 +335,7 @@ public:
             } catch (const YAML::Exception&) {
                 fail(since.Mark(), what + ".since: expected seconds since the epoch");
             }
+            if (const auto it = f.find("order"); it != f.end()) r.order = text(it->second.value, what + ".order");
             out.push_back(std::move(r));
         }
         return out;
@@ -521,8 +522,10 @@ void save_revoked(const fs::path& file, const std::vector<net::Revocation>& revo
     YAML::Emitter out;
     out << YAML::BeginMap << YAML::Key << "revoked" << YAML::Value << YAML::BeginSeq;
     for (const auto& r : revoked) {
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << r.name
-            << YAML::Key << "since" << YAML::Value << r.since << YAML::EndMap;
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << r.name << YAML::Key
+            << "since" << YAML::Value << r.since;
+        if (!r.order.empty()) out << YAML::Key << "order" << YAML::Value << YAML::DoubleQuoted << r.order;
+        out << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap;
     if (!out.good()) throw Error("cannot write " + file.string() + ": " + out.GetLastError());

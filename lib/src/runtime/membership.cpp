@@ -30,7 +30,7 @@ std::vector<Member> members_from_json(const json& j) {
 
 json revocations_to_json(const std::vector<net::Revocation>& revoked) {
     json a = json::array();
-    for (const auto& r : revoked) a.push_back({{"name", r.name}, {"since", r.since}});
+    for (const auto& r : revoked) a.push_back({{"name", r.name}, {"since", r.since}, {"order", r.order}});
     return a;
 }
 
@@ -39,10 +39,10 @@ std::vector<net::Revocation> revocations_from_json(const json& j) {
     std::vector<net::Revocation> out;
     for (const auto& r : j) {
         if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("since") ||
-            !r["since"].is_number_integer()) {
-            throw InputError("revoked: each entry is {name, since}");
+            !r["since"].is_number_integer() || !r.contains("order") || !r["order"].is_string()) {
+            throw InputError("revoked: each entry is {name, since, order}");
         }
-        out.push_back({r["name"].get<std::string>(), r["since"].get<std::int64_t>()});
+        out.push_back({r["name"].get<std::string>(), r["since"].get<std::int64_t>(), r["order"].get<std::string>()});
     }
     return out;
 }

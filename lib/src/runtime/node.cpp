@@ -8,6 +8,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/order.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/service.hpp"
 #include "hetcast/sched/pattern.hpp"
@@ -71,7 +72,18 @@ void Node::serve_requests() {
             } else if (cmd == "ping") {
                 respond(answer_ping(peer_, req));
             } else if (cmd == "set_members") {
-                if (req.contains("revoked")) peer_.revoke(revocations_from_json(req["revoked"]));
+                if (req.contains("revoked")) {
+                    // Only what an operator's leave order backs (runtime/order.hpp).
+                    std::vector<net::Revocation> checked;
+                    for (auto& r : revocations_from_json(req["revoked"])) {
+                        try {
+                            check_revocation(r, peer_.identity().ca_pem);
+                            checked.push_back(std::move(r));
+                        } catch (const InputError&) {
+                        }
+                    }
+                    peer_.revoke(checked);
+                }
                 set_members(members_from_json(req.at("members")));
                 respond({{"ok", true}});
             } else if (cmd == "set_map") {

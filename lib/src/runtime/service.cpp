@@ -127,8 +127,19 @@ StateDirLock::~StateDirLock() {
 }
 
 void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked) {
-    if (revoked.empty()) return;
-    peer->revoke(revoked);
+    const auto known = peer->revoked();
+    std::vector<net::Revocation> checked;
+    for (const auto& r : revoked) {
+        if (std::find(known.begin(), known.end(), r) != known.end()) continue;
+        try {
+            check_revocation(r, peer->identity().ca_pem);
+            checked.push_back(r);
+        } catch (const InputError& e) {
+            say(std::string("ignored a revocation: ") + e.what());
+        }
+    }
+    if (checked.empty()) return;
+    peer->revoke(checked);
     save_revoked(revoked_file(), peer->revoked());
 }
 
@@ -241,15 +252,18 @@ json Service::Impl::join(const json& req) {
             {"not_updated", missed}};
 }
 
-json Service::Impl::leave(const std::string& name) {
+json Service::Impl::leave(const json& req) {
+    const std::string name = get_or<std::string>(req, "name", "");
     std::vector<Member> ms = current_members();
     const auto before = ms.size();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
     if (ms.size() == before) throw InputError("'" + name + "' is not a member");
     if (name == cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
     // Its identity is refused from now on, here and (with the member list) everywhere:
-    // certificates for it issued up to now no longer connect.
-    add_revocations({{name, static_cast<std::int64_t>(std::time(nullptr))}});
+    // certificates for it issued up to the operator's order no longer connect. The order
+    // goes with the revocation, so that every member can check it.
+    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                   static_cast<std::int64_t>(std::time(nullptr)))});
     set_members(ms);
     std::optional<std::string> text;
     if (const auto old = current_map(); old && old->find(name)) {
@@ -331,7 +345,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             }
             return respond(join(req));
         }
-        if (cmd == "leave") return op ? respond(leave(get_or<std::string>(req, "name", ""))) : needs_operator();
+        if (cmd == "leave") return op ? respond(leave(req)) : needs_operator();
         if (cmd == "set_members") {
             if (req.contains("revoked")) add_revocations(revocations_from_json(req["revoked"]));
             set_members(members_from_json(req.at("members")));

@@ -127,10 +127,12 @@ struct Service::Impl {
                   const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
                   const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
     nlohmann::json join(const nlohmann::json& req);
-    nlohmann::json leave(const std::string& name);
+    nlohmann::json leave(const nlohmann::json& req);
     void join_through_seeds();
     void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
-    /// Adds revocations (a leave here or told by another member) and keeps them.
+    /// Adds revocations (a leave here or told by another member) and keeps them. Each new
+    /// one must come from an operator's leave order (check_revocation); one that does not
+    /// is logged and left out.
     void add_revocations(const std::vector<net::Revocation>& revoked);
     std::filesystem::path revoked_file() const { return cfg.state_dir / "revoked.yaml"; }
     std::pair<Overhead, Overhead> overheads() const;

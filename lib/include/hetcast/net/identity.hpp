@@ -74,7 +74,10 @@ private:
 struct Revocation {
     std::string name;
     std::int64_t since = 0;  ///< seconds since the epoch
-    friend bool operator==(const Revocation&, const Revocation&) = default;
+    /// The operator's signed `leave` order it comes from (runtime/order.hpp, JSON text), so
+    /// that every member can check it was the operator who revoked.
+    std::string order;
+    friend bool operator==(const Revocation& a, const Revocation& b) { return a.name == b.name && a.since == b.since; }
 };
 [[nodiscard]] bool revokes(const Revocation& r, const PeerIdentity& who);
 

@@ -54,8 +54,9 @@ struct DaemonConfig {
 /// InputError with line and column for duplicates, a bad port or a missing key.
 [[nodiscard]] std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin);
 [[nodiscard]] std::vector<Member> load_cluster(const std::filesystem::path& file);
-/// A daemon's revocation list, `revoked: [{name: n3, since: 1764064800}, ...]` (state_dir/
-/// revoked.yaml). Throws InputError with line and column.
+/// A daemon's revocation list, `revoked: [{name: n3, since: 1764064800, order: "{...}"}, ...]`
+/// (state_dir/revoked.yaml; `order`: the operator's signed leave). Throws InputError with
+/// line and column.
 [[nodiscard]] std::vector<net::Revocation> parse_revoked(std::string_view yaml, std::string_view origin);
 [[nodiscard]] std::vector<net::Revocation> load_revoked(const std::filesystem::path& file);
 void save_revoked(const std::filesystem::path& file, const std::vector<net::Revocation>& revoked);

@@ -15,7 +15,7 @@ namespace hetcast {
 [[nodiscard]] nlohmann::json members_to_json(const std::vector<Member>& members);
 [[nodiscard]] std::vector<Member> members_from_json(const nlohmann::json& j);
 
-/// [{"name","since"}, ...]; the reader throws InputError on anything else.
+/// [{"name","since","order"}, ...]; the reader throws InputError on anything else.
 [[nodiscard]] nlohmann::json revocations_to_json(const std::vector<net::Revocation>& revoked);
 [[nodiscard]] std::vector<net::Revocation> revocations_from_json(const nlohmann::json& j);
 

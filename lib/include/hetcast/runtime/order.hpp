@@ -31,6 +31,17 @@ inline constexpr std::int64_t order_lifetime = 24 * 3600;
                                             const std::vector<net::Revocation>& revoked, const std::string& to,
                                             std::int64_t now);
 
+/// The revocation an operator's `leave` order makes: its `name`, from the order's time.
+/// InputError when the request is not a leave order given to `to` (check_order).
+[[nodiscard]] net::Revocation revocation_of(const nlohmann::json& leave_request, std::string_view ca_pem,
+                                           const std::vector<net::Revocation>& revoked, const std::string& to,
+                                           std::int64_t now);
+
+/// Checks that a revocation one member passes to another comes from an operator's leave
+/// order of this cluster for that name and time (at any age: revocations are history).
+/// Throws InputError.
+void check_revocation(const net::Revocation& r, std::string_view ca_pem);
+
 /// Whether the order (a checked push request) has `member` read `path`: a pattern entry
 /// with `source: member` and `file: path`.
 [[nodiscard]] bool order_names_file(const nlohmann::json& request, const std::string& member, const std::string& path);
