@@ -122,6 +122,9 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
         Recv r;
         r.from = t.peer;
         r.keep = std::find(m.dests.begin(), m.dests.end(), cfg.name) != m.dests.end();
+        if (r.keep && m.name.empty() && !cfg.accept_buffers) {
+            throw InputError("'" + cfg.name + "' is a daemon: it keeps files, not buffers (send it a named file)");
+        }
         if (!m.name.empty()) {
             // A relay's copy never lands: it is read while held and removed with the job.
             const fs::path target = r.keep ? confine(cfg.dest_root, m.name)

@@ -493,6 +493,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     pc.umask = d.cfg.umask;
     pc.log = d.log;
     pc.serve_roots = d.cfg.serve_roots;
+    pc.accept_buffers = false;
     if (d.cfg.link_profile) {
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;
@@ -524,8 +525,8 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
               (spooled == 1 ? "y" : "ies") + " from an earlier run");
     }
     d.peer = std::make_unique<Peer>(std::move(pc));
-    // A daemon keeps files; a buffer an embedded Node sends it has nowhere to go, and a
-    // receive queue nobody reads would only grow.
+    // A daemon keeps files: a plan that makes it a buffer's destination is refused at
+    // set-up (accept_buffers). Should one get through, a queue nobody reads must not grow.
     d.peer->on_delivery([&d](Delivery x) {
         d.say("dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
               "' (a daemon keeps files only)");

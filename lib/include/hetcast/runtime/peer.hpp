@@ -78,6 +78,9 @@ struct PeerConfig {
     /// The folders whose files "file:/path" origins may name (a daemon's serve_roots);
     /// none: no file is served (embedded peers, and daemons until their operator lists some).
     std::vector<std::filesystem::path> serve_roots;
+    /// Whether a buffer (a message without a file name) may be delivered here. A daemon
+    /// keeps files only: it refuses a plan that makes it a buffer's destination.
+    bool accept_buffers = true;
     std::function<void(const std::string&)> log;
     /// Fault injection, for tests: sees (job, message, offset, bytes) of every data frame of
     /// a cut-through message as it arrives (and of every piece fetched again), and may
