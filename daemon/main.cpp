@@ -14,6 +14,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "build_version.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/service.hpp"
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     std::string config, name, listen, dest_root, state_dir, link_profile, join, identity, cluster;
     po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr and STATE_DIR/hetcastd.log)\n\n"
                                  "  hetcastd --config FILE [flags overriding the file]\n\noptions");
-    opts.add_options()("help,h", "show this help")(
+    opts.add_options()("help,h", "show this help")("version", "print the version and exit")(
         "config,c", po::value(&config), "daemon configuration (YAML, see conf/hetcastd.yaml); required")(
         "name", po::value(&name), "this member's name")(
         "listen", po::value(&listen), "listen address HOST:PORT ([ADDR]:PORT for IPv6; port 0: ephemeral)")(
@@ -93,6 +94,10 @@ int main(int argc, char** argv) {
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << opts;
+            return 0;
+        }
+        if (vm.count("version")) {
+            std::cout << "hetcastd " << hetcast::build::version_line() << '\n';
             return 0;
         }
         if (config.empty()) throw hetcast::InputError("--config FILE is required (see --help)");

@@ -317,6 +317,13 @@ expect_usage_error probe-seconds probe --seconds 0
 expect_usage_error probe-repeats probe --repeats 0
 expect_usage_error probe-tolerance probe --tolerance -1
 
+# --version: the project version of CMakeLists.txt, plus the commit when built from a checkout.
+version=$(sed -n 's/^project(hetcast VERSION \([0-9.]*\).*/\1/p' "$src_dir/CMakeLists.txt")
+run version --version
+[ "$rc" -eq 0 ] || fail "--version: exit status $rc"
+grep -Eq "^hetcast $version( \(git [-.A-Za-z0-9_]+\))?\$" "$tmp/version.out" && [ "$(wc -l <"$tmp/version.out")" -eq 1 ] ||
+    fail "--version: expected 'hetcast $version [(git COMMIT)]', got: $(cat "$tmp/version.out")"
+
 if [ "$failures" -ne 0 ]; then
     echo "cli test: $failures check(s) failed"
     exit 1

@@ -5,6 +5,7 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include "build_version.hpp"
 #include "commands.hpp"
 #include "hetcast/error.hpp"
 
@@ -12,6 +13,7 @@ namespace {
 
 constexpr const char* usage =
     "usage: hetcast <command> [options]\n"
+    "       hetcast --help | --version\n"
     "\n"
     "commands:\n"
     "  plan   plan a broadcast or multicast on a network file and print the schedule\n"
@@ -34,6 +36,10 @@ int main(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         std::cout << usage;
         return argc < 2 ? 2 : 0;
+    }
+    if (std::string(argv[1]) == "--version") {
+        std::cout << "hetcast " << hetcast::build::version_line() << '\n';
+        return 0;
     }
     const std::string cmd = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
