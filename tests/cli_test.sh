@@ -324,6 +324,18 @@ run version --version
 grep -Eq "^hetcast $version( \(git [-.A-Za-z0-9_]+\))?\$" "$tmp/version.out" && [ "$(wc -l <"$tmp/version.out")" -eq 1 ] ||
     fail "--version: expected 'hetcast $version [(git COMMIT)]', got: $(cat "$tmp/version.out")"
 
+# An unknown command: one line with the nearest command as a hint, exit 2.
+expect_usage_error unknown-command psuh
+grep -qx "hetcast: unknown command 'psuh' (did you mean 'push'?)" "$tmp/unknown-command.err" ||
+    fail "unknown-command: $(cat "$tmp/unknown-command.err")"
+expect_usage_error unknown-prefix stat --json
+grep -q "did you mean 'status'?" "$tmp/unknown-prefix.err" || fail "unknown-prefix: $(cat "$tmp/unknown-prefix.err")"
+expect_usage_error unknown-far frobnicate
+grep -qx "hetcast: unknown command 'frobnicate' (see 'hetcast --help')" "$tmp/unknown-far.err" ||
+    fail "unknown-far: $(cat "$tmp/unknown-far.err")"
+expect_usage_error unknown-option --verbose
+grep -q "unknown option '--verbose'" "$tmp/unknown-option.err" || fail "unknown-option: $(cat "$tmp/unknown-option.err")"
+
 if [ "$failures" -ne 0 ]; then
     echo "cli test: $failures check(s) failed"
     exit 1
