@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -116,14 +117,20 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
         switch (f.header.type) {
             case FrameType::job_plan:
                 // Preparing a job resolves its origins (hashing a file, making a payload).
-                return spawn([this, c, f = std::move(f)] {
-                    try {
-                        on_plan(c, f);
-                    } catch (const std::exception& e) {
-                        log("closing the connection with '" + c->peer() + "': " + e.what());
-                        c->close(e.what());
-                    }
-                });
+                if (!spawn(slow, [this, c, f] {
+                        try {
+                            on_plan(c, f);
+                        } catch (const std::exception& e) {
+                            log("closing the connection with '" + c->peer() + "': " + e.what());
+                            c->close(e.what());
+                        }
+                    })) {
+                    c->send(make_frame(FrameType::job_report, f.header.job, 0,
+                                       to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0,
+                                                        "busy: '" + cfg.name + "' has too many jobs being set up"})
+                                           .dump()));
+                }
+                return;
             case FrameType::job_start: return on_start(c, f);
             case FrameType::data: return on_data(c, std::move(f));
             case FrameType::data_end: return on_data_end(c, f);
@@ -176,7 +183,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
     if (req.value("cmd", "") == "describe") {
         // Hashing a large origin takes seconds: never on the I/O thread. An origin this
         // peer does not have is an answer, not a reason to drop the caller.
-        spawn([this, req = std::move(req), respond, who = c->peer()] {
+        const bool queued = spawn(slow, [this, req, respond, who = c->peer()] {
             try {
                 authorize_read(req.value("origin", ""), req.contains("order") ? req["order"].dump() : std::string(), who);
                 const auto body = resolve(req.value("origin", ""));
@@ -192,6 +199,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
                 respond({{"ok", false}, {"error", e.what()}});
             }
         });
+        if (!queued) respond({{"ok", false}, {"error", "busy: '" + cfg.name + "' has too many requests waiting"}});
         return;
     }
     std::function<void(const net::PeerIdentity&, const json&, Responder)> handler;
@@ -203,7 +211,10 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         respond({{"error", "this peer takes no requests"}});
         return;
     }
-    spawn([this, handler, from = c->identity(), req = std::move(req), respond] {
+    // Quick requests answer from what the peer holds; the rest may run for minutes.
+    static const std::set<std::string> quick_cmds{"hello", "status", "map", "ping", "jobs", "set_map", "set_members"};
+    auto& pool = quick_cmds.count(req.value("cmd", "")) ? quick : slow;
+    const bool queued = spawn(pool, [this, handler, from = c->identity(), req, respond] {
         try {
             handler(from, req, respond);
         } catch (const std::exception& e) {
@@ -211,29 +222,12 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
             log(std::string("request failed: ") + e.what());
         }
     });
+    if (!queued) respond({{"ok", false}, {"error", "busy: '" + cfg.name + "' has too many requests waiting"}});
 }
 
-void Peer::Impl::spawn(std::function<void()> work) {
-    std::lock_guard lock(mu);
-    if (stopping) return;
-    reap_helpers();
-    auto finished = std::make_shared<std::atomic<bool>>(false);
-    helpers.push_back({std::thread([work = std::move(work), finished] {
-                           work();
-                           *finished = true;
-                       }),
-                       finished});
-}
-
-void Peer::Impl::reap_helpers() {
-    for (auto it = helpers.begin(); it != helpers.end();) {
-        if (*it->finished) {
-            it->thread.join();
-            it = helpers.erase(it);
-        } else {
-            ++it;
-        }
-    }
+bool Peer::Impl::spawn(detail::WorkerPool& pool, std::function<void()> work) {
+    if (stopping) return false;
+    return pool.submit(std::move(work));
 }
 
 void Peer::Impl::on_response(const Frame& f) {
@@ -313,14 +307,13 @@ void Peer::stop() {
         if (j->runner.joinable()) j->runner.join();
     }
     d.transport->stop();
-    std::vector<Impl::Helper> hs;
+    d.quick.stop();
+    d.slow.stop();
     {
         std::lock_guard lock(d.mu);
-        hs.swap(d.helpers);
         d.pings.clear();
         d.calls.clear();
     }
-    for (auto& h : hs) h.thread.join();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }

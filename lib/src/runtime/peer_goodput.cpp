@@ -105,13 +105,9 @@ void Peer::Impl::start_bulk(const ConnectionPtr& c, const Frame& f) {
         std::lock_guard b(bulk_mu);
         bulk_out.insert(c.get());
     }
-    reap_helpers();
-    auto finished = std::make_shared<std::atomic<bool>>(false);
-    helpers.push_back({std::thread([this, c, seconds, bytes, finished] {
-                           pump(c, seconds, std::min(bytes, bulk_max_bytes));
-                           *finished = true;
-                       }),
-                       finished});
+    if (!spawn(slow, [this, c, seconds, bytes] { pump(c, seconds, std::min(bytes, bulk_max_bytes)); })) {
+        throw Error("busy: '" + cfg.name + "' has too many requests waiting");
+    }
 }
 
 void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_bytes) {

@@ -31,6 +31,7 @@
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "link_state.hpp"
+#include "worker_pool.hpp"
 
 namespace hetcast {
 
@@ -176,12 +177,12 @@ struct Peer::Impl {
     std::vector<net::Revocation> revocations;  ///< under mu
     /// Empty, or why a peer is not admitted (revoked). Called by the transport.
     std::string admit(const net::PeerIdentity& who) const;
-    /// Request threads; each marks itself finished, and the next request joins those that are.
-    struct Helper {
-        std::thread thread;
-        std::shared_ptr<std::atomic<bool>> finished;
-    };
-    std::vector<Helper> helpers;
+    /// Requests and job set-ups run on two bounded pools, never a thread each: quick ones
+    /// (hello, status, ping, member lists, maps, job lists) and slow ones (pushes, probes,
+    /// joins, describes that hash a file, job set-ups). A slow request holds its thread
+    /// for as long as it runs, so quick ones have threads of their own.
+    detail::WorkerPool quick{4, 1024};
+    detail::WorkerPool slow{16, 64};
     /// One connect at a time per member (no duplicate connections to it); a member that
     /// does not answer holds up only those who want that member.
     std::map<std::string, std::shared_ptr<std::mutex>> connecting;
@@ -242,10 +243,8 @@ struct Peer::Impl {
     void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
     void on_pong(const net::Frame& f);
     void on_request(const net::ConnectionPtr& c, const net::Frame& f);
-    /// Joins request threads that have ended (a daemon serves requests for months). Under mu.
-    void reap_helpers();
-    /// Runs `work` on a helper thread (requests, job plans: whatever may take long).
-    void spawn(std::function<void()> work);
+    /// Runs `work` on `pool`; false (and nothing runs) when the peer stops or the pool is full.
+    bool spawn(detail::WorkerPool& pool, std::function<void()> work);
     /// When a frame last came from each member (steady clock, seconds): what tells the
     /// coordinator that a participant still runs.
     std::mutex heard_mu;

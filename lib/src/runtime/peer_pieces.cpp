@@ -97,11 +97,7 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
     const std::uint64_t size = job->plan.messages.at(m).size, piece = job->plan.piece;
     if (!body || k >= piece_count(size, piece)) return refuse("no such piece here");
     // Reading back may take a while (a piece deep in a large file): not on the I/O thread.
-    std::lock_guard lock(mu);
-    if (stopping) return;
-    reap_helpers();
-    auto finished = std::make_shared<std::atomic<bool>>(false);
-    helpers.push_back({std::thread([this, c, job, body, m, k, piece, size, finished] {
+    const bool queued = spawn(slow, [this, c, job, body, m, k, piece, size] {
                            try {
                                const auto n = static_cast<std::size_t>(std::min(size, (k + 1) * piece) - k * piece);
                                std::vector<std::byte> payload;
@@ -113,9 +109,8 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
                            } catch (const std::exception& e) {
                                log("cannot send piece " + std::to_string(k) + " of " + message_label(m) + " again: " + e.what());
                            }
-                           *finished = true;
-                       }),
-                       finished});
+                       });
+    if (!queued) refuse("busy");
 }
 
 void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
