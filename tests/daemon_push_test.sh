@@ -3,6 +3,8 @@
 #  - 7 daemons: a 16 MiB random file from n0 to the 6 others with flat, binomial, ecef,
 #    ecef-la, lcf, auto (and wrp, as a one-entry pattern); every copy compared byte for byte,
 #    every report field checked;
+#  - node sets in --to and --exclude (n[1-2], steps, ! & ^, @subnet:N, @*): exactly the
+#    members named get the file; a bad node set or a name that is not a member: exit 2;
 #  - a destination path leaving the root (--dest ../x, /abs) refused, nothing written;
 #  - a daemon whose identity another CA issued trying to join: refused, the others keep
 #    serving;
@@ -107,6 +109,57 @@ jobs+=("$job")
 for n in "${peers[@]}"; do cmp -s "$tmp/payload.bin" "$c/$n/dest/payload.bin" || fail "push --algo wrp: $n's copy"; done
 [[ $(printf '%s\n' "${jobs[@]}" | sort -u | wc -l) -eq ${#jobs[@]} ]] || fail "job ids repeat: ${jobs[*]}"
 step "push --pattern --algo wrp: 6 identical copies; 7 distinct job ids"
+
+# (a') node sets (ClusterShell's syntax) in --to and --exclude: exactly the members named
+# get the file; @subnet:N is subnet N as `hetcast map show` numbers it; the member pushing
+# is left out of a set that names it; a bad node set, a name that is not a member, an
+# unknown group: exit 2, one line, nothing sent.
+head -c $((1 << 20)) /dev/urandom > "$tmp/ns.bin"
+who_has() { local n; for n in "${names[@]}"; do [[ -e $c/$n/dest/ns.bin ]] && echo -n "$n "; done; echo; }
+push_ns() {  # push_ns WANT ARGS...: the push succeeds and exactly WANT ("n1 n2 ") have the file
+    local want=$1 n got
+    shift
+    for n in "${names[@]}"; do rm -f "$c/$n/dest/ns.bin"; done
+    "$hetcast" push "$tmp/ns.bin" --config "$c/n0.yaml" --algo flat --quiet "$@" > "$tmp/ns.out" 2>&1 \
+        || fail "push $*: $(cat "$tmp/ns.out")"
+    got=$(who_has)
+    [[ $got == "$want" ]] || fail "push $*: the file went to '$got', not to '$want'"
+    for n in $want; do cmp -s "$tmp/ns.bin" "$c/$n/dest/ns.bin" || fail "push $*: $n's copy differs"; done
+}
+push_ns "n1 n2 " --to 'n[1-2]'
+push_ns "n1 n3 n5 " --to 'n[1-6/2]'
+push_ns "n2 n4 n5 n6 " --to 'n[0-6]!n[1-3],n2' --exclude n3
+push_ns "n6 " --all --exclude 'n[1-5]'
+push_ns "n1 n3 n4 n5 n6 " --to '@*' -x n2
+push_ns "n4 n5 " --to 'n[1-5]&n[4-6]'
+subnet0=$("$hetcast" map show --config "$c/n0.yaml" | sed -n 's/^  0: //p')  # names, then maybe the uplink
+[[ -n $subnet0 ]] || fail "no subnet 0 in map show: $("$hetcast" map show --config "$c/n0.yaml")"
+want=""
+for n in "${names[@]}"; do [[ $n != n0 && " $subnet0 " == *" $n "* ]] && want+="$n "; done
+if [[ -n $want ]]; then
+    push_ns "$want" --to '@subnet:0'
+else  # n0 alone in subnet 0: a set of the pusher alone leaves no destination
+    rc=0
+    "$hetcast" push "$tmp/ns.bin" --config "$c/n0.yaml" --to '@subnet:0' > /dev/null 2> "$tmp/ns.err" || rc=$?
+    [[ $rc -eq 2 ]] && grep -q 'leaves no destination' "$tmp/ns.err" || fail "@subnet:0 of n0 alone: $rc $(cat "$tmp/ns.err")"
+fi
+for n in "${names[@]}"; do rm -f "$c/$n/dest/ns.bin"; done
+before=$(listing "$c")
+for bad in "--to|n[5-1]|a reversed range '5-1'" "--to|n[1-3|a '\[' without its '\]'" "--to|n1,,n2|nothing after ','" \
+           "--exclude|n[1-2][3]|two bracket groups side by side" "--to|n[5-9]|node set 'n\[5-9\]': n\[7-9\] are not members of the map" \
+           "--exclude|x1|x1 is not a member" "--to|@lab-b|no group '@lab-b'" "--to|@subnet:99|no group '@subnet:99'" \
+           "--to|n0|leaves no destination"; do
+    IFS='|' read -r opt set want <<< "$bad"
+    args=(--to n1 "$opt" "$set")
+    [[ $opt == --to ]] && args=(--to "$set")
+    rc=0
+    "$hetcast" push "$tmp/ns.bin" --config "$c/n0.yaml" --quiet "${args[@]}" > "$tmp/ns.out" 2> "$tmp/ns.err" || rc=$?
+    [[ $rc -eq 2 ]] || fail "push $opt '$set': status $rc, not 2: $(cat "$tmp/ns.err")"
+    [[ $(wc -l < "$tmp/ns.err") -eq 1 ]] || fail "push $opt '$set': not one line: $(cat "$tmp/ns.err")"
+    grep -q "^hetcast push: .*$want" "$tmp/ns.err" || fail "push $opt '$set': unclear error: $(cat "$tmp/ns.err")"
+done
+[[ "$(listing "$c")" == "$before" ]] || fail "a refused node set changed files: $(diff <(echo "$before") <(listing "$c"))"
+step "node sets: --to 'n[1-2]', 'n[1-6/2]', ! & and --exclude/-x reached exactly the members named, @subnet:0 as map show numbers it; 9 bad sets refused (exit 2, one line), nothing written"
 
 # (b) destination paths leaving the root: refused before anything is written anywhere.
 before=$(listing "$c")

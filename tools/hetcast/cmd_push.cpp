@@ -18,6 +18,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/report/plan_report.hpp"
+#include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/report.hpp"
 
 namespace po = boost::program_options;
@@ -123,15 +124,20 @@ private:
 int cmd_push(const std::vector<std::string>& args) {
     DaemonOptions daemon;
     std::vector<std::string> files;
-    std::string to, algos = "auto", dest, model = "nonblocking", pattern, piece;
+    std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
-        "usage: hetcast push FILE [FILE...] (--to a,b,c | --all) [options]\n"
+        "usage: hetcast push FILE [FILE...] (--to NODESET | --all) [--exclude NODESET] [options]\n"
         "       hetcast push --pattern PATTERN.yaml [options]   (several sources at once, Wu's patterns)\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
-        ("to", po::value(&to), "comma-separated destination members")
+        ("to", po::value(&to), "destination members, a node set as ClusterShell and pdsh write them: 'a,b,c', "
+                                "'ws[01-40,45]', 'r[1-2]n[1-8/2]', '@subnet:N' (a subnet of the map, numbered "
+                                "as 'hetcast map show' prints them), '@*' (every member); operators ! & ^ "
+                                "(difference, intersection, either but not both), read left to right. The "
+                                "member pushing is left out")
         ("all", "every other member of the map")
+        ("exclude,x", po::value(&exclude), "leave out the members this node set names (with --to or --all)")
         ("pattern,p", po::value(&pattern), "a pattern file: entries {source, file: /path/on/source | size, dests}; "
                                           "each source serves its own file (or a generated payload of that size)")
         ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
@@ -158,15 +164,20 @@ int cmd_push(const std::vector<std::string>& args) {
     }
     json pattern_text;
     if (!pattern.empty()) {
-        if (!files.empty() || vm.count("all") || vm.count("to")) {
-            throw InputError("--pattern names sources, files and destinations itself: no FILE, --to or --all");
+        if (!files.empty() || vm.count("all") || vm.count("to") || vm.count("exclude")) {
+            throw InputError("--pattern names sources, files and destinations itself: no FILE, --to, --all or --exclude");
         }
         std::ifstream in(pattern);
         if (!in) throw InputError("cannot read pattern file '" + pattern + "'");
         pattern_text = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     } else {
         if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
-        if (vm.count("all") == vm.count("to")) throw InputError("give either --to a,b,c or --all");
+        if (vm.count("all") == vm.count("to")) throw InputError("give either --to NODESET or --all");
+        // The syntax is checked here, before connecting; the daemon, which has the map,
+        // resolves the groups and checks the names are members.
+        const GroupResolver any_group = [](const std::string&) { return std::vector<std::string>{}; };
+        if (vm.count("to")) (void)expand_nodeset(to, any_group);
+        if (vm.count("exclude")) (void)expand_nodeset(exclude, any_group);
     }
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
@@ -189,8 +200,10 @@ int cmd_push(const std::vector<std::string>& args) {
     for (const auto& algo : algo_list) {
         if (cancel.asked()) break;
         auto client = connect_daemon(daemon);
+        // "to": the node set's text ([] for --all), expanded by the daemon.
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
-                 {"to", vm.count("all") ? std::vector<std::string>{} : split_commas(to)}};
+                 {"to", vm.count("all") ? json::array() : json(to)}};
+        if (vm.count("exclude")) req["exclude"] = exclude;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;

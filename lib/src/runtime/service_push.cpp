@@ -15,6 +15,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
@@ -35,6 +36,48 @@ std::string landing_name(const std::string& dest_dir, const std::string& file_na
     const std::string name = (fs::path(dest_dir) / file_name).lexically_normal().string();
     (void)confine("/", name);
     return name;
+}
+
+/// The members a push sends to. "to" is a node set (hetcast/runtime/nodeset.hpp: `ws[01-40]`,
+/// `@subnet:2`, `@*`, ...) or, from older callers, a list of names; none or an empty list
+/// means every other member (`--all`). "exclude", a node set, leaves members out of either.
+/// The pushing member holds the files: a node set that names it leaves it out (a list
+/// that names it is refused when planning, as before).
+struct Destinations {
+    std::vector<NodeId> ids;
+    bool everyone = false;  // --all: unreachable members are also listed as skipped
+};
+
+Destinations push_destinations(const json& req, const Network& net, NodeId root) {
+    const auto exclude = get_or<std::string>(req, "exclude", "");
+    const auto to = req.find("to");
+    Destinations d;
+    auto& out = d.ids;
+    if (to != req.end() && to->is_string()) {
+        const std::string text = to->get<std::string>();
+        for (const NodeId v : select_members(net, text, exclude)) {
+            if (v != root) out.push_back(v);
+        }
+        if (out.empty()) {
+            throw InputError("node set '" + text + "'" + (exclude.empty() ? "" : " less '" + exclude + "'") +
+                             " leaves no destination (the member pushing, '" + net.name(root) + "', is never one)");
+        }
+        return d;
+    }
+    const auto names = get_or<std::vector<std::string>>(req, "to", {});
+    d.everyone = names.empty();
+    for (const auto& name : names) out.push_back(net.id(name));
+    if (d.everyone) {
+        for (NodeId v = 0; v < net.size(); ++v) {
+            if (v != root) out.push_back(v);
+        }
+    }
+    if (!exclude.empty()) {
+        const auto left_out = select_members(net, exclude);
+        std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
+        if (out.empty()) throw InputError("node set '" + exclude + "' excludes every destination");
+    }
+    return d;
 }
 
 }  // namespace
@@ -105,7 +148,6 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         return push_pattern(req, *net, respond);
     }
     const auto files = get_or<std::vector<std::string>>(req, "files", {});
-    const auto to = get_or<std::vector<std::string>>(req, "to", {});
     const auto algo_name = get_or<std::string>(req, "algo", "auto");
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
@@ -114,13 +156,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     const auto net = current_map();
     if (!net) throw InputError("no map yet: run 'hetcast probe' first");
     const NodeId root = net->id(cfg.name);
-    std::vector<NodeId> wanted;
-    for (const auto& d : to) wanted.push_back(net->id(d));
-    if (to.empty()) {
-        for (NodeId v = 0; v < net->size(); ++v) {
-            if (v != root) wanted.push_back(v);
-        }
-    }
+    const auto [wanted, everyone] = push_destinations(req, *net, root);
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
     // All asked at once, each given the connect timeout at least: a member that is only
@@ -148,7 +184,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
-    if (dests.empty()) throw Error(to.empty() ? "no other member answers" : "no destination answers");
+    if (dests.empty()) throw Error(everyone ? "no other member answers" : "no destination answers");
 
     // Every file is checked before the first one moves.
     std::vector<std::shared_ptr<FileBody>> bodies;
@@ -177,7 +213,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
         JobReport r = run_job(std::move(spec), respond, i, files.size());
         for (const auto& [name, why] : down) {
-            if (to.empty()) r.skipped.push_back(name);
+            if (everyone) r.skipped.push_back(name);
             r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
             r.failed_members.push_back({name, "unreachable: " + why});
         }
