@@ -8,8 +8,11 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
+#include "hetcast/runtime/client.hpp"
 #include "hetcast/runtime/node.hpp"
 #include "hetcast/runtime/service.hpp"
+
+#include <nlohmann/json.hpp>
 #include "temp_dir.hpp"
 #include "wait.hpp"
 #include "identity.hpp"
@@ -330,5 +333,29 @@ TEST_CASE("node: joins a running daemon through it as a seed; the next node to j
     CHECK_THROWS_AS(embedded("c")->join("127.0.0.1", 1), Error);
     b->stop();
     a->stop();
+    daemon.stop();
+}
+
+TEST_CASE("daemon: a request whose answer quotes bytes that are not UTF-8 is answered, and the daemon goes on") {
+    TempDir dir;
+    const auto id_file = dir.path / "d0.pem";
+    std::ofstream(id_file) << net::identity_pem(test::identity("d0"));
+    std::filesystem::permissions(id_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    DaemonConfig dc;
+    dc.name = "d0";
+    dc.port = 0;
+    dc.state_dir = dir.path / "state";
+    dc.dest_root = dir.path / "files";
+    dc.identity_file = id_file;
+    Service daemon(dc);
+    daemon.start();
+    Client client("127.0.0.1", daemon.port(), test::identity("ops", net::Role::operator_), std::chrono::seconds(5), "d0");
+    // 'é' is two bytes; the error quotes the first 40 bytes of the job text, cutting one.
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += "\xc3\xa9";
+    const nlohmann::json a = client.call({{"cmd", "cancel"}, {"job", "x" + text}});
+    CHECK_FALSE(a.value("ok", true));
+    CHECK(a.value("error", std::string()).find("is not a job id") != std::string::npos);
+    CHECK(client.call({{"cmd", "hello"}}).value("name", std::string()) == "d0");
     daemon.stop();
 }

@@ -174,7 +174,9 @@ void Peer::Impl::on_pong(const Frame& f) {
 void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
     json req = json::parse(net::as_text(f.payload), nullptr, false);
     Responder respond = [c, seq = f.header.message](const json& j) {
-        c->send(make_frame(FrameType::response, 0, seq, j.dump()));
+        // An answer may quote what a peer sent, cut anywhere: bytes that are not UTF-8
+        // become U+FFFD rather than an exception on a worker thread.
+        c->send(make_frame(FrameType::response, 0, seq, j.dump(-1, ' ', false, json::error_handler_t::replace)));
     };
     if (req.is_discarded() || !req.is_object()) {
         respond({{"error", "a request must be a JSON object"}});
@@ -576,7 +578,7 @@ json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& r
         seq = ++d.call_seq;
         answer = d.calls[seq].get_future();
     }
-    c->send(make_frame(FrameType::request, 0, seq, request.dump()));
+    c->send(make_frame(FrameType::request, 0, seq, request.dump(-1, ' ', false, json::error_handler_t::replace)));
     return await_answer(answer, timeout, who, [&] {
         std::lock_guard lock(d.mu);
         d.calls.erase(seq);

@@ -60,7 +60,11 @@ private:
             queue_.pop_front();
             ++busy_;
             lock.unlock();
-            work();
+            try {
+                work();
+            } catch (...) {
+                // The work answers its own errors; one that escapes must not end the process.
+            }
             lock.lock();
             --busy_;
         }
