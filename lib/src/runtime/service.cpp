@@ -23,13 +23,14 @@
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
+#include "hetcast/version.hpp"
 #include "service_impl.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
 using namespace detail;
 
-const char* version() { return "0.1.0"; }
+const char* version() { return HETCAST_VERSION; }
 
 namespace {
 
