@@ -278,18 +278,23 @@ TEST_CASE("node: members that are down before a job are skipped by a broadcast a
     CHECK_FALSE(c[4].receive(std::chrono::milliseconds(200)));
 }
 
-TEST_CASE("node: joins a running daemon through it as a seed; the next node to join reaches it too") {
-    TempDir dir;
-    const auto id_file = dir.path / "d0.pem";
-    std::ofstream(id_file) << net::identity_pem(test::identity("d0"));
+/// A daemon's config under `dir`/NAME with its identity file, on an ephemeral port.
+static DaemonConfig daemon_config(const TempDir& dir, const std::string& name) {
+    const auto id_file = dir.path / (name + ".pem");
+    std::ofstream(id_file) << net::identity_pem(test::identity(name));
     std::filesystem::permissions(id_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     DaemonConfig dc;
-    dc.name = "d0";
+    dc.name = name;
     dc.port = 0;
-    dc.state_dir = dir.path / "d0" / "state";
-    dc.dest_root = dir.path / "d0" / "files";
+    dc.state_dir = dir.path / name / "state";
+    dc.dest_root = dir.path / name / "files";
     dc.identity_file = id_file;
-    Service daemon(dc);
+    return dc;
+}
+
+TEST_CASE("node: joins a running daemon through it as a seed; the next node to join reaches it too") {
+    TempDir dir;
+    Service daemon(daemon_config(dir, "d0"));
     daemon.start();
     const auto embedded = [&](const std::string& name) {
         PeerConfig c;
@@ -338,16 +343,7 @@ TEST_CASE("node: joins a running daemon through it as a seed; the next node to j
 
 TEST_CASE("daemon: a request whose answer quotes bytes that are not UTF-8 is answered, and the daemon goes on") {
     TempDir dir;
-    const auto id_file = dir.path / "d0.pem";
-    std::ofstream(id_file) << net::identity_pem(test::identity("d0"));
-    std::filesystem::permissions(id_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-    DaemonConfig dc;
-    dc.name = "d0";
-    dc.port = 0;
-    dc.state_dir = dir.path / "state";
-    dc.dest_root = dir.path / "files";
-    dc.identity_file = id_file;
-    Service daemon(dc);
+    Service daemon(daemon_config(dir, "d0"));
     daemon.start();
     Client client("127.0.0.1", daemon.port(), test::identity("ops", net::Role::operator_), std::chrono::seconds(5), "d0");
     // 'é' is two bytes; the error quotes the first 40 bytes of the job text, cutting one.
