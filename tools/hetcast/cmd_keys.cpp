@@ -1,9 +1,5 @@
 // `hetcast keys`: the cluster's CA and the identities it issues (lib/net/identity.hpp).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -48,33 +44,19 @@ std::string default_dir() {
     throw InputError("no key folder: give --dir or set HETCAST_KEYS");
 }
 
-/// Writes `text` to `file` with mode 0600, whole or not at all: a temporary file in the
-/// same folder (O_EXCL), then a link to the final name (which fails if it exists) or,
-/// with `overwrite`, a rename.
+/// An identity or CA file: mode 0600, whole or not at all, never over an existing one
+/// unless `overwrite`.
 void write_private(const fs::path& file, const std::string& text, bool overwrite) {
-    const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError("cannot make " + dir.string() + ": " + ec.message());
+    fs::create_directories(file.parent_path().empty() ? fs::path(".") : file.parent_path(), ec);
+    if (ec) throw InputError("cannot make " + file.parent_path().string() + ": " + ec.message());
     if (!overwrite && fs::exists(fs::symlink_status(file))) {
         throw InputError(file.string() + " exists; not replaced (--force replaces it)");
     }
-    const fs::path tmp = dir / ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) throw InputError("cannot write " + tmp.string() + ": " + std::generic_category().message(errno));
-    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    const int err = errno;
-    ::close(fd);
-    const auto fail = [&](int e) {
-        ::unlink(tmp.c_str());
-        throw InputError("cannot write " + file.string() + ": " + std::generic_category().message(e));
-    };
-    if (!ok) fail(err);
-    if (overwrite) {
-        if (::rename(tmp.c_str(), file.c_str()) != 0) fail(errno);
-    } else {
-        if (::link(tmp.c_str(), file.c_str()) != 0) fail(errno);
-        ::unlink(tmp.c_str());
+    try {
+        write_file_atomically(file, text, 0600, overwrite);
+    } catch (const Error& e) {
+        throw InputError(e.what());
     }
 }
 

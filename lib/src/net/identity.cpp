@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
+#include "hetcast/net/digest.hpp"
 
 namespace hetcast::net {
 namespace {
@@ -204,13 +205,7 @@ std::string sign(const Identity& id, std::string_view data) {
     if (EVP_DigestSign(ctx.get(), sig.data(), &len, reinterpret_cast<const unsigned char*>(data.data()), data.size()) != 1) {
         throw Error("cannot sign: " + ssl_reason("EVP_DigestSign failed"));
     }
-    static const char* digits = "0123456789abcdef";
-    std::string hex;
-    for (std::size_t i = 0; i < len; ++i) {
-        hex.push_back(digits[sig[i] >> 4]);
-        hex.push_back(digits[sig[i] & 15]);
-    }
-    return hex;
+    return to_hex(std::as_bytes(std::span(sig.data(), len)));
 }
 
 PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,

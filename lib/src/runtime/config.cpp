@@ -419,9 +419,10 @@ std::string read_text(const fs::path& file, std::size_t limit) {
     return text;
 }
 
-/// Writes `text` to `file` atomically: a temporary file beside it, fsync, rename, fsync
-/// of the folder. Throws Error on failure and leaves `file` untouched.
-void write_atomically(const fs::path& file, const std::string& text) {
+/// Writes `text` to `file` atomically: a temporary file beside it (`mode`), fsync, rename
+/// (or, when not `replace`, a link that fails if `file` exists), fsync of the folder.
+/// Throws Error on failure and leaves `file` untouched.
+void write_atomically(const fs::path& file, const std::string& text, unsigned mode = 0644, bool replace = true) {
     const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
     std::random_device rd;
     const fs::path temp = dir / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()) +
@@ -430,7 +431,7 @@ void write_atomically(const fs::path& file, const std::string& text) {
         return Error("cannot write " + file.string() + ": " + what + ": " +
                      std::generic_category().message(err));
     };
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0) throw failed("create " + temp.string(), errno);
     const auto discard = [&] {
         std::error_code ignored;
@@ -459,11 +460,12 @@ void write_atomically(const fs::path& file, const std::string& text) {
         discard();
         throw failed("close", err);
     }
-    if (::rename(temp.c_str(), file.c_str()) != 0) {
+    if (replace ? ::rename(temp.c_str(), file.c_str()) != 0 : ::link(temp.c_str(), file.c_str()) != 0) {
         const int err = errno;
         discard();
-        throw failed("rename", err);
+        throw failed(replace ? "rename" : "link", err);
     }
+    if (!replace) discard();
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         (void)::fsync(dfd);
@@ -472,6 +474,10 @@ void write_atomically(const fs::path& file, const std::string& text) {
 }
 
 }  // namespace
+
+void write_file_atomically(const fs::path& file, const std::string& text, unsigned mode, bool replace) {
+    write_atomically(file, text, mode, replace);
+}
 
 DaemonConfig parse_daemon_config(std::string_view yaml, std::string_view origin, const fs::path& base_dir) {
     const Reader reader(origin);

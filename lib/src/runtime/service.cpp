@@ -34,18 +34,6 @@ const char* version() { return HETCAST_VERSION; }
 
 namespace {
 
-void write_atomically(const fs::path& file, const std::string& text) {
-    fs::create_directories(file.parent_path());
-    const fs::path tmp = file.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) throw Error("cannot write " + tmp.string());
-    }
-    fs::rename(tmp, file);
-}
-
 /// A receiver's temporary file (FileSink): ".NAME.hetcast-NNN.part".
 bool is_stale_part(const fs::path& p) {
     const std::string f = p.filename().string();
@@ -468,7 +456,8 @@ json Service::Impl::map_answer() const {
 
 json Service::Impl::set_map(const std::string& text) {
     Network net = parse_network(text, "map from a peer");
-    write_atomically(map_file(), text);
+    fs::create_directories(map_file().parent_path());
+    write_file_atomically(map_file(), text);
     std::lock_guard lock(mu);
     map = std::move(net);
     map_time = fs::last_write_time(map_file());
