@@ -151,7 +151,7 @@ TEST_CASE("report: ok, failures and ratio") {
 
 TEST_CASE("report: to_json writes every field") {
     const json j = to_json(sample());
-    CHECK(j.at("job") == 42);
+    CHECK(j.at("job") == "42");
     CHECK(j.at("algorithm") == "ecef-la");
     CHECK(j.at("model") == "nonblocking");
     CHECK(j.at("bytes") == 32u << 20);
@@ -182,6 +182,17 @@ TEST_CASE("report: JSON round trip over 200 random reports, through text") {
         check_same(r, report_from_json(json::parse(text)));
         CHECK(json::parse(text).at("ok") == r.ok());
     }
+}
+
+TEST_CASE("report: the job id is a decimal string, exact past 2^53; numbers from older daemons still read") {
+    JobReport r = sample();
+    r.job = 18446744073709551615u;
+    const json j = to_json(r);
+    CHECK(j.at("job") == "18446744073709551615");
+    CHECK(report_from_json(json::parse(j.dump())).job == r.job);
+    json old = j;
+    old["job"] = 9007199254740993u;
+    CHECK(report_from_json(old).job == 9007199254740993u);
 }
 
 TEST_CASE("report: strings that are not UTF-8 are replaced, so a report always serializes") {
@@ -229,7 +240,11 @@ TEST_CASE("report: report_from_json rejects missing fields and wrong types") {
     };
     CHECK(!with("job", -1).empty());
     CHECK(!with("job", 1.5).empty());
-    CHECK(!with("job", "42").empty());
+    CHECK(!with("job", "").empty());
+    CHECK(!with("job", "-1").empty());
+    CHECK(!with("job", "4x").empty());
+    CHECK(!with("job", " 42").empty());
+    CHECK(!with("job", "18446744073709551616").empty());
     CHECK(!with("bytes", true).empty());
     CHECK(!with("predicted", "0.5").empty());
     CHECK(!with("algorithm", 7).empty());

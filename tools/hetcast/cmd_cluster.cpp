@@ -18,6 +18,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/model/units.hpp"
+#include "hetcast/report/json_output.hpp"
 
 namespace po = boost::program_options;
 using json = nlohmann::json;
@@ -95,29 +96,18 @@ std::string dot_id(const std::string& s) {
 
 std::string mbit(double bytes_per_s) { return std::isfinite(bytes_per_s) ? fixed(bytes_per_s * 8 / 1e6, 1) : "-"; }
 
-/// A rate in JSON: bytes/s, or null when nothing limits it.
-json rate_json(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-/// The map as JSON: nodes, subnets (names), latency (s), bandwidth and capacities (bytes/s;
-/// null: unconstrained).
-json network_json(const Network& net) {
-    json out{{"nodes", net.names()}, {"latency", net.latency()}, {"bandwidth", net.bandwidth()}, {"subnets", json::array()}};
-    for (const auto& g : net.subnets().value_or(Subnets{})) {
-        json names = json::array();
-        for (NodeId id : g) names.push_back(net.name(id));
-        out["subnets"].push_back(std::move(names));
-    }
-    if (const auto& c = net.capacities()) {
-        json cap = json::object();
-        for (const auto& [key, v] : {std::pair{"egress", &c->egress}, {"ingress", &c->ingress}, {"disk", &c->disk},
-                                     {"uplink", &c->uplink}}) {
-            json list = json::array();
-            for (double x : *v) list.push_back(rate_json(x));
-            cap[key] = std::move(list);
+/// The `measured_at:` value of a map file, without quotes; empty when it has none.
+std::string measured_at(const std::string& map_text) {
+    std::string measured;
+    std::istringstream lines(map_text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("measured_at:", 0) == 0) {
+            measured = line.substr(12);
+            measured.erase(0, measured.find_first_not_of(" \"'"));
+            measured.erase(measured.find_last_not_of(" \"'\r") + 1);
         }
-        out["capacity"] = std::move(cap);
     }
-    return out;
+    return measured;
 }
 
 /// "  0: a1 a2 a3   uplink 40.0 Mbit/s", one line per subnet.
@@ -170,7 +160,11 @@ int cmd_status(const std::vector<std::string>& args) {
 
     const json a = checked(connect_daemon(d)->call({{"cmd", "status"}}), "status");
     if (vm.count("json")) {
-        std::cout << a.dump(2) << '\n';
+        json out = json_document("status");
+        out["asked"] = {{"name", str(a, "name", "?")}, {"version", str(a, "version", "?")}};
+        out["members"] = a.value("members", json::array());
+        out["map_age"] = a.contains("map_age") && a["map_age"].is_number() ? a["map_age"] : json(nullptr);
+        std::cout << dump_json(out) << '\n';
         return 0;
     }
     const json members = a.value("members", json::array());
@@ -271,12 +265,13 @@ int cmd_probe(const std::vector<std::string>& args) {
     const Network net = parse_network(map, "the probed map");
     const json notes = a.value("notes", json::array());
     if (vm.count("json")) {
-        json out = network_json(net);
+        json out = json_document("probe");
+        out["map"] = map_json(net, measured_at(map));
         for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes", "goodput"}) {
             if (a.contains(key)) out[key] = a[key];
         }
         out["tolerance"] = tolerance;
-        std::cout << out.dump(2) << '\n';
+        std::cout << dump_json(out) << '\n';
         return 0;
     }
     const Subnets subnets = net.subnets().value_or(Subnets{});
@@ -307,11 +302,13 @@ int cmd_map_show(const std::vector<std::string>& args) {
     DaemonOptions d;
     po::options_description opts("hetcast map show: the daemons' current map: subnets and uplinks, NIC rates, latency and\n"
                                  "bandwidth\n\n"
-                                 "  hetcast map show [--config FILE] [--from NODE] [--dot]\n\noptions");
-    opts.add_options()("help,h", "show this help")("dot", "print a Graphviz graph (one cluster per subnet) instead");
+                                 "  hetcast map show [--config FILE] [--from NODE] [--dot | --json]\n\noptions");
+    opts.add_options()("help,h", "show this help")("dot", "print a Graphviz graph (one cluster per subnet) instead")(
+        "json", "print the map (nodes, latency, bandwidth, overheads, subnets, capacity) as one JSON object");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options(args, opts, vm)) return 0;
+    if (vm.count("dot") && vm.count("json")) throw InputError("--dot and --json: one of them");
 
     const json a = checked(connect_daemon(d)->call({{"cmd", "map"}}), "map");
     const std::string text = str(a, "map");
@@ -321,6 +318,12 @@ int cmd_map_show(const std::vector<std::string>& args) {
     const Matrix& lat = net.latency();
     const Matrix& bw = net.bandwidth();
     Subnets subnets = net.subnets().value_or(Subnets{});
+    if (vm.count("json")) {
+        json out = json_document("map show");
+        out["map"] = map_json(net, measured_at(text));
+        std::cout << dump_json(out) << '\n';
+        return 0;
+    }
 
     if (vm.count("dot")) {
         bool symmetric = true;
@@ -348,15 +351,7 @@ int cmd_map_show(const std::vector<std::string>& args) {
         return 0;
     }
 
-    std::string measured;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("measured_at:", 0) == 0) {
-            measured = line.substr(12);
-            measured.erase(0, measured.find_first_not_of(" \"'"));
-            measured.erase(measured.find_last_not_of(" \"'\r") + 1);
-        }
-    }
+    const std::string measured = measured_at(text);
     std::cout << n << " members" << (measured.empty() ? "" : ", measured at " + measured) << '\n';
     if (subnets.empty()) {
         std::cout << "no subnets in the map\n";

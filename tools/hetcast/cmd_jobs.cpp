@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "daemon_link.hpp"
 #include "hetcast/error.hpp"
+#include "hetcast/report/json_output.hpp"
 
 namespace po = boost::program_options;
 using json = nlohmann::json;
@@ -24,7 +25,10 @@ int cmd_jobs(const std::vector<std::string>& args) {
     if (parse_options(args, opts, vm)) return 0;
     const json a = checked(connect_daemon(d)->call({{"cmd", "jobs"}, {"all", true}}), "jobs");
     if (vm.count("json")) {
-        std::cout << a.dump(2) << '\n';
+        json out = json_document("jobs");
+        out["jobs"] = a.value("jobs", json::array());
+        out["unreachable"] = a.value("unreachable", json::array());
+        std::cout << dump_json(out) << '\n';
         return 0;
     }
     const json jobs = a.value("jobs", json::array());
@@ -48,13 +52,20 @@ int cmd_cancel(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string job;
     po::options_description opts("hetcast cancel: stop a push on every member it involves; nothing it wrote stays\n\n"
-                                 "  hetcast cancel JOB [--config FILE] [--from NODE]   (JOB as 'hetcast jobs' lists it)\n\noptions");
-    opts.add_options()("help,h", "show this help");
+                                 "  hetcast cancel JOB [--config FILE] [--from NODE] [--json]   (JOB as 'hetcast jobs' lists it)\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the answer as one JSON object");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options_with(args, opts, "job", job, vm)) return 0;
     if (job.empty()) throw InputError("which job? (see 'hetcast jobs')");
     const json a = checked(connect_daemon(d)->call({{"cmd", "cancel"}, {"job", job}, {"all", true}}), "cancel");
+    if (vm.count("json")) {
+        json out = json_document("cancel");
+        out["job"] = job;
+        out["member"] = str(a, "member", "?");
+        std::cout << dump_json(out) << '\n';
+        return 0;
+    }
     std::cout << "cancelled job " << job << " (coordinated by " << str(a, "member", "?") << ")\n";
     return 0;
 }

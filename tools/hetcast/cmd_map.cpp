@@ -8,6 +8,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
+#include "hetcast/report/json_output.hpp"
 
 namespace po = boost::program_options;
 
@@ -34,13 +35,15 @@ int cmd_map(const std::vector<std::string>& args) {
     // The latency matrix, or the (size-independent) cost matrix: the message size plays no part.
     const Subnets subnets = eco_partition(eco_edge_costs(net, 0), tolerance);
     if (vm.count("json")) {
-        nlohmann::json out = {{"tolerance", tolerance}, {"subnets", nlohmann::json::array()}};
+        nlohmann::json out = json_document("map");
+        out["tolerance"] = tolerance;
+        out["subnets"] = nlohmann::json::array();
         for (const auto& sub : subnets) {
             nlohmann::json names = nlohmann::json::array();
             for (NodeId n : sub) names.push_back(net.name(n));
             out["subnets"].push_back(std::move(names));
         }
-        std::cout << out.dump(2) << '\n';
+        std::cout << dump_json(out) << '\n';
         return 0;
     }
     std::cout << subnets.size() << " subnets at tolerance " << tolerance << ":\n";

@@ -9,12 +9,20 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/model/units.hpp"
+#include "hetcast/report/json_output.hpp"
 #include "hetcast/report/plan_report.hpp"
 
 namespace po = boost::program_options;
 
 namespace hetcast::cli {
 namespace {
+
+/// The `plan --json` document: every plan in a list, one for a named algorithm.
+void print_plans(nlohmann::json plans) {
+    nlohmann::json out = json_document("plan");
+    out["plans"] = std::move(plans);
+    std::cout << dump_json(out) << '\n';
+}
 
 // `--pattern FILE`: several sources, each with its own message and destinations (Wu).
 int plan_pattern(const Network& net, const std::string& file, ExecModel model, const std::string& algo, bool json) {
@@ -41,7 +49,7 @@ int plan_pattern(const Network& net, const std::string& file, ExecModel model, c
         if (json) {
             nlohmann::json plans = nlohmann::json::array();
             for (const auto& p : results) plans.push_back(to_json(net, req, p));
-            std::cout << nlohmann::json{{"plans", std::move(plans)}}.dump(2) << '\n';
+            print_plans(std::move(plans));
         } else {
             print_comparison(std::cout, results);
         }
@@ -50,7 +58,7 @@ int plan_pattern(const Network& net, const std::string& file, ExecModel model, c
     const PatternResult result =
         algo == "auto" ? plan_pattern_auto(net, req) : plan_pattern_and_simulate(net, req, find_pattern_algorithm(algo));
     if (json) {
-        std::cout << to_json(net, req, result).dump(2) << '\n';
+        print_plans(nlohmann::json::array({to_json(net, req, result)}));
     } else {
         print_pattern(std::cout, net, req, result);
     }
@@ -145,7 +153,7 @@ int cmd_plan(const std::vector<std::string>& args) {
         if (json) {
             nlohmann::json plans = nlohmann::json::array();
             for (const auto& p : results) plans.push_back(to_json(net, req, p));
-            std::cout << nlohmann::json{{"plans", std::move(plans)}}.dump(2) << '\n';
+            print_plans(std::move(plans));
         } else {
             print_comparison(std::cout, results);
         }
@@ -153,7 +161,7 @@ int cmd_plan(const std::vector<std::string>& args) {
     }
     const PlanResult result = plan_and_simulate(net, req, find_algorithm(algo));
     if (json) {
-        std::cout << to_json(net, req, result).dump(2) << '\n';
+        print_plans(nlohmann::json::array({to_json(net, req, result)}));
     } else {
         print_plan(std::cout, net, req, result);
     }

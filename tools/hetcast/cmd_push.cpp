@@ -17,6 +17,7 @@
 #include "daemon_link.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
+#include "hetcast/report/json_output.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/report.hpp"
@@ -236,8 +237,10 @@ int cmd_push(const std::vector<std::string>& args) {
         }
     }
     if (json_out) {
-        std::cout << (json_reports.size() == 1 ? json_reports[0] : json{{"ok", ok}, {"reports", json_reports}}).dump(2)
-                  << '\n';
+        json out = json_document("push");
+        out["ok"] = ok;
+        out["reports"] = std::move(json_reports);
+        std::cout << dump_json(out) << '\n';
     } else if (algo_list.size() > 1) {
         print_reports_side_by_side(std::cout, reports);
     } else {

@@ -66,6 +66,37 @@ PatternResult plan_pattern_with_bound(const Network& net, const PatternRequest& 
     return PatternResult{std::move(s), std::move(tl), lower_bound};
 }
 
+/// Bytes as a whole number when they are one (a size read from "64KiB" always is).
+nlohmann::json bytes_json(double bytes) {
+    if (bytes >= 0 && bytes < 0x1p53 && bytes == std::floor(bytes)) return static_cast<std::uint64_t>(bytes);
+    return bytes;
+}
+
+nlohmann::json messages_json(const Network& net, const Schedule& s) {
+    nlohmann::json messages = nlohmann::json::array();
+    for (std::size_t k = 0; k < s.messages.size(); ++k) {
+        const Message& m = s.messages[k];
+        nlohmann::json dests = nlohmann::json::array();
+        for (NodeId d : m.dests) dests.push_back(net.name(d));
+        messages.push_back({{"id", k}, {"source", net.name(m.source)}, {"size", bytes_json(m.size)}, {"dests", std::move(dests)}});
+    }
+    return messages;
+}
+
+nlohmann::json transfers_json(const Network& net, const Timeline& tl) {
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const auto& t : tl.transfers) {
+        transfers.push_back({{"message", t.message},
+                             {"from", net.name(t.from)},
+                             {"to", net.name(t.to)},
+                             {"start", t.start},
+                             {"sender_free", t.sender_free},
+                             {"arrival", t.arrival},
+                             {"complete", t.complete}});
+    }
+    return transfers;
+}
+
 }  // namespace
 
 PlanResult plan_and_simulate(const Network& net, const PlanRequest& req, const Algorithm& algo) {
@@ -106,49 +137,23 @@ PatternResult plan_pattern_auto(const Network& net, const PatternRequest& req) {
 }
 
 nlohmann::json to_json(const Network& net, const PlanRequest& req, const PlanResult& r) {
-    nlohmann::json transfers = nlohmann::json::array();
-    for (const auto& t : r.timeline.transfers) {
-        transfers.push_back({{"message", net.name(r.schedule.messages.at(t.message).source)},
-                             {"from", net.name(t.from)},
-                             {"to", net.name(t.to)},
-                             {"start", t.start},
-                             {"sender_free", t.sender_free},
-                             {"arrival", t.arrival},
-                             {"complete", t.complete}});
-    }
     return {{"algorithm", r.schedule.algorithm},
             {"model", std::string(to_string(req.model))},
             {"root", net.name(req.root)},
-            {"size", req.size},
+            {"size", bytes_json(req.size)},
             {"completion_time", r.timeline.completion},
             {"lower_bound", r.lower_bound},
-            {"transfers", std::move(transfers)}};
+            {"messages", messages_json(net, r.schedule)},
+            {"transfers", transfers_json(net, r.timeline)}};
 }
 
 nlohmann::json to_json(const Network& net, const PatternRequest& req, const PatternResult& r) {
-    nlohmann::json messages = nlohmann::json::array();
-    for (std::size_t k = 0; k < r.schedule.messages.size(); ++k) {
-        const Message& m = r.schedule.messages[k];
-        nlohmann::json dests = nlohmann::json::array();
-        for (NodeId d : m.dests) dests.push_back(net.name(d));
-        messages.push_back({{"id", k}, {"source", net.name(m.source)}, {"size", m.size}, {"dests", std::move(dests)}});
-    }
-    nlohmann::json transfers = nlohmann::json::array();
-    for (const auto& t : r.timeline.transfers) {
-        transfers.push_back({{"message", t.message},
-                             {"from", net.name(t.from)},
-                             {"to", net.name(t.to)},
-                             {"start", t.start},
-                             {"sender_free", t.sender_free},
-                             {"arrival", t.arrival},
-                             {"complete", t.complete}});
-    }
     return {{"algorithm", r.schedule.algorithm},
             {"model", std::string(to_string(req.model))},
             {"completion_time", r.timeline.completion},
             {"lower_bound", r.lower_bound},
-            {"messages", std::move(messages)},
-            {"transfers", std::move(transfers)}};
+            {"messages", messages_json(net, r.schedule)},
+            {"transfers", transfers_json(net, r.timeline)}};
 }
 
 std::string format_seconds(double s) {

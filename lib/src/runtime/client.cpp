@@ -67,9 +67,11 @@ json Client::call(const json& request, const std::function<void(const json&)>& p
     Impl& d = *impl_;
     // An operator signs what it asks, so that the daemon can show it to the members it
     // passes the request on to (runtime/order.hpp).
-    const std::string text = net::describe(d.identity).role == net::Role::operator_ && !d.expect.empty()
-                                 ? sign_order(d.identity, request, d.expect, static_cast<std::int64_t>(std::time(nullptr))).dump()
-                                 : request.dump();
+    // Arguments from the command line may be any bytes: those that are not UTF-8 go as U+FFFD.
+    const json sent = net::describe(d.identity).role == net::Role::operator_ && !d.expect.empty()
+                          ? sign_order(d.identity, request, d.expect, static_cast<std::int64_t>(std::time(nullptr)))
+                          : request;
+    const std::string text = sent.dump(-1, ' ', false, json::error_handler_t::replace);
     d.conn->send(net::Frame{net::FrameHeader{net::FrameType::request, 0, 0, 1, 0},
                             {reinterpret_cast<const std::byte*>(text.data()),
                              reinterpret_cast<const std::byte*>(text.data()) + text.size()}});

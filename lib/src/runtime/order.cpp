@@ -13,7 +13,9 @@ namespace {
 /// What the signature covers: the request without its order, the addressee and the time.
 std::string signed_text(json request, const std::string& to, std::int64_t issued) {
     request.erase("order");
-    return "hetcast-order-v1\n" + to + "\n" + std::to_string(issued) + "\n" + request.dump();
+    // As the addressee will see it: bytes that are not UTF-8 travel as U+FFFD.
+    return "hetcast-order-v1\n" + to + "\n" + std::to_string(issued) + "\n" +
+           request.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -93,7 +95,7 @@ nlohmann::json to_json(const JobReport& r) {
     }
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& [name, t] : r.candidates) candidates.push_back({{"algorithm", utf8(name)}, {"predicted", t}});
-    return {{"job", r.job},
+    return {{"job", std::to_string(r.job)},
             {"algorithm", utf8(r.algorithm)},
             {"model", utf8(r.model)},
             {"bytes", r.bytes},
@@ -155,6 +157,22 @@ std::uint64_t get_unsigned(const json& obj, const char* key, const std::string& 
     return out;
 }
 
+/// A job id: a decimal string (JSON numbers lose precision past 2^53 in most readers), or a
+/// number as daemons before schema version 1 sent it.
+std::uint64_t get_job(const json& obj) {
+    const json& v = field(obj, "job", "");
+    if (!v.is_string()) return get_unsigned(obj, "job", "");
+    const std::string text = v.get<std::string>();
+    if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) {
+        bad("job", "expected a job id (decimal digits)");
+    }
+    try {
+        return std::stoull(text);
+    } catch (const std::out_of_range&) {
+        bad("job", "larger than " + std::to_string(std::numeric_limits<std::uint64_t>::max()));
+    }
+}
+
 double get_seconds(const json& obj, const char* key, const std::string& where) {
     const json& v = field(obj, key, where);
     if (!v.is_number()) bad(join(where, key), "expected a number");
@@ -197,7 +215,7 @@ std::string pad(const std::string& s, std::size_t width, bool right = false) {
 JobReport report_from_json(const json& j) {
     if (!j.is_object()) bad("report", "expected an object");
     JobReport r;
-    r.job = get_unsigned(j, "job", "");
+    r.job = get_job(j);
     r.algorithm = get_string(j, "algorithm", "");
     r.model = get_string(j, "model", "");
     r.bytes = get_unsigned(j, "bytes", "");

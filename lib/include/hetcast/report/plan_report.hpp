@@ -30,7 +30,8 @@ struct PlanResult {
 /// sorted by predicted completion time, then by name.
 [[nodiscard]] std::vector<PlanResult> plan_all(const Network& net, const PlanRequest& req);
 
-/// {"algorithm","model","root","size","completion_time","lower_bound","transfers":[...]}
+/// {"algorithm","model","root","size","completion_time","lower_bound","messages":[...],"transfers":[...]}
+/// as the pattern's below (one message for a plain broadcast or multicast).
 [[nodiscard]] nlohmann::json to_json(const Network& net, const PlanRequest& req, const PlanResult& r);
 
 /// A readable schedule, one transfer a line, then a summary line.

@@ -76,7 +76,7 @@ struct JobReport {
     [[nodiscard]] double ratio() const;
 };
 
-/// {"job","algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
+/// {"job" (decimal string),"algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
 ///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
 ///  "skipped":[...], "failed_members":[{"member","reason"}], "attempts",
 ///  "outcomes":[{"message","source","dest","predicted","achieved","ok","error","attempt"}],
