@@ -51,7 +51,7 @@ run good plan --network "$src_dir/conf/examples/bhat-eq1.yaml" --algo fnf --json
 python3 -c '
 import json, sys
 try:
-    t = json.load(open(sys.argv[1]))["completion_time"]
+    t = json.load(open(sys.argv[1]))["plans"][0]["completion_time"]
 except Exception as e:
     sys.exit("not JSON with a completion_time: %r" % e)
 if t != 1000:
@@ -85,7 +85,7 @@ run json-all plan --network "$gusto" --algo all --model blocking --json
 python3 - "$tmp" >"$tmp/json.py" 2>&1 <<'PY' || fail "json: $(cat "$tmp/json.py")"
 import json, sys
 tmp = sys.argv[1]
-plan_keys = {"algorithm", "model", "root", "size", "completion_time", "lower_bound", "transfers"}
+plan_keys = {"algorithm", "model", "root", "size", "completion_time", "lower_bound", "messages", "transfers"}
 transfer_keys = {"message", "from", "to", "start", "sender_free", "arrival", "complete"}
 def check(p):
     assert set(p) == plan_keys, sorted(p)
@@ -93,14 +93,18 @@ def check(p):
     assert p["lower_bound"] == 296, p["lower_bound"]
     for t in p["transfers"]:
         assert set(t) == transfer_keys, sorted(t)
-        assert t["message"] == "AMES", t
+        assert t["message"] == 0, t
+    assert [(m["id"], m["source"], m["size"], sorted(m["dests"])) for m in p["messages"]] == \
+        [(0, "AMES", 1048576, ["ANL", "IND", "USC-ISI"])], p["messages"]
     assert sorted(t["to"] for t in p["transfers"]) == ["ANL", "IND", "USC-ISI"], p["algorithm"]
     assert p["completion_time"] == max(t["complete"] for t in p["transfers"]), p["algorithm"]
-one = json.load(open(tmp + "/json-one.out"))
+doc = json.load(open(tmp + "/json-one.out"))
+assert set(doc) == {"version", "command", "plans"} and doc["version"] == 1 and len(doc["plans"]) == 1, sorted(doc)
+one = doc["plans"][0]
 check(one)
 assert one["algorithm"] == "optimal" and one["completion_time"] == 296, one
 doc = json.load(open(tmp + "/json-all.out"))
-assert set(doc) == {"plans"}, sorted(doc)
+assert set(doc) == {"version", "command", "plans"} and doc["command"] == "plan", sorted(doc)
 for p in doc["plans"]:
     check(p)
 names = [p["algorithm"] for p in doc["plans"]]
@@ -124,7 +128,7 @@ python3 -c 'import json, sys; n = [p["algorithm"] for p in json.load(open(sys.ar
 run optimal-10 plan --network "$eleven" --algo optimal --dests b,c,d,e,f,g,h,i,j --model blocking --json
 [ "$rc" -eq 0 ] || fail "optimal-10: exit status $rc: $(cat "$tmp/optimal-10.err")"
 # Unit costs, 10 participants: the holders double each step, so ceil(log2 10) = 4.
-python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["completion_time"] != 4)' "$tmp/optimal-10.out" ||
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["plans"][0]["completion_time"] != 4)' "$tmp/optimal-10.out" ||
     fail "optimal-10: completion is not 4"
 
 # hetcast map: ECO's partition as {"tolerance", "subnets"}; bad input exits 2.
@@ -134,7 +138,7 @@ run map-json map --network "$three" --json
 python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
-want = {"tolerance": 0.2, "subnets": [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2"]]}
+want = {"version": 1, "command": "map", "tolerance": 0.2, "subnets": [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2"]]}
 sys.exit(doc != want and "got %r" % doc)
 ' "$tmp/map-json.out" 2>"$tmp/map-json.py" || fail "map-json: $(cat "$tmp/map-json.py")"
 expect_usage_error map-tolerance map --network "$three" --tolerance -0.1
@@ -148,13 +152,13 @@ grep -q "^hetcast map: $tmp/map-bad.yaml:4:" "$tmp/map-bad.err" || fail "map-bad
 subnets="$src_dir/conf/examples/three-subnets.yaml"
 pattern="$src_dir/conf/examples/three-subnets-pattern.yaml"
 
-# check_pattern_plan NAME: $tmp/NAME.out is one pattern plan (or {"plans": [...]}) whose
+# check_pattern_plan NAME: $tmp/NAME.out is {"plans": [...]}, each plan one
 # messages are the example pattern's and whose fields agree with its transfers.
 check_pattern_plan() {
     python3 - "$tmp/$1.out" "$subnets" >"$tmp/$1.py" 2>&1 <<'PY' || fail "$1: $(cat "$tmp/$1.py")"
 import json, sys
 doc = json.load(open(sys.argv[1]))
-plans = doc["plans"] if "plans" in doc else [doc]
+plans = doc["plans"]
 nodes = ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2"]
 want = [("a1", 1048576, [n for n in nodes if n != "a1"]),
         ("b1", 262144, ["a2", "a3", "c1", "c2"]),
@@ -182,7 +186,7 @@ for algo in fef ecf wr wrp; do
     run "pattern-$algo" plan --network "$subnets" --pattern "$pattern" --algo "$algo" --json
     [ "$rc" -eq 0 ] || fail "pattern-$algo: exit status $rc: $(cat "$tmp/pattern-$algo.err")"
     check_pattern_plan "pattern-$algo"
-    python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["algorithm"]; sys.exit(a != sys.argv[2] and "algorithm %r" % a)' \
+    python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["plans"][0]["algorithm"]; sys.exit(a != sys.argv[2] and "algorithm %r" % a)' \
         "$tmp/pattern-$algo.out" "$algo" || fail "pattern-$algo: wrong algorithm name"
 done
 
@@ -204,9 +208,9 @@ assert len({p["lower_bound"] for p in plans}) == 1, "one lower bound per pattern
 by = {p["algorithm"]: p["completion_time"] for p in plans}
 assert by["wrp"] <= by["wr"], "wrp %r later than wr %r" % (by["wrp"], by["wr"])
 for a in by:  # the single-algorithm runs report what `all` reports
-    one = json.load(open("%s/pattern-%s.out" % (tmp, a)))
+    one = json.load(open("%s/pattern-%s.out" % (tmp, a)))["plans"][0]
     assert one["completion_time"] == by[a], (a, one["completion_time"], by[a])
-best = json.load(open(tmp + "/pattern-auto.out"))
+best = json.load(open(tmp + "/pattern-auto.out"))["plans"][0]
 assert best["algorithm"] == "auto:" + names[0], best["algorithm"]
 assert best["completion_time"] == times[0], (best["completion_time"], times[0])
 PY
@@ -270,7 +274,7 @@ check_limits() {
 import json, sys
 limits = json.loads(sys.argv[2])
 cluster = lambda node: node.split("n")[0]
-inter = [t for t in json.load(open(sys.argv[1]))["transfers"] if cluster(t["from"]) != cluster(t["to"])]
+inter = [t for t in json.load(open(sys.argv[1]))["plans"][0]["transfers"] if cluster(t["from"]) != cluster(t["to"])]
 def peak(ts):
     events = sorted([(t["start"], 1) for t in ts] + [(t["complete"], -1) for t in ts], key=lambda e: (e[0], e[1]))
     now = most = 0
@@ -296,7 +300,7 @@ check_limits degree-list '{"per_cluster": [3, 2, 1, 1, 1, 1, 1, 1, 1]}' --algo l
 # B = 1 enters the 8 other clusters one after the other: at least 8 C = 32; B = 3 overlaps them.
 python3 -c '
 import json, sys
-one, three = (json.load(open(f))["completion_time"] for f in sys.argv[1:])
+one, three = (json.load(open(f))["plans"][0]["completion_time"] for f in sys.argv[1:])
 sys.exit(0 if one >= 32 and three < 32 else "B = 1: %r, B = 3: %r" % (one, three))
 ' "$tmp/matching-1.out" "$tmp/matching-3.out" 2>"$tmp/matching.py" || fail "matching: $(cat "$tmp/matching.py")"
 expect_usage_error matching-zero plan --network "$khuller" --algo lcf-matching --matching 0

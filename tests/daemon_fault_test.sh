@@ -152,9 +152,8 @@ check_failed() {
 import json, re, sys
 path, victim, reason_re, secs, stall, orphans = sys.argv[1:7]
 r = json.load(open(path))
-if "reports" in r:
-    assert len(r["reports"]) == 1, r
-    r = r["reports"][0]
+assert len(r["reports"]) == 1, r
+r = r["reports"][0]
 failed = {f["member"]: f["reason"] for f in r["failed_members"]}
 assert victim in failed, "%s not in failed_members %s" % (victim, failed)
 assert re.search(reason_re, failed[victim]), "reason for %s: %r !~ %r" % (victim, failed[victim], reason_re)
@@ -206,8 +205,7 @@ clean_dests() { local n; for n in "${names[@]}"; do rm -f "$c/$n/dest/$1"; done;
     || fail "hetcast plan --algo ecef: $(cat "$tmp/ecef-plan.json")"
 ecef_orphans=$(python3 - "$tmp/ecef-plan.json" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))
-if isinstance(p, list): p = p[0]
+p = json.load(open(sys.argv[1]))["plans"][0]
 # Every transfer (from, to) in the plan, whatever the exact layout of the JSON.
 edges = set()
 def walk(x):
@@ -355,7 +353,7 @@ push_bg "$tmp/f6.bin" flat "$out" --to n5
 finish_push
 [[ $push_rc -eq 0 ]] || fail "e: a push to n5 over a 1.5 MB/s link ($push_secs s, stall_timeout $stall s) failed (status $push_rc): $(python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1])); r = r["reports"][0] if "reports" in r else r
+r = json.load(open(sys.argv[1]))["reports"][0]
 print("failed_members:", r["failed_members"], "attempts:", r["attempts"])' "$out" 2>&1 || cat "$out" "$out.err")"
 check_survivors "$tmp/f6.bin" n5
 step "e. flat --to n5 at 1.5 MB/s with stall_timeout $stall s: ok in $push_secs s, n5 not failed"
@@ -403,7 +401,7 @@ else
     # The reason's end (check_failed shortens it; the path of the temporary is long).
     why=$(python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1])); r = r["reports"][0] if "reports" in r else r
+r = json.load(open(sys.argv[1]))["reports"][0]
 print([f["reason"] for f in r["failed_members"] if f["member"] == "n4"][0].rsplit(": ", 1)[-1])' "$out")
     step "f. ecef --all, n4's dest_root a 2 MiB tmpfs: push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n4: cannot write its .part: $why; the 4 others identical; n4's tmpfs holds $used B after, no .part"
     stop n4
@@ -499,7 +497,7 @@ def load(p):
         r = json.load(open(p))
     except Exception as e:
         raise SystemExit("no JSON report in %s: %s" % (p, e))
-    return r["reports"][0] if "reports" in r else r
+    return r["reports"][0]
 a, b = load(sys.argv[1]), load(sys.argv[3])
 rc = {"A": int(sys.argv[2]), "B": int(sys.argv[4])}
 r = {"A": a, "B": b}

@@ -42,12 +42,13 @@ out=$("$hetcast" probe --config "$c/n0.yaml" --seconds 0.2 --repeats 1 --reps 3 
 python3 -c '
 import json, sys
 a = json.load(sys.stdin)
-assert a["pairs"] == 21 and len(a["offsets"]) == 7 and a["nodes"] == ["n%d" % i for i in range(7)], a
-assert sorted(sum(a["subnets"], [])) == a["nodes"] and "map" not in a, a
+m = a["map"]
+assert a["pairs"] == 21 and len(a["offsets"]) == 7 and m["nodes"] == ["n%d" % i for i in range(7)], a
+assert sorted(sum(m["subnets"], [])) == m["nodes"], a
 # One measurement per round (n - 1 rounds for odd n), more when loopback noise makes it
 # test sharing or an uplink.
-assert len(a["latency"]) == 7 and len(a["bandwidth"][0]) == 7 and a["measurements"] >= 6, a
-assert len(a["capacity"]["egress"]) == 7 and all(x > 0 for x in a["capacity"]["ingress"]), a' <<< "$out" \
+assert len(m["latency"]) == 7 and len(m["bandwidth"][0]) == 7 and a["measurements"] >= 6, a
+assert len(m["capacity"]["egress"]) == 7 and all(x > 0 for x in m["capacity"]["ingress"]), a' <<< "$out" \
     || fail "probe of 7: $out"
 step "7 daemons up and probed"
 
@@ -58,12 +59,14 @@ check_report() {  # check_report FILE ALGO SECONDS [pattern]
 import json, math, sys
 path, algo, wall = sys.argv[1], sys.argv[2], float(sys.argv[3])
 pattern = len(sys.argv) > 4
-r = json.load(open(path))
+doc = json.load(open(path))
+assert doc["version"] == 1 and doc["ok"] is True and len(doc["reports"]) == 1, doc
+r = doc["reports"][0]
 peers = {"n1", "n2", "n3", "n4", "n5", "n6"}
 assert set(r) >= {"job", "algorithm", "model", "bytes", "predicted", "achieved", "lower_bound", "ratio", "ok",
                   "skipped", "outcomes"}, sorted(r)
 assert r["ok"] is True and r["skipped"] == [], r
-assert isinstance(r["job"], int) and r["job"] > 0, r["job"]
+assert isinstance(r["job"], str) and r["job"].isdigit() and int(r["job"]) > 0, r["job"]
 assert r["algorithm"] == algo if algo != "auto" else r["algorithm"].startswith("auto"), r["algorithm"]
 assert r["model"] == "nonblocking", r["model"]
 assert r["bytes"] == 16 << 20, r["bytes"]
@@ -249,9 +252,10 @@ kill_secs=$(python3 -c "print(round($(now) - $t0, 2))")
 grep -q 'k2' "$tmp/kill.err" || fail "the push's errors do not name k2: $(cat "$tmp/kill.err")"
 python3 - "$tmp/kill.json" <<'PY' || fail "push with k2 killed: bad report: $(cat "$tmp/kill.json")"
 import json, sys
-r = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+r = doc["reports"][0]
 by = {o["dest"]: o for o in r["outcomes"]}
-assert r["ok"] is False and set(by) == {"k1", "k2"}, r
+assert doc["ok"] is False and r["ok"] is False and set(by) == {"k1", "k2"}, r
 assert by["k1"]["ok"] and by["k1"]["achieved"] > 0, by["k1"]
 assert not by["k2"]["ok"] and by["k2"]["error"], by["k2"]
 PY
@@ -317,8 +321,9 @@ wait "$push_pid" || rc=$?
 grep -q "cancelling job" "$tmp/int.err" || fail "push after Ctrl-C did not say it cancels: $(cat "$tmp/int.err")"
 python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1]))
-assert not r["ok"], r
+doc = json.load(open(sys.argv[1]))
+r = doc["reports"][0]
+assert not doc["ok"] and not r["ok"], r
 for o in r["outcomes"]:
     assert o["ok"] or "cancelled" in o["error"], o' "$tmp/int.json" || fail "report after Ctrl-C: $(cat "$tmp/int.json")"
 gone=no
@@ -329,7 +334,7 @@ done
 [[ $gone == yes ]] || fail "after Ctrl-C: left behind: $(find "$k" -name '.*.hetcast-*[0-9].part'); jobs: $("$hetcast" jobs --config "$k/k0.yaml")"
 for n in k1 k2; do
     if [[ -e $k/$n/dest/big.bin ]]; then
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if any(o["dest"]==sys.argv[2] and o["ok"] for o in r["outcomes"]) else 1)' \
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["reports"][0]; sys.exit(0 if any(o["dest"]==sys.argv[2] and o["ok"] for o in r["outcomes"]) else 1)' \
             "$tmp/int.json" "$n" || fail "$n has big.bin but the report says it was cancelled"
     fi
 done

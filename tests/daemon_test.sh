@@ -127,7 +127,7 @@ out=$("$hetcast" status --config "$tmp/n0.yaml")
 grep -q '4 of 4 up' <<< "$out" || fail "status summary: $out"
 grep -q 'no map' <<< "$out" || fail "status should say 'no map' before a probe: $out"
 out=$("$hetcast" status --config "$tmp/n0.yaml" --from n2 --json)
-python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["name"]=="n2" and sum(m["up"] for m in a["members"])==4' <<< "$out" \
+python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["asked"]["name"]=="n2" and sum(m["up"] for m in a["members"])==4' <<< "$out" \
     || fail "status --from n2 --json: $out"
 step "status: 4 up"
 
@@ -211,7 +211,9 @@ for algo in wr wrp; do
         > "$tmp/pattern-$algo.json" || fail "push --pattern --algo $algo failed: $(cat "$tmp/pattern-$algo.json")"
     python3 - "$tmp/pattern-$algo.json" "$algo" <<'PY' || fail "push --pattern --algo $algo: bad report"
 import json, sys
-r = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+assert doc["ok"] and len(doc["reports"]) == 1, doc
+r = doc["reports"][0]
 assert r["ok"] and len(r["outcomes"]) == 3 + 3 + 2, r
 assert r["algorithm"] == sys.argv[2], r["algorithm"]
 assert 0 < r["lower_bound"] <= r["predicted"] and r["achieved"] > 0, r
@@ -423,9 +425,10 @@ rc=0
 [[ $rc -eq 1 ]] || fail "push --all with n3 down exited $rc: $(cat "$tmp/push-down.json")"
 python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+r = doc["reports"][0]
 by = {o["dest"]: o for o in r["outcomes"]}
-assert r["skipped"] == ["n3"] and not r["ok"] and set(by) == {"n1", "n2", "n3", "n4"}, r
+assert not doc["ok"] and r["skipped"] == ["n3"] and not r["ok"] and set(by) == {"n1", "n2", "n3", "n4"}, r
 assert all(by[n]["ok"] for n in ("n1", "n2", "n4")) and "unreachable" in by["n3"]["error"], r
 assert [f["member"] for f in r["failed_members"]] == ["n3"], r' "$tmp/push-down.json" ||
     fail "the report should name n3: $(cat "$tmp/push-down.json")"
@@ -442,9 +445,10 @@ rc=0
 [[ $rc -eq 1 ]] || fail "push --to n1,n3 with n3 down exited $rc: $(cat "$tmp/push-to-down.err")"
 python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+r = doc["reports"][0]
 by = {o["dest"]: o for o in r["outcomes"]}
-assert not r["ok"] and set(by) == {"n1", "n3"}, r
+assert not doc["ok"] and not r["ok"] and set(by) == {"n1", "n3"}, r
 assert by["n1"]["ok"] and not by["n3"]["ok"] and "unreachable" in by["n3"]["error"], r' "$tmp/push-to-down.json" ||
     fail "push --to with n3 down: $(cat "$tmp/push-to-down.json")"
 cmp -s "$tmp/payload.bin" "$tmp/n1/dest/payload.bin" || fail "with n3 down, n1's copy (--to)"

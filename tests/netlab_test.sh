@@ -253,8 +253,7 @@ size=$((24 << 20))
     || fail "relay kill: hetcast plan: $(cat "$tmp/relay-plan.json")"
 read -r victim orphans < <(python3 - "$tmp/relay-plan.json" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))
-if isinstance(p, list): p = p[0]
+p = json.load(open(sys.argv[1]))["plans"][0]
 edges = set()
 def walk(x):
     if isinstance(x, dict):
@@ -312,8 +311,7 @@ secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):
 [[ $rc -eq 1 ]] || fail "relay kill: push status $rc, expected 1: $(cat "$tmp/relay.json" "$tmp/relay.err")"
 res=$(python3 - "$tmp/relay.json" "$victim" "$secs" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
-if "reports" in r: r = r["reports"][0]
+r = json.load(open(sys.argv[1]))["reports"][0]
 victim, secs = sys.argv[2], float(sys.argv[3])
 failed = {f["member"]: f["reason"] for f in r["failed_members"]}
 assert set(failed) == {victim}, "failed_members %s, expected %s alone" % (failed, victim)

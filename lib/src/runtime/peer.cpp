@@ -125,10 +125,9 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
                             c->close(e.what());
                         }
                     })) {
-                    c->send(make_frame(FrameType::job_report, f.header.job, 0,
+                    c->send(json_frame(FrameType::job_report, f.header.job, 0,
                                        to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0,
-                                                        "busy: '" + cfg.name + "' has too many jobs being set up"})
-                                           .dump()));
+                                                        "busy: '" + cfg.name + "' has too many jobs being set up"})));
                 }
                 return;
             case FrameType::job_start: return on_start(c, f);

@@ -24,7 +24,7 @@ using namespace detail;
 // --- events, at the coordinator ----------------------------------------------------
 void Peer::Impl::emit(Job& job, const JobEvent& e) {
     if (job.coordinator) {
-        job.coordinator->send(make_frame(FrameType::job_report, job.plan.job, 0, to_json(e).dump()));
+        job.coordinator->send(json_frame(FrameType::job_report, job.plan.job, 0, to_json(e)));
     } else {
         apply_event(job.plan.job, cfg.name, e, nullptr);
     }
@@ -257,7 +257,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
                 k->nodes[name].conn = c;
                 k->nodes[name].sent = now_s();
             }
-            c->send(make_frame(FrameType::job_plan, common.job, 0, to_json(p).dump()));
+            c->send(json_frame(FrameType::job_plan, common.job, 0, to_json(p)));
             remote.push_back(name);
         } catch (const std::exception& e) {
             std::lock_guard lock(k->mu);

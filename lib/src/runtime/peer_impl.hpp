@@ -56,6 +56,12 @@ inline Frame make_frame(FrameType type, std::uint64_t job, std::uint32_t message
     return Frame{FrameHeader{type, 0, job, message, 0}, bytes_of(payload)};
 }
 
+/// A frame carrying `payload` as JSON text; strings that are not UTF-8 (an error naming a
+/// file, a member's name from a config) go as U+FFFD instead of throwing.
+inline Frame json_frame(FrameType type, std::uint64_t job, std::uint32_t message, const nlohmann::json& payload) {
+    return make_frame(type, job, message, payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 inline std::string message_label(MessageId m) { return "message " + std::to_string(m); }
 
 /// Progress events go out after this many bytes of a message arrive.

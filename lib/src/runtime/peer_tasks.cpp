@@ -98,8 +98,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
         }
         emit(*job, ready);
     } catch (const std::exception& e) {
-        c->send(make_frame(FrameType::job_report, id, 0,
-                           to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, e.what()}).dump()));
+        c->send(json_frame(FrameType::job_report, id, 0, to_json(JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, e.what()})));
     }
 }
 
