@@ -7,7 +7,8 @@
 #  - plan (one algorithm, all, a pattern) and map, on network files; node names that are not
 #    UTF-8 come out as U+FFFD, exit 0;
 #  - three daemons on 127.0.0.1, an emulated 4 MB/s network: status, probe, map show (the
-#    same map as the probe's), push with one and with two algorithms (the same shape), jobs
+#    same map as the probe's), push with one and with two algorithms (the same shape), a file
+#    name in UTF-8 kept exactly (one that is not UTF-8: one line, no crash), jobs
 #    and cancel while a push runs: the job id is the same string in jobs, cancel, the push's
 #    report and the text of 'hetcast jobs';
 #  - a member whose name is not UTF-8 in the cluster file: status --json exits 0 with U+FFFD;
@@ -144,6 +145,21 @@ valid push "$tmp/push-two.json"
 [[ $(field "$tmp/push-two.json" '[d["ok"], [r["algorithm"] for r in d["reports"]]]') == "[True, ['flat', 'binomial']]" ]] ||
     fail "push with two algorithms: $(cat "$tmp/push-two.json")"
 step "push with one and with two algorithms: the same shape, valid"
+
+# File names: one in UTF-8 comes back exactly in reports[].file; one that is not UTF-8
+# cannot be named on the wire yet: one line, no JSON, no internal error.
+cp "$tmp/small.bin" "$tmp/café ü.bin"
+"$hetcast" push "$tmp/café ü.bin" --config "$cfg" --to k1 --algo flat --json > "$tmp/push-utf8.json" || fail "push of 'café ü.bin'"
+valid push "$tmp/push-utf8.json"
+[[ $(field "$tmp/push-utf8.json" 'd["reports"][0]["file"]') == "$tmp/café ü.bin" ]] || fail "push-utf8: $(cat "$tmp/push-utf8.json")"
+cmp -s "$tmp/small.bin" "$k/k1/dest/café ü.bin" || fail "k1's copy of 'café ü.bin'"
+cp "$tmp/small.bin" "$tmp/caf"$'\xe9'".bin"
+rc=0
+"$hetcast" push "$tmp/caf"$'\xe9'".bin" --config "$cfg" --to k1 --algo flat --json > "$tmp/push-latin.out" 2> "$tmp/push-latin.err" || rc=$?
+[[ $rc -ne 0 && $(wc -l < "$tmp/push-latin.err") -eq 1 && ! -s $tmp/push-latin.out ]] ||
+    fail "push of a non-UTF-8 file name: exit $rc: $(cat "$tmp/push-latin.err" "$tmp/push-latin.out")"
+grep -q "internal error" "$tmp/push-latin.err" && fail "push of a non-UTF-8 file name: $(cat "$tmp/push-latin.err")"
+step "file names: UTF-8 kept exactly in reports[].file; not UTF-8: one line ($(cat "$tmp/push-latin.err"))"
 
 # A push that runs long enough (16 MiB at 4 MB/s) to be listed and cancelled.
 head -c $((16 << 20)) /dev/urandom > "$tmp/big.bin"
