@@ -26,8 +26,9 @@ for f in share/man/man1/hetcast.1 share/man/man1/hetcastd.1 share/man/man5/hetca
     share/doc/hetcast/examples/hetcastd.yaml share/doc/hetcast/examples/cluster.yaml; do
     [ -s "$p/$f" ] || fail "$f not installed"
 done
-for f in "$src_dir"/docs/*.md "$src_dir"/conf/examples/*; do
+for f in "$src_dir"/docs/*.md "$src_dir"/docs/schema/*.json "$src_dir"/conf/examples/*; do
     case $f in
+        */docs/schema/*) [ -s "$doc/docs/schema/${f##*/}" ] || fail "docs/schema/${f##*/} not installed in $doc/docs/schema" ;;
         */docs/*) [ -s "$doc/docs/${f##*/}" ] || fail "docs/${f##*/} not installed in $doc/docs" ;;
         *) [ -s "$doc/examples/${f##*/}" ] || fail "conf/examples/${f##*/} not installed in $doc/examples" ;;
     esac

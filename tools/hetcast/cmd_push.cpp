@@ -147,7 +147,7 @@ int cmd_push(const std::vector<std::string>& args) {
         ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
                                       "'piece', else 2MiB, more for messages over 128 GiB)")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
-        ("json", "print the report as one JSON object")
+        ("json", "print the reports as one JSON object (docs/json.md)")
         ("quiet,q", "no progress bar");
     add_daemon_options(opts, daemon);
     po::options_description hidden;
