@@ -168,7 +168,7 @@ push_pid=$!
 job=""
 for _ in $(seq 200); do
     if "$hetcast" jobs --config "$cfg" --json > "$tmp/jobs.json" 2> /dev/null; then
-        job=$(field "$tmp/jobs.json" '" ".join(j["job"] for j in d["jobs"] if j["role"] == "coordinator")')
+        job=$(field "$tmp/jobs.json" '" ".join(j["job"] for j in d["jobs"] if j["role"] == "coordinator" and j["state"] == "running")')
         [[ -n $job ]] && break
     fi
     kill -0 "$push_pid" 2> /dev/null || break
