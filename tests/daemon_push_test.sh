@@ -343,5 +343,25 @@ rc=0
 [[ $rc -eq 1 ]] && grep -q "no job 12345" "$tmp/cancel.err" || fail "cancel of an unknown job: status $rc: $(cat "$tmp/cancel.err")"
 step "Ctrl-C on push: job listed by 'hetcast jobs', cancelled everywhere (exit 130), nothing left; unknown job refused"
 
+# --bwlimit: k0 sends 2 × 6 MiB at 6 MiB/s at most, so no less than 2 s; the planner knew.
+head -c $((6 << 20)) /dev/urandom > "$tmp/slow.bin"
+"$hetcast" push "$tmp/slow.bin" --config "$k/k0.yaml" --to k1,k2 --algo flat --bwlimit 6MiB/s --json > "$tmp/bw.json" \
+    || fail "push --bwlimit failed: $(cat "$tmp/bw.json")"
+for n in k1 k2; do cmp -s "$tmp/slow.bin" "$k/$n/dest/slow.bin" || fail "push --bwlimit: $n's copy differs"; done
+python3 - "$tmp/bw.json" <<'PY' || fail "push --bwlimit 6MiB/s: $(cat "$tmp/bw.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["reports"][0] if "reports" in j else j
+floor = 2 * 6 / 6  # seconds: two copies of 6 MiB at 6 MiB/s
+assert r["predicted"] >= floor * 0.999, ("predicted", r["predicted"])
+assert r["achieved"] >= floor * 0.9, ("achieved", r["achieved"])
+PY
+for bad in 0 fast 100; do
+    rc=0
+    "$hetcast" push "$tmp/slow.bin" --config "$k/k0.yaml" --to k1 --bwlimit "$bad" > /dev/null 2> "$tmp/bw.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/bw.err") -eq 1 ]] || fail "--bwlimit $bad: status $rc: $(cat "$tmp/bw.err")"
+done
+step "--bwlimit 6MiB/s: 2 copies of 6 MiB took $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j["reports"][0] if "reports" in j else j; print("%.2f s (predicted %.2f)" % (r["achieved"], r["predicted"]))' "$tmp/bw.json"); --bwlimit 0, fast, 100: exit 2, one line"
+
 for n in k0 k1 k2; do stop "$n"; done
 echo "daemon push test: all checks passed"

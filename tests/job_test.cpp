@@ -44,6 +44,7 @@ JobPlan random_plan(std::mt19937_64& rng) {
     }
     p.chunk = 1 + rng() % max_chunk;
     p.retry = rng() % 2 != 0;
+    p.bwlimit = rng() % 2 ? 0 : min_bwlimit + rng() % (std::uint64_t{1} << 40);
     if (rng() % 2) {
         p.relay = Relay::cut_through;
         p.piece = min_piece + rng() % (max_piece - min_piece + 1);
@@ -71,6 +72,7 @@ TEST_CASE("job: a plan survives its JSON round trip (500 random plans)") {
         CHECK(q.chunk == p.chunk);
         CHECK(q.relay == p.relay);
         CHECK(q.retry == p.retry);
+        CHECK(q.bwlimit == p.bwlimit);
         if (p.relay == Relay::cut_through) CHECK(q.piece == p.piece);
         for (std::size_t m = 0; m < p.messages.size() && m < q.messages.size(); ++m) {
             CHECK(q.messages[m].pieces == p.messages[m].pieces);
@@ -139,6 +141,12 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
     j = good;
     j["participants"].push_back(good["participants"][0]);
     refused(j);
+    // A rate limit too low to move a frame in a reasonable time, or not a count.
+    for (const json& bad : {json(min_bwlimit - 1), json(-5), json("10MiB/s"), json(1.5)}) {
+        json j = good;
+        j["bwlimit"] = bad;
+        refused(j);
+    }
     // Cut-through: the relay mode, the piece size and one digest per piece are checked.
     JobPlan ct = random_plan(rng);
     ct.relay = Relay::cut_through;

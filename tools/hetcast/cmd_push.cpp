@@ -125,7 +125,7 @@ private:
 int cmd_push(const std::vector<std::string>& args) {
     DaemonOptions daemon;
     std::vector<std::string> files;
-    std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece;
+    std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece, bwlimit;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
         "usage: hetcast push FILE [FILE...] (--to NODESET | --all) [--exclude NODESET] [options]\n"
@@ -146,6 +146,8 @@ int cmd_push(const std::vector<std::string>& args) {
         ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
         ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
                                       "'piece', else 2MiB, more for messages over 128 GiB)")
+        ("bwlimit", po::value(&bwlimit), "send at most RATE per member for this push, e.g. 20MiB/s, 100Mbit "
+                                          "(a bare number is bytes/s); the plan and its prediction account for it")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
         ("json", "print the reports as one JSON object (docs/json.md)")
         ("quiet,q", "no progress bar");
@@ -180,6 +182,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (vm.count("to")) (void)expand_nodeset(to, any_group);
         if (vm.count("exclude")) (void)expand_nodeset(exclude, any_group);
     }
+    if (!bwlimit.empty() && parse_rate(bwlimit) < 1024) throw InputError("--bwlimit must be at least 1KiB/s");
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     for (auto& f : files) {
@@ -206,6 +209,7 @@ int cmd_push(const std::vector<std::string>& args) {
                  {"to", vm.count("all") ? json::array() : json(to)}};
         if (vm.count("exclude")) req["exclude"] = exclude;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
+        if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
 #include "hetcast/error.hpp"
@@ -199,6 +200,26 @@ std::vector<std::size_t> Network::subnet_of() const {
     for (std::size_t k = 0; k < subnets_->size(); ++k) {
         for (NodeId n : (*subnets_)[k]) out[n] = k;
     }
+    return out;
+}
+
+Network Network::with_rate_limit(double rate) const {
+    if (is_cost_matrix()) throw InputError("a rate limit needs a network with rates, not a cost matrix");
+    if (!std::isfinite(rate) || rate <= 0) throw InputError("a rate limit must be positive and finite");
+    Network out = *this;
+    for (auto& row : out.bandwidth_) {
+        for (double& b : row) b = std::min(b, rate);
+    }
+    Capacities c = capacities_.value_or(Capacities{});
+    if (!capacities_) {
+        const double inf = std::numeric_limits<double>::infinity();
+        c.egress.assign(size(), inf);
+        c.ingress.assign(size(), inf);
+        c.disk.assign(size(), inf);
+    }
+    for (double& e : c.egress) e = std::min(e, rate);
+    out.capacities_ = std::move(c);
+    out.local_broadcast_.clear();
     return out;
 }
 

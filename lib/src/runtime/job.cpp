@@ -95,6 +95,7 @@ json to_json(const JobPlan& p) {
         out["piece"] = p.piece;
     }
     if (p.retry) out["retry"] = true;
+    if (p.bwlimit > 0) out["bwlimit"] = p.bwlimit;
     if (!p.order.empty()) out["order"] = json::parse(p.order);
     return out;
 }
@@ -119,6 +120,10 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
     if (j.contains("retry")) {
         if (!j["retry"].is_boolean()) throw InputError("job: retry must be true or false");
         p.retry = j["retry"].get<bool>();
+    }
+    if (j.contains("bwlimit")) {
+        p.bwlimit = count(j, "bwlimit");
+        if (p.bwlimit < min_bwlimit) throw InputError("job: bwlimit must be at least 1 KiB/s");
     }
     if (p.relay == Relay::cut_through) {
         p.piece = count(j, "piece");

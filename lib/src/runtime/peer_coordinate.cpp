@@ -140,6 +140,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     common.relay = s.relay;
     common.piece = s.piece;
     common.retry = static_cast<bool>(spec.replan);
+    common.bwlimit = spec.bwlimit;
     common.order = spec.order;
     if (s.relay == Relay::cut_through && (s.piece < min_piece || s.piece > max_piece)) {
         throw InputError("a cut-through schedule's pieces must be 4 KiB to 8 MiB");

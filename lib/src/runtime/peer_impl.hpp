@@ -31,6 +31,7 @@
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "link_state.hpp"
+#include "pacing.hpp"
 #include "worker_pool.hpp"
 
 namespace hetcast {
@@ -107,6 +108,8 @@ struct Job {
     std::thread runner;
     double planned = detail::now_s();  ///< when its plan arrived
     double started = 0;                ///< when its task list started
+    /// --bwlimit: every send of this job from this member draws on it (null: no limit).
+    std::shared_ptr<detail::TokenBucket> pace;
     /// Where each send (message, to) starts: a receiver that holds a prefix from an earlier try.
     std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
 };
@@ -188,6 +191,8 @@ struct Peer::Impl {
     /// joins, describes that hash a file, job set-ups). A slow request holds its thread
     /// for as long as it runs, so quick ones have threads of their own.
     detail::WorkerPool quick{4, 1024};
+    /// Wakes sends held back by a job's --bwlimit; made by the first such job.
+    std::shared_ptr<detail::Alarm> alarm;
     detail::WorkerPool slow{16, 64};
     /// One connect at a time per member (no duplicate connections to it); a member that
     /// does not answer holds up only those who want that member.

@@ -173,6 +173,17 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
         }
         job->held[m] = std::move(body);
     }
+    if (plan.bwlimit > 0) {
+        std::shared_ptr<detail::Alarm> wakes;
+        {
+            std::lock_guard lock(mu);
+            if (!alarm) alarm = std::make_shared<detail::Alarm>();
+            wakes = alarm;
+        }
+        const double rate = static_cast<double>(plan.bwlimit);
+        job->pace = std::make_shared<detail::TokenBucket>(rate, std::min(static_cast<double>(plan.chunk), rate / 10),
+                                                          std::move(wakes));
+    }
     job->plan = std::move(plan);
     std::lock_guard lock(mu);
     if (stopping) throw Error("the peer is stopping");
@@ -443,6 +454,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                         body = suffix_of(std::move(body), it->second);
                     }
                 }
+                if (job->pace) body = detail::paced(std::move(body), job->pace);
                 emulate_send(t.peer, static_cast<double>(msg.size));
                 ConnectionPtr c = conn_to(t.peer, &plan.participants);
                 {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/report/plan_report.hpp"
@@ -80,6 +82,21 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
     return d;
 }
 
+/// A push's --bwlimit (bytes/s; 0: none).
+std::uint64_t bwlimit_of(const json& req) {
+    const auto rate = get_or<std::uint64_t>(req, "bwlimit", 0);
+    if (rate != 0 && rate < min_bwlimit) throw InputError("--bwlimit must be at least 1 KiB/s");
+    return rate;
+}
+
+/// The map a push plans on: with a --bwlimit, no member sends faster than it, so that the
+/// plan and its prediction account for the limit.
+std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bwlimit) {
+    if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+    if (bwlimit > 0) return net->with_rate_limit(static_cast<double>(bwlimit));
+    return net;
+}
+
 }  // namespace
 
 /// Runs one job and streams its progress to the caller.
@@ -133,6 +150,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.lower_bound = wu_lower_bound(net, pr);
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
+    spec.bwlimit = bwlimit_of(req);
     say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
     const JobReport r = run_job(std::move(spec), respond, 0, 1);
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
@@ -141,9 +159,9 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
 }
 
 json Service::Impl::push(const json& req, const Peer::Responder& respond) {
+    const std::uint64_t bwlimit = bwlimit_of(req);
     if (req.contains("pattern")) {
-        const auto net = current_map();
-        if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+        const auto net = map_for_push(current_map(), bwlimit);
         const Busy busy(*this);
         return push_pattern(req, *net, respond);
     }
@@ -153,8 +171,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
     if (files.empty()) throw InputError("push: no files");
     const Algorithm& algo = find_algorithm(algo_name);
-    const auto net = current_map();
-    if (!net) throw InputError("no map yet: run 'hetcast probe' first");
+    const auto net = map_for_push(current_map(), bwlimit);
     const NodeId root = net->id(cfg.name);
     const auto [wanted, everyone] = push_destinations(req, *net, root);
     // Members that do not answer are left out of the plan and reported failed (with --all
@@ -209,6 +226,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         const double size = static_cast<double>(bodies[i]->size());
         const PlanRequest pr = make_request(*net, root, dests, size, model);
         JobSpec spec = plan_push(*net, pr, algo.name, piece);
+        spec.bwlimit = bwlimit;
         spec.inputs.emplace_back(bodies[i], names[i]);
         say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
         JobReport r = run_job(std::move(spec), respond, i, files.size());

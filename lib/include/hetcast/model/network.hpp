@@ -117,6 +117,12 @@ public:
     /// The subnet index of every node (its position in subnets()); every node 0 without a map.
     [[nodiscard]] std::vector<std::size_t> subnet_of() const;
 
+    /// The same network with every host sending at most `rate` bytes/s in all (a push's
+    /// --bwlimit): each pair bandwidth and each egress capacity capped at `rate`. Given
+    /// local broadcast times no longer hold and are dropped. Throws InputError for a cost
+    /// matrix (it has no rates) or a rate that is not positive and finite.
+    [[nodiscard]] Network with_rate_limit(double rate) const;
+
 private:
     Network() = default;
     void set_names(std::vector<std::string> names);

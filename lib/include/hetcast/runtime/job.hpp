@@ -50,9 +50,14 @@ struct JobPlan {
     /// The coordinator serves orphans again after a member fails: a destination keeps its
     /// verified pieces for that try. Without it, nothing is kept.
     bool retry = false;
+    /// Bytes per second each member may send for this job in all (0: no limit).
+    std::uint64_t bwlimit = 0;
     /// The operator's order this job runs under (runtime/order.hpp, JSON text; may be empty).
     std::string order;
 };
+
+/// The lowest rate limit a plan may ask for, bytes/s.
+inline constexpr std::uint64_t min_bwlimit = 1024;
 
 /// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.
 inline constexpr std::uint64_t min_piece = std::uint64_t{4} << 10;

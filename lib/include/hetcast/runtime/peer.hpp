@@ -137,6 +137,9 @@ struct JobSpec {
     /// What `auto` weighed: each candidate's name and predicted completion (empty otherwise).
     std::vector<std::pair<std::string, double>> candidates;
     std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
+    /// Bytes per second each member may send for this job in all (0: no limit). Plan on
+    /// Network::with_rate_limit() of the same rate, so that the prediction holds.
+    std::uint64_t bwlimit = 0;
     /// The whole job must end within this, or it is aborted and reported as failed.
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
     /// Called from the coordinator's job thread with (bytes delivered, bytes owed).
