@@ -127,7 +127,7 @@ int cmd_push(const std::vector<std::string>& args) {
     std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
-        "usage: hetcast push FILE [FILE...] (--to NODESET | --all) [--exclude NODESET] [options]\n"
+        "usage: hetcast push [-r] FILE|DIR... (--to NODESET | --all) [--exclude NODESET] [options]\n"
         "       hetcast push --pattern PATTERN.yaml [options]   (several sources at once, Wu's patterns)\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
@@ -143,6 +143,12 @@ int cmd_push(const std::vector<std::string>& args) {
         ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
                                      "list pushes once per algorithm and prints the reports side by side")
         ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
+        ("recursive,r", "push directories with everything in them, as one job (symbolic links inside are "
+                        "sent as links, never followed; a link named on the command line is followed)")
+        ("no-preserve", "land files with the source's mode less the destination's umask and the landing "
+                        "time as mtime (default: modes and mtimes kept exactly, as rsync -a and scp -p)")
+        ("preserve-owner", "also send numeric owners and groups; a destination daemon running as root "
+                           "applies them, others ignore them")
         ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
                                       "'piece', else 2MiB, more for messages over 128 GiB)")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
@@ -181,11 +187,16 @@ int cmd_push(const std::vector<std::string>& args) {
     }
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
+    const bool recursive = vm.count("recursive") != 0;
     for (auto& f : files) {
         if (daemon.from.empty()) {
             // The local daemon reads the file; a missing one is this command's error, said here.
             std::error_code ec;
-            if (!fs::is_regular_file(f, ec)) throw InputError("'" + f + "' is missing or not a regular file");
+            if (fs::is_directory(f, ec)) {
+                if (!recursive) throw InputError("'" + f + "' is a directory (use -r)");
+            } else if (!fs::is_regular_file(f, ec)) {
+                throw InputError("'" + f + "' is missing or not a regular file");
+            }
             if (::access(f.c_str(), R_OK) != 0) throw InputError("'" + f + "' is not readable");
         }
         f = fs::absolute(f).lexically_normal().string();
@@ -204,6 +215,9 @@ int cmd_push(const std::vector<std::string>& args) {
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? json::array() : json(to)}};
         if (vm.count("exclude")) req["exclude"] = exclude;
+        if (recursive) req["recursive"] = true;
+        if (vm.count("no-preserve")) req["preserve"] = false;
+        if (vm.count("preserve-owner")) req["preserve_owner"] = true;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;

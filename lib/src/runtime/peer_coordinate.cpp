@@ -153,8 +153,17 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         const Message& msg = s.messages[m];
         const JobInput& in = spec.inputs[m];
-        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin, {}};
+        JobMessage jm;
+        jm.source = net.name(msg.source);
+        jm.size = in.size;
+        jm.sha = in.sha;
+        jm.name = in.name;
+        jm.origin = in.origin;
         jm.mode = in.mode;
+        jm.preserve = in.preserve;
+        jm.mtime = in.mtime;
+        jm.tree = in.tree;
+        jm.owner = in.owner;
         if (msg.source == *self_id && in.body) {
             jm.size = in.body->size();
             jm.sha = in.body->sha256();

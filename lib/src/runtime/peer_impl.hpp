@@ -320,6 +320,9 @@ struct Peer::Impl {
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
     void run_tasks(const std::shared_ptr<Job>& job);
+    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp); throws naming
+    /// what did not land, after landing all it could.
+    void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
     /// Joins and forgets jobs whose task lists have ended.
     void reap();
     void abort_job(Job& job, const std::string& why);

@@ -17,6 +17,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/push_plan.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -186,42 +187,72 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     }
     if (dests.empty()) throw Error(everyone ? "no other member answers" : "no destination answers");
 
-    // Every file is checked before the first one moves.
-    std::vector<std::shared_ptr<FileBody>> bodies;
-    std::vector<std::string> names;
-    for (const auto& f : files) {
+    // Everything is checked before the first byte moves. One file stays a plain message;
+    // several files, or any -r, are one bundle (runtime/tree.hpp): one plan, one job.
+    const bool recursive = get_or<bool>(req, "recursive", false);
+    const bool preserve = get_or<bool>(req, "preserve", true);
+    const bool owner = get_or<bool>(req, "preserve_owner", false);
+    JobInput input;
+    std::string what;
+    if (files.size() == 1 && !recursive) {
+        const std::string& f = files[0];
         if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
-        if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
+        std::error_code ec;
+        if (fs::is_directory(f, ec)) throw InputError("push: '" + f + "' is a directory (use -r)");
+        if (!fs::is_regular_file(f, ec)) throw InputError("push: '" + f + "' is not a readable file");
         (void)served(f, cfg.serve_roots);  // said before anything is read; FileBody checks what it opened
-        if (fs::file_size(f) > cfg.max_message) {
+        if (fs::file_size(f, ec) > cfg.max_message) {
             throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
         }
-        names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
-        bodies.push_back(std::make_shared<FileBody>(f, &cfg.serve_roots));
+        auto body = std::make_shared<FileBody>(f, &cfg.serve_roots);
+        input = JobInput(body, landing_name(dest_dir, fs::path(f).filename().string()));
+        input.preserve = preserve;
+        if (preserve) input.mtime = body->mtime();
+        what = f;
+    } else {
+        for (const auto& f : files) (void)served(f, cfg.serve_roots);  // each source itself, said first
+        auto tree = std::make_shared<TreeBody>(build_tree(files, TreeOptions{recursive, owner}), &cfg.serve_roots);
+        if (tree->size() > cfg.max_message) {
+            throw InputError("push: the files add up to " + std::to_string(tree->size()) + " bytes, over the limit of " +
+                             std::to_string(cfg.max_message));
+        }
+        std::string landing = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
+        while (landing.size() > 1 && landing.back() == '/') landing.pop_back();
+        if (landing != ".") (void)confine("/", landing);
+        input = JobInput(tree, landing);
+        input.tree = tree->entries();
+        input.preserve = preserve;
+        input.owner = owner;
+        const TreeCounts n = count_tree(input.tree);
+        what = std::to_string(n.files) + " files, " + std::to_string(n.dirs) + " directories, " +
+               std::to_string(n.links) + " links";
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
     const std::uint64_t piece = get_or<std::uint64_t>(req, "piece", cfg.piece);
     const Busy busy(*this);
 
-    json reports = json::array();
-    bool ok = true;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const double size = static_cast<double>(bodies[i]->size());
-        const PlanRequest pr = make_request(*net, root, dests, size, model);
-        JobSpec spec = plan_push(*net, pr, algo.name, piece);
-        spec.inputs.emplace_back(bodies[i], names[i]);
-        say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
-        JobReport r = run_job(std::move(spec), respond, i, files.size());
-        for (const auto& [name, why] : down) {
-            if (everyone) r.skipped.push_back(name);
-            r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
-            r.failed_members.push_back({name, "unreachable: " + why});
-        }
-        ok = ok && r.ok();
-        json rj = to_json(r);
-        rj["file"] = files[i];
-        reports.push_back(std::move(rj));
+    const double size = static_cast<double>(input.body->size());
+    const PlanRequest pr = make_request(*net, root, dests, size, model);
+    JobSpec spec = plan_push(*net, pr, algo.name, piece);
+    const std::vector<TreeEntry> tree = input.tree;
+    spec.inputs.push_back(std::move(input));
+    say("push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
+        spec.schedule.algorithm);
+    JobReport r = run_job(std::move(spec), respond, 0, 1);
+    for (const auto& [name, why] : down) {
+        if (everyone) r.skipped.push_back(name);
+        r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+        r.failed_members.push_back({name, "unreachable: " + why});
     }
+    const bool ok = r.ok();
+    json rj = to_json(r);
+    if (tree.empty()) {
+        rj["file"] = files[0];
+    } else {
+        const TreeCounts n = count_tree(tree);
+        rj["tree"] = {{"files", n.files}, {"dirs", n.dirs}, {"links", n.links}, {"bytes", n.bytes}, {"sources", files}};
+    }
+    json reports = json::array({std::move(rj)});
     json out{{"ok", ok}, {"reports", reports}};
     if (!ok) out["error"] = "some destinations failed";
     return out;

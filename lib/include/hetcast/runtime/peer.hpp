@@ -25,6 +25,7 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/report.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
 
@@ -120,6 +121,12 @@ struct JobInput {
     /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
     std::vector<net::Digest> pieces;
     unsigned mode = 0644;  ///< permission bits of the source's file
+    /// Modes land exactly and mtimes are set (JobMessage::preserve); `mtime` of a file.
+    bool preserve = false;
+    std::optional<std::int64_t> mtime;
+    /// A bundle's manifest (runtime/tree.hpp; `body` a TreeBody); `name` its landing directory.
+    std::vector<TreeEntry> tree;
+    bool owner = false;  ///< receivers running as root apply the entries' owners
 };
 
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
