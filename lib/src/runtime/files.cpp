@@ -362,7 +362,7 @@ std::shared_ptr<const net::MessageBody> FileSink::body() const {
     return std::make_shared<DescriptorBody>(fd_, final_, written_, *verified_);
 }
 
-void FileSink::land() {
+void FileSink::land(bool sync) {
     if (!verified_) throw Error(temp_.string() + " is not verified yet");
     if (landed_) return;
     if (owner_ && ::fchown(*fd_, owner_->first, owner_->second) != 0) {
@@ -373,7 +373,7 @@ void FileSink::land() {
         const timespec times[2] = {{0, UTIME_OMIT}, to_timespec(*mtime_)};
         if (::futimens(*fd_, times) != 0) throw Error("cannot set the mtime of " + temp_.string() + ": " + errno_text());
     }
-    if (::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
+    if (sync && ::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
     // Both names in the one directory descriptor: a symlink at the final name is replaced,
     // never followed.
     if (::renameat(*dir_, temp_.filename().c_str(), *dir_, final_.filename().c_str()) != 0) {
@@ -381,7 +381,7 @@ void FileSink::land() {
         throw Error("cannot rename " + temp_.string() + " to " + final_.string() + ": " + why);
     }
     landed_ = true;
-    ::fsync(*dir_);
+    if (sync) ::fsync(*dir_);
 }
 
 void FileSink::commit(const net::Digest& expected) {

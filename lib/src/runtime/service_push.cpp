@@ -221,6 +221,11 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         if (landing != ".") (void)confine("/", landing);
         input = JobInput(tree, landing);
         input.tree = tree->entries();
+        if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
+            throw InputError("push: the list of " + std::to_string(input.tree.size()) + " entries takes " +
+                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
+                             " MiB one job carries: push the tree in parts");
+        }
         input.preserve = preserve;
         input.owner = owner;
         const TreeCounts n = count_tree(input.tree);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/files.hpp"
@@ -29,8 +30,13 @@ struct Lander {
 
     unsigned mode_of(const TreeEntry& e) const { return e.mode & 0777 & (options.preserve ? 0777u : ~options.umask); }
 
+    /// Files carved and verified, waiting to be made durable together and renamed.
+    std::vector<std::pair<const TreeEntry*, std::unique_ptr<FileSink>>> carved;
+    std::set<std::string> parents;  // directories whose entries changed: fsynced at the end
+
     void file(const TreeEntry& e, int bundle, std::uint64_t offset) {
-        FileSink sink(confine(root, landing + e.path), e.size, root);
+        auto owned = std::make_unique<FileSink>(confine(root, landing + e.path), e.size, root);
+        FileSink& sink = *owned;
         std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(e.size, std::uint64_t{1} << 20)));
         for (std::uint64_t at = 0; at < e.size;) {
             const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), e.size - at));
@@ -44,7 +50,36 @@ struct Lander {
         sink.set_mode(mode_of(e), 0);
         if (options.preserve) sink.set_mtime(e.mtime);
         if (options.owner && e.uid && e.gid) sink.set_owner(*e.uid, *e.gid);
-        sink.land();
+        carved.emplace_back(&e, std::move(owned));
+    }
+
+    /// One syncfs per file system instead of an fsync per file (each a journal commit),
+    /// then the renames; the directories are fsynced once each at the end.
+    void land_carved() {
+        std::set<dev_t> synced;
+        for (const auto& [e, sink] : carved) {
+            struct stat st {};
+            if (::fstat(*sink->descriptor(), &st) == 0 && synced.insert(st.st_dev).second) {
+                ::syncfs(*sink->descriptor());
+            }
+        }
+        for (auto& [e, sink] : carved) {
+            attempt(*e, [&] {
+                sink->land(false);
+                parents.insert(rel(e->path).parent_path().string());
+            });
+        }
+        carved.clear();  // closes the descriptors
+    }
+
+    void sync_parents() {
+        for (const auto& p : parents) {
+            try {
+                ::fsync(*confined_directory(root, p));
+            } catch (const std::exception&) {
+                // It held files a moment ago; each of them landed or failed on its own.
+            }
+        }
     }
 
     /// The link's parent reached beneath root; the link made under a temporary name and
@@ -72,6 +107,7 @@ struct Lander {
             ::unlinkat(*dir, tmp.c_str(), 0);
             throw Error("cannot land the link " + (root / path).string() + ": " + why);
         }
+        parents.insert(path.parent_path().string());
     }
 
     void dir_attributes(const TreeEntry& e) {
@@ -111,13 +147,16 @@ bool beneath_failed(const std::string& path, const std::vector<LandFailure>& fai
 
 std::vector<LandFailure> land_tree(const fs::path& root, const std::string& landing, const std::vector<TreeEntry>& tree,
                                    int bundle, const LandOptions& options) {
-    Lander l{root, landing.empty() || landing == "." ? std::string() : landing + "/", options, {}};
+    Lander l{root, landing.empty() || landing == "." ? std::string() : landing + "/", options, {}, {}, {}};
     if (!l.landing.empty()) (void)confine(root, landing);  // refuses an escaping landing directory
     using Kind = TreeEntry::Kind;
     // Directories first (by path, so parents come before children), empty ones too.
     for (const TreeEntry& e : tree) {
         if (e.kind != Kind::dir) continue;
-        l.attempt(e, [&] { (void)confined_directory(root, l.rel(e.path)); });
+        l.attempt(e, [&] {
+            (void)confined_directory(root, l.rel(e.path));
+            l.parents.insert(l.rel(e.path).parent_path().string());
+        });
     }
     std::uint64_t offset = 0;
     for (const TreeEntry& e : tree) {
@@ -129,7 +168,9 @@ std::vector<LandFailure> land_tree(const fs::path& root, const std::string& land
             continue;
         }
         l.attempt(e, [&] { l.file(e, bundle, at); });
+        if (l.carved.size() >= 64) l.land_carved();  // bounded: 64 descriptors open at most
     }
+    l.land_carved();
     for (const TreeEntry& e : tree) {
         if (e.kind != Kind::symlink) continue;
         if (beneath_failed(e.path, l.failed)) {
@@ -151,6 +192,7 @@ std::vector<LandFailure> land_tree(const fs::path& root, const std::string& land
         if (std::any_of(l.failed.begin(), l.failed.end(), [&](const LandFailure& f) { return f.path == e->path; })) continue;
         l.attempt(*e, [&] { l.dir_attributes(*e); });
     }
+    l.sync_parents();
     return l.failed;
 }
 

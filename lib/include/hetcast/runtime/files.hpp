@@ -121,9 +121,9 @@ public:
     /// The owner the file lands with (only a process allowed to chown gets it).
     void set_owner(std::uint32_t uid, std::uint32_t gid) { owner_ = {uid, gid}; }
     /// After verify(): set the owner, mode and mtime, fsync, rename into place, fsync the
-    /// directory. Throws
-    /// hetcast::Error.
-    void land();
+    /// directory. Without `sync`, neither fsync: the caller has made the bytes durable
+    /// (syncfs for many files at once) and fsyncs the directory. Throws hetcast::Error.
+    void land(bool sync = true);
     /// verify() then land().
     void commit(const net::Digest& expected);
     [[nodiscard]] std::uint64_t written() const { return written_; }

@@ -39,6 +39,9 @@ struct TreeEntry {
 /// A manifest must fit one job_plan frame (16 MiB) with the rest of the plan.
 inline constexpr std::size_t max_tree_entries = 100'000;
 inline constexpr std::size_t max_tree_text = std::size_t{8} << 20;  ///< path and target bytes in all
+/// The manifest's JSON a source sends at most: with a cut-through plan's piece digests (up
+/// to 4.3 MiB) the plan stays under the 16 MiB frame.
+inline constexpr std::size_t max_manifest_bytes = std::size_t{10} << 20;
 
 [[nodiscard]] nlohmann::json tree_to_json(const std::vector<TreeEntry>& tree);
 /// Throws InputError on anything malformed or unsafe: a path that is empty, absolute, not
