@@ -6,7 +6,7 @@
 #    store-and-forward one (ecef); the landed trees are listed with `find -printf` (type,
 #    mode, mtime, size, link target) and compared with the source, file contents byte for
 #    byte; no temporary file is left;
-#  - the report counts files, directories, links and bytes;
+#  - the report (JSON and text) counts files, directories, links and bytes;
 #  - --no-preserve: modes less the umask, mtimes the landing time;
 #  - a single file keeps its mode and mtime;
 #  - a name collision (two sources landing at one path) and a directory without -r: exit
@@ -105,8 +105,10 @@ step "push -r (chain, cut-through; ecef, store and forward) to 3: types, modes, 
 
 # --no-preserve: the umask (022) applies, mtimes are the landing time.
 before=$(date +%s)
-"$hetcast" push -r "$src" --config "$c/t0.yaml" --to t1 --algo flat --dest plain --no-preserve --quiet > /dev/null \
+"$hetcast" push -r "$src" --config "$c/t0.yaml" --to t1 --algo flat --dest plain --no-preserve --quiet > "$tmp/plain.out" \
     || fail "push -r --no-preserve failed"
+grep -qx "tree: 46 files, 9 directories, 2 links, $(cat "$src"/big.bin "$src"/a/b/c/d/e/deep.bin "$src"/bin/run.sh \
+    "$src"/secret/id "$src"/a/b/f*.txt | wc -c) bytes" "$tmp/plain.out" || fail "the text report: $(cat "$tmp/plain.out")"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/secret/id") == 600 ]] || fail "--no-preserve: secret/id"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/a/b/f7.txt") == 640 ]] || fail "--no-preserve: f7.txt"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/bin/run.sh") == 755 ]] || fail "--no-preserve: run.sh"

@@ -257,6 +257,14 @@ int cmd_push(const std::vector<std::string>& args) {
     } else {
         for (const auto& r : reports) print_report(std::cout, r);
     }
+    if (!json_out) {
+        for (const auto& r : json_reports) {
+            const auto t = r.find("tree");
+            if (t == r.end() || !t->is_object()) continue;
+            std::cout << "tree: " << t->value("files", 0) << " files, " << t->value("dirs", 0) << " directories, "
+                      << t->value("links", 0) << " links, " << t->value("bytes", 0) << " bytes\n";
+        }
+    }
     if (!ok) {
         for (const auto& r : reports) {
             for (const auto& o : r.outcomes) {
