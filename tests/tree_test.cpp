@@ -405,3 +405,30 @@ TEST_CASE("tree: what cannot land fails alone, with its reason; nothing unverifi
     // An escaping landing directory is refused before anything is written.
     CHECK_THROWS_AS((void)land(s, dir.path / "esc", "../x"), InputError);
 }
+
+TEST_CASE("tree: owners are recorded with --preserve-owner and applied by a root receiver, links too") {
+    if (::geteuid() != 0) return;  // only root can give files away
+    TempDir dir;
+    const fs::path s = dir.path / "src/proj";
+    write(s / "f", "data");
+    fs::create_symlink("f", s / "l");
+    CHECK_FALSE(build_tree({s.string()}, {true, false}).entries[0].uid);
+    BuiltTree t = build_tree({s.string()}, {true, true});
+    REQUIRE(t.entries[0].uid == 0u);
+    for (auto& e : t.entries) e.uid = e.gid = 4321u;
+    TreeBody body(std::move(t), nullptr);
+    const fs::path bundle = dir.path / "bundle";
+    std::ofstream(bundle) << "data";
+    const int fd = ::open(bundle.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    const fs::path root = dir.path / "root";
+    CHECK(land_tree(root, ".", body.entries(), fd, LandOptions{true, 022, true}).empty());
+    CHECK(land_tree(dir.path / "mine", ".", body.entries(), fd, LandOptions{true, 022, false}).empty());
+    ::close(fd);
+    for (const char* p : {"proj", "proj/f", "proj/l"}) {
+        CAPTURE(p);
+        CHECK(lstat_of(root / p).st_uid == 4321u);
+        CHECK(lstat_of(root / p).st_gid == 4321u);
+        CHECK(lstat_of(dir.path / "mine" / p).st_uid == 0u);
+    }
+}
