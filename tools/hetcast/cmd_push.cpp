@@ -28,34 +28,48 @@ using json = nlohmann::json;
 namespace hetcast::cli {
 namespace {
 
-/// One line on a terminal, redrawn in place: bytes delivered over bytes owed, rate, ETA.
+/// One line on a terminal, redrawn in place: the file in flight, the bytes every destination
+/// holds over the bytes of the push, the rate since the first byte moved (set-up excluded),
+/// ETA.
 class ProgressBar {
 public:
-    explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+    explicit ProgressBar(bool on) : on_(on) {}
     void update(const std::string& label, double got, double owed) {
         if (!on_ || owed <= 0) return;
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        const double rate = secs > 0 ? got / secs : 0;
+        const auto now = std::chrono::steady_clock::now();
+        if (!moving_ && got > 0) {
+            // The first report of moved bytes: the rate counts from here, over what came after.
+            moving_ = true;
+            start_ = now;
+            base_ = got;
+        }
+        const double secs = moving_ ? std::chrono::duration<double>(now - start_).count() : 0;
+        const double rate = secs > 0.2 ? (got - base_) / secs : 0;
         const double frac = std::min(1.0, got / owed);
         constexpr int width = 30;
         const int fill = static_cast<int>(frac * width);
         const std::string eta = rate > 0 && got < owed ? format_seconds((owed - got) / rate) : "-";
-        std::fprintf(stderr, "\r%s [%s%s] %5.1f%%  %.1f/%.1f MiB  %.1f MiB/s  ETA %s   ", label.c_str(),
+        const std::string shown = label.size() > 32 ? "..." + label.substr(label.size() - 29) : label;
+        char speed[32] = "- MiB/s";
+        if (rate > 0) std::snprintf(speed, sizeof speed, "%.1f MiB/s", rate / 1048576);
+        std::fprintf(stderr, "\r\033[K%s [%s%s] %5.1f%%  %.1f/%.1f MiB  %s  ETA %s", shown.c_str(),
                      std::string(fill, '#').c_str(), std::string(width - fill, ' ').c_str(), 100 * frac,
-                     got / 1048576, owed / 1048576, rate / 1048576, eta.c_str());
+                     got / 1048576, owed / 1048576, speed, eta.c_str());
         std::fflush(stderr);
         drawn_ = true;
     }
     void done() {
         if (drawn_) std::fprintf(stderr, "\r\033[K");
         drawn_ = false;
-        start_ = std::chrono::steady_clock::now();
+        moving_ = false;
     }
 
 private:
     bool on_;
     bool drawn_ = false;
-    std::chrono::steady_clock::time_point start_;
+    bool moving_ = false;
+    double base_ = 0;
+    std::chrono::steady_clock::time_point start_{};
 };
 
 std::atomic<int> interrupts{0};
@@ -227,7 +241,13 @@ int cmd_push(const std::vector<std::string>& args) {
         try {
             answer = client->call(req, [&](const json& p) {
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
-                if (p.contains("bytes") && p.contains("of")) {
+                if (p.contains("everywhere") && p.contains("size")) {
+                    // What every destination holds, labelled with the file in flight.
+                    const std::string name = p.value("name", std::string());
+                    const std::string label = fs::path(name).is_absolute() ? fs::path(name).filename().string() : name;
+                    bar.update((label.empty() ? algo : label) + (algo_list.size() > 1 ? " (" + algo + ")" : ""),
+                               p["everywhere"].get<double>(), p["size"].get<double>());
+                } else if (p.contains("bytes") && p.contains("of")) {
                     bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
                 }
             });

@@ -83,14 +83,21 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
 
 }  // namespace
 
-/// Runs one job and streams its progress to the caller.
-JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count) {
-    spec.progress = [&respond, index, count](std::uint64_t got, std::uint64_t owed) {
-        respond({{"progress", {{"file", index}, {"files", count}, {"bytes", got}, {"of", owed}}}});
+/// Runs one job and streams its progress to the caller: which file is in flight (of a
+/// bundle: the first not yet everywhere), the bytes every destination holds of what each
+/// is owed, and (as before) the bytes delivered over the bytes owed, summed over them.
+JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label) {
+    const std::vector<TreeEntry> tree = spec.inputs.size() == 1 ? spec.inputs[0].tree : std::vector<TreeEntry>{};
+    spec.progress = [&respond, label, tree](const JobProgress& p) {
+        InFlight f{0, 1, label};
+        if (!tree.empty()) f = in_flight(tree, p.everywhere);
+        respond({{"progress",
+                  {{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered}, {"of", p.owed},
+                   {"everywhere", p.everywhere}, {"size", p.size}}}});
     };
     // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`).
-    spec.started = [&respond, index](std::uint64_t job) {
-        respond({{"progress", {{"file", index}, {"job", std::to_string(job)}}}});
+    spec.started = [&respond](std::uint64_t job) {
+        respond({{"progress", {{"file", 0}, {"job", std::to_string(job)}}}});
     };
     return peer->run(std::move(spec));
 }
@@ -135,7 +142,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
     say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
-    const JobReport r = run_job(std::move(spec), respond, 0, 1);
+    const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
     return out;
@@ -243,7 +250,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     spec.inputs.push_back(std::move(input));
     say("push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
         spec.schedule.algorithm);
-    JobReport r = run_job(std::move(spec), respond, 0, 1);
+    JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string());
     for (const auto& [name, why] : down) {
         if (everyone) r.skipped.push_back(name);
         r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});

@@ -186,6 +186,23 @@ TreeCounts count_tree(const std::vector<TreeEntry>& tree) {
     return c;
 }
 
+InFlight in_flight(const std::vector<TreeEntry>& tree, std::uint64_t bytes) {
+    InFlight f;
+    std::uint64_t end = 0;
+    bool found = false;
+    for (const TreeEntry& e : tree) {
+        if (e.kind != TreeEntry::Kind::file) continue;
+        end += e.size;
+        if (!found) {
+            f.index = f.files;
+            f.path = e.path;
+            found = end > bytes;
+        }
+        ++f.files;
+    }
+    return f;
+}
+
 // --- the source: walking the arguments ---------------------------------------------------
 namespace {
 

@@ -129,6 +129,16 @@ struct JobInput {
     bool owner = false;  ///< receivers running as root apply the entries' owners
 };
 
+/// How far a job is, as its coordinator knows it.
+struct JobProgress {
+    std::uint64_t delivered = 0;   ///< bytes destinations received, summed over them
+    std::uint64_t owed = 0;        ///< bytes × destinations in all
+    /// Bytes of its messages that every destination holds: the least any has received
+    /// (a destination's own count, in steps of 4 MiB, or all of it once delivered).
+    std::uint64_t everywhere = 0;
+    std::uint64_t size = 0;  ///< what `everywhere` counts toward: the most any destination is owed
+};
+
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
 /// model and lower bound it was predicted with, and one input per message of the schedule.
 struct JobSpec {
@@ -146,8 +156,8 @@ struct JobSpec {
     std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
     /// The whole job must end within this, or it is aborted and reported as failed.
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-    /// Called from the coordinator's job thread with (bytes delivered, bytes owed).
-    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    /// Called from the coordinator's job thread when the job moved on.
+    std::function<void(const JobProgress&)> progress;
     /// Called once with the job's id, before anything moves (what Peer::cancel takes).
     std::function<void(std::uint64_t)> started;
     /// Re-plans a one-message job for some of its destinations, on the same network and

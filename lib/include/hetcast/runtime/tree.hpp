@@ -57,6 +57,15 @@ struct TreeCounts {
 };
 [[nodiscard]] TreeCounts count_tree(const std::vector<TreeEntry>& tree);
 
+/// The file of a bundle whose bytes are in flight once `bytes` of the stream reached every
+/// destination: the first file not wholly among them (the last when all are), its index
+/// among the tree's files, how many files there are, and its path ("" without files).
+struct InFlight {
+    std::size_t index = 0, files = 0;
+    std::string path;
+};
+[[nodiscard]] InFlight in_flight(const std::vector<TreeEntry>& tree, std::uint64_t bytes);
+
 /// What build_tree() found: the manifest (sorted by path) and where each entry comes from.
 struct BuiltTree {
     std::vector<TreeEntry> entries;
