@@ -12,7 +12,8 @@
 #  - a name collision (two sources landing at one path) and a directory without -r: exit
 #    2 with one line, nothing lands;
 #  - a destination where a directory is in the way of a file: that member fails naming the
-#    path, the other entries land.
+#    path, the other entries land;
+#  - a restarted daemon removes a stale bundle and a stale link temporary.
 #   usage: daemon_tree_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -159,6 +160,17 @@ grep -q "t3 failed: 1 of 57 entries did not land: 'proj/big.bin'" "$tmp/way.err"
 [[ "$(tree_listing "$c/t1/dest/way")" == "$want" ]] || fail "t1 did not get the whole tree"
 no_temporaries "$c"
 step "a directory in the way: that member fails naming the path, the other entries land, no temporaries"
+
+# What a daemon killed while landing a tree leaves (its bundle, a link's temporary name) is
+# removed when it starts again (a dangling link too); the landed tree stays.
+stop t1
+head -c 1000 /dev/urandom > "$c/t1/dest/way/.hetcast-bundle-0123456789abcdef.hetcast-42.part"
+mkdir -p "$c/t1/dest/other" && ln -s /nowhere/at/all "$c/t1/dest/other/.outside.hetcast-7.part"
+start "$c" t1
+[[ ! -e $c/t1/dest/way/.hetcast-bundle-0123456789abcdef.hetcast-42.part && ! -L $c/t1/dest/other/.outside.hetcast-7.part ]] \
+    || fail "a stale bundle or link temporary survived the restart"
+[[ "$(tree_listing "$c/t1/dest/way")" == "$want" ]] || fail "the restart changed the landed tree"
+step "restarted: a stale bundle and a stale link temporary removed, the tree kept"
 
 for n in "${names[@]}"; do stop "$n"; done
 step "passed"
