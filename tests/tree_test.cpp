@@ -228,6 +228,10 @@ TEST_CASE("tree: walking arguments: links inside kept as links, collisions and s
     REQUIRE(l.entries.size() == 1);
     CHECK(l.entries[0].kind == Kind::file);
     CHECK(l.entries[0].path == "xlink");
+    CHECK(TreeBody(build_tree({(s / "xlink").string()}, {false, false}), nullptr).size() == 2);
+    fs::create_symlink(s / "d", s / "dlink");
+    const BuiltTree viadir = build_tree({(s / "dlink").string()}, {true, false});
+    CHECK(viadir.entries.at(1).path == "dlink/a.txt");
 
     const auto refused = [](const std::vector<std::string>& args, bool r, const std::string& words) {
         CAPTURE(words);

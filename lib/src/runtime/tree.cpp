@@ -283,6 +283,12 @@ BuiltTree build_tree(const std::vector<std::string>& args, const TreeOptions& op
         // An argument that is a symlink is followed (scp, pdcp, cp -H); links inside are not.
         if (::stat(p.c_str(), &st) != 0) throw InputError("'" + arg + "': " + errno_text());
         if (S_ISDIR(st.st_mode) && !options.recursive) throw InputError("'" + arg + "' is a directory (use -r)");
+        struct stat lst {};
+        if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            std::error_code ec;
+            p = fs::canonical(p, ec);  // files are opened without following a link
+            if (ec) throw InputError("'" + arg + "': " + ec.message());
+        }
         w.add(base, p, st);
         if (S_ISDIR(st.st_mode)) w.walk(base, p);
     }
