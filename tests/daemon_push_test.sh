@@ -289,7 +289,8 @@ if command -v script > /dev/null; then
     rm -f "$k/k1/dest/big.bin" "$k/k2/dest/big.bin"
     timeout 120 script -qec "'$hetcast' push '$tmp/big.bin' --config '$k/k0.yaml' --to k1,k2 --algo flat" /dev/null \
         > "$tmp/tty.out" 2>&1 || fail "push on a terminal failed: $(tail -c 400 "$tmp/tty.out")"
-    grep -qE $'\r[^\r]*\\[#* *\\] +[0-9.]+%  [0-9.]+/16.0 MiB  [0-9.]+ MiB/s  ETA' "$tmp/tty.out" ||
+    # Labelled with the file; the bytes every destination holds of the 8 MiB, not bytes × destinations.
+    grep -qE $'\r\e\\[Kbig\\.bin \\[#* *\\] +[0-9.]+%  [0-9.]+/8.0 MiB  [0-9.]+ MiB/s  ETA' "$tmp/tty.out" ||
         fail "no progress line on a terminal: $(tail -c 400 "$tmp/tty.out" | cat -v)"
     [[ $(grep -o $'\r' "$tmp/tty.out" | wc -l) -ge 2 ]] || fail "the progress line was not redrawn"
     for n in k1 k2; do cmp -s "$tmp/big.bin" "$k/$n/dest/big.bin" || fail "after the terminal push, $n's copy"; done

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "temp_dir.hpp"
@@ -22,6 +23,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/wu_bound.hpp"
@@ -157,6 +159,74 @@ TEST_CASE("peer: a file lands under its final name on every destination, relays 
         if (e.is_regular_file()) CHECK(e.path().filename().string().find(".part") == std::string::npos);
         if (e.is_regular_file()) CHECK(e.path().parent_path().filename() != ".hetcast-spool");
     }
+}
+
+TEST_CASE("peer: a tree is one message through relays and lands whole; progress counts what every destination holds") {
+    Cluster c(4);
+    const Network net = three_subnets(4);
+    const fs::path src = c.dir.path / "src/proj";
+    fs::create_directories(src / "sub/deeper");
+    fs::create_directories(src / "empty");
+    for (int i = 0; i < 6; ++i) {
+        const auto bytes = random_bytes((2 << 20) + static_cast<std::size_t>(i), static_cast<std::uint64_t>(i));
+        std::ofstream(src / (i % 2 ? "sub/deeper" : "sub") / ("f" + std::to_string(i)), std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+    }
+    fs::create_symlink("sub/f0", src / "link");
+    for (const std::string algo : {"binomial", "chain"}) {
+        CAPTURE(algo);
+        auto body = std::make_shared<TreeBody>(build_tree({src.string()}, {true, false}), nullptr);
+        JobInput in(body, "landing/" + algo);
+        in.tree = body->entries();
+        in.preserve = true;
+        JobSpec spec = spec_for(net, algo, 0, {}, std::move(in));
+        std::mutex mu;
+        std::vector<JobProgress> seen;
+        spec.progress = [&](const JobProgress& p) {
+            std::lock_guard lock(mu);
+            seen.push_back(p);
+        };
+        const JobReport r = c.peers[0]->run(std::move(spec));
+        check_report_sane(r, 3);
+        for (std::size_t i = 1; i < 4; ++i) {
+            const fs::path got = c.dir.path / ("p" + std::to_string(i)) / "landing" / algo / "proj";
+            for (const auto& e : body->entries()) {
+                CAPTURE(e.path);
+                const fs::path a = src.parent_path() / e.path, b = got.parent_path() / e.path;
+                CHECK(fs::symlink_status(a).type() == fs::symlink_status(b).type());
+                if (e.kind == TreeEntry::Kind::file) CHECK(read_file(a) == read_file(b));
+            }
+            CHECK(fs::read_symlink(got / "link") == "sub/f0");
+        }
+        REQUIRE_FALSE(seen.empty());
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+            CHECK(seen[k].size == body->size());
+            CHECK(seen[k].everywhere <= seen[k].size);
+            CHECK(seen[k].delivered <= seen[k].owed);
+            CHECK(seen[k].owed == 3 * body->size());
+            if (k > 0) CHECK(seen[k].everywhere >= seen[k - 1].everywhere);
+        }
+        CHECK(seen.back().everywhere == body->size());
+        CHECK(seen.back().delivered == seen.back().owed);
+    }
+    for (const auto& e : fs::recursive_directory_iterator(c.dir.path)) {
+        CHECK(e.path().filename().string().find(".part") == std::string::npos);
+    }
+}
+
+TEST_CASE("tree: the file in flight is the first not yet everywhere") {
+    const std::vector<TreeEntry> tree{{"d", TreeEntry::Kind::dir, 0, {}, 0755, 0, {}, {}, {}},
+                                      {"d/a", TreeEntry::Kind::file, 10, {}, 0644, 0, {}, {}, {}},
+                                      {"d/e", TreeEntry::Kind::file, 0, {}, 0644, 0, {}, {}, {}},
+                                      {"d/l", TreeEntry::Kind::symlink, 0, {}, 0777, 0, "a", {}, {}},
+                                      {"d/z", TreeEntry::Kind::file, 5, {}, 0644, 0, {}, {}, {}}};
+    CHECK(in_flight(tree, 0).path == "d/a");
+    CHECK(in_flight(tree, 9).index == 0);
+    CHECK(in_flight(tree, 10).path == "d/z");
+    CHECK(in_flight(tree, 10).index == 2);
+    CHECK(in_flight(tree, 15).path == "d/z");
+    CHECK(in_flight(tree, 15).files == 3);
+    CHECK(in_flight({tree[0]}, 0).files == 0);
 }
 
 TEST_CASE("peer: a path leaving the destination root fails the job before anything is written") {

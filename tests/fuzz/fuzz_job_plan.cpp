@@ -1,5 +1,6 @@
 // A job_plan frame's payload (runtime/job.hpp): JSON, then job_plan_from_json, which must
-// reject anything malformed with InputError, including the piece list and its digests.
+// reject anything malformed with InputError, including the piece list and its digests and
+// a bundle's tree manifest (runtime/tree.hpp: paths, kinds, modes, sizes adding up).
 // A plan it accepts must survive to_json and back unchanged.
 #include "fuzz.hpp"
 #include "hetcast/runtime/job.hpp"

@@ -29,34 +29,48 @@ using json = nlohmann::json;
 namespace hetcast::cli {
 namespace {
 
-/// One line on a terminal, redrawn in place: bytes delivered over bytes owed, rate, ETA.
+/// One line on a terminal, redrawn in place: the file in flight, the bytes every destination
+/// holds over the bytes of the push, the rate since the first byte moved (set-up excluded),
+/// ETA.
 class ProgressBar {
 public:
-    explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+    explicit ProgressBar(bool on) : on_(on) {}
     void update(const std::string& label, double got, double owed) {
         if (!on_ || owed <= 0) return;
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        const double rate = secs > 0 ? got / secs : 0;
+        const auto now = std::chrono::steady_clock::now();
+        if (!moving_ && got > 0) {
+            // The first report of moved bytes: the rate counts from here, over what came after.
+            moving_ = true;
+            start_ = now;
+            base_ = got;
+        }
+        const double secs = moving_ ? std::chrono::duration<double>(now - start_).count() : 0;
+        const double rate = secs > 0.2 ? (got - base_) / secs : 0;
         const double frac = std::min(1.0, got / owed);
         constexpr int width = 30;
         const int fill = static_cast<int>(frac * width);
         const std::string eta = rate > 0 && got < owed ? format_seconds((owed - got) / rate) : "-";
-        std::fprintf(stderr, "\r%s [%s%s] %5.1f%%  %.1f/%.1f MiB  %.1f MiB/s  ETA %s   ", label.c_str(),
+        const std::string shown = label.size() > 32 ? "..." + label.substr(label.size() - 29) : label;
+        char speed[32] = "- MiB/s";
+        if (rate > 0) std::snprintf(speed, sizeof speed, "%.1f MiB/s", rate / 1048576);
+        std::fprintf(stderr, "\r\033[K%s [%s%s] %5.1f%%  %.1f/%.1f MiB  %s  ETA %s", shown.c_str(),
                      std::string(fill, '#').c_str(), std::string(width - fill, ' ').c_str(), 100 * frac,
-                     got / 1048576, owed / 1048576, rate / 1048576, eta.c_str());
+                     got / 1048576, owed / 1048576, speed, eta.c_str());
         std::fflush(stderr);
         drawn_ = true;
     }
     void done() {
         if (drawn_) std::fprintf(stderr, "\r\033[K");
         drawn_ = false;
-        start_ = std::chrono::steady_clock::now();
+        moving_ = false;
     }
 
 private:
     bool on_;
     bool drawn_ = false;
-    std::chrono::steady_clock::time_point start_;
+    bool moving_ = false;
+    double base_ = 0;
+    std::chrono::steady_clock::time_point start_{};
 };
 
 std::atomic<int> interrupts{0};
@@ -128,7 +142,7 @@ int cmd_push(const std::vector<std::string>& args) {
     std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece, bwlimit;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
-        "usage: hetcast push FILE [FILE...] (--to NODESET | --all) [--exclude NODESET] [options]\n"
+        "usage: hetcast push [-r] FILE|DIR... (--to NODESET | --all) [--exclude NODESET] [options]\n"
         "       hetcast push --pattern PATTERN.yaml [options]   (several sources at once, Wu's patterns)\n\noptions");
     opts.add_options()
         ("help,h", "show this help")
@@ -144,6 +158,12 @@ int cmd_push(const std::vector<std::string>& args) {
         ("algo,a", po::value(&algos), "algorithm (see 'hetcast plan --help'), default auto; a comma-separated "
                                      "list pushes once per algorithm and prints the reports side by side")
         ("dest", po::value(&dest), "folder under each destination's root (default: the root itself)")
+        ("recursive,r", "push directories with everything in them, as one job (symbolic links inside are "
+                        "sent as links, never followed; a link named on the command line is followed)")
+        ("no-preserve", "land files with the source's mode less the destination's umask and the landing "
+                        "time as mtime (default: modes and mtimes kept exactly, as rsync -a and scp -p)")
+        ("preserve-owner", "also send numeric owners and groups; a destination daemon running as root "
+                           "applies them, others ignore them")
         ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
                                       "'piece', else 2MiB, more for messages over 128 GiB)")
         ("bwlimit", po::value(&bwlimit), "send at most RATE per member for this push, e.g. 20MiB/s, 100Mbit "
@@ -185,11 +205,16 @@ int cmd_push(const std::vector<std::string>& args) {
     if (!bwlimit.empty() && parse_rate(bwlimit) < 1024) throw InputError("--bwlimit must be at least 1KiB/s");
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
+    const bool recursive = vm.count("recursive") != 0;
     for (auto& f : files) {
         if (daemon.from.empty()) {
             // The local daemon reads the file; a missing one is this command's error, said here.
             std::error_code ec;
-            if (!fs::is_regular_file(f, ec)) throw InputError("'" + f + "' is missing or not a regular file");
+            if (fs::is_directory(f, ec)) {
+                if (!recursive) throw InputError("'" + f + "' is a directory (use -r)");
+            } else if (!fs::is_regular_file(f, ec)) {
+                throw InputError("'" + f + "' is missing or not a regular file");
+            }
             if (::access(f.c_str(), R_OK) != 0) throw InputError("'" + f + "' is not readable");
         }
         f = fs::absolute(f).lexically_normal().string();
@@ -208,6 +233,9 @@ int cmd_push(const std::vector<std::string>& args) {
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? json::array() : json(to)}};
         if (vm.count("exclude")) req["exclude"] = exclude;
+        if (recursive) req["recursive"] = true;
+        if (vm.count("no-preserve")) req["preserve"] = false;
+        if (vm.count("preserve-owner")) req["preserve_owner"] = true;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
         if (!pattern.empty()) {
@@ -218,7 +246,13 @@ int cmd_push(const std::vector<std::string>& args) {
         try {
             answer = client->call(req, [&](const json& p) {
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
-                if (p.contains("bytes") && p.contains("of")) {
+                if (p.contains("everywhere") && p.contains("size")) {
+                    // What every destination holds, labelled with the file in flight.
+                    const std::string name = p.value("name", std::string());
+                    const std::string label = fs::path(name).is_absolute() ? fs::path(name).filename().string() : name;
+                    bar.update((label.empty() ? algo : label) + (algo_list.size() > 1 ? " (" + algo + ")" : ""),
+                               p["everywhere"].get<double>(), p["size"].get<double>());
+                } else if (p.contains("bytes") && p.contains("of")) {
                     bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
                 }
             });
@@ -249,6 +283,14 @@ int cmd_push(const std::vector<std::string>& args) {
         print_reports_side_by_side(std::cout, reports);
     } else {
         for (const auto& r : reports) print_report(std::cout, r);
+    }
+    if (!json_out) {
+        for (const auto& r : json_reports) {
+            const auto t = r.find("tree");
+            if (t == r.end() || !t->is_object()) continue;
+            std::cout << "tree: " << t->value("files", 0) << " files, " << t->value("dirs", 0) << " directories, "
+                      << t->value("links", 0) << " links, " << t->value("bytes", 0) << " bytes\n";
+        }
     }
     if (!ok) {
         for (const auto& r : reports) {

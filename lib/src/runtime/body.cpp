@@ -122,6 +122,7 @@ FileBody::FileBody(std::filesystem::path path, const std::vector<std::filesystem
     if (!S_ISREG(st.st_mode)) throw InputError(path_.string() + ": not a regular file");
     if (serve_roots) served(fd, path_, *serve_roots);
     mode_ = static_cast<unsigned>(st.st_mode) & 0777;
+    mtime_ = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     size_ = static_cast<std::uint64_t>(st.st_size);
     try {
         DescriptorReader reader(fd_, size_, path_);

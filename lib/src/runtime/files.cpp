@@ -211,8 +211,18 @@ int open_beneath(int dir, const std::string& name) {
     return ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 }
 
-/// The directory `rel` under `root` (created as needed), reached without symlinks.
-std::shared_ptr<int> confined_dir(const fs::path& root, const fs::path& rel) {
+}  // namespace
+
+timespec to_timespec(std::int64_t ns) {
+    std::int64_t s = ns / 1'000'000'000, rest = ns % 1'000'000'000;
+    if (rest < 0) {  // before 1970: tv_nsec stays in [0, 1e9)
+        --s;
+        rest += 1'000'000'000;
+    }
+    return {static_cast<time_t>(s), static_cast<long>(rest)};
+}
+
+std::shared_ptr<int> confined_directory(const fs::path& root, const fs::path& rel) {
     std::error_code ec;
     fs::create_directories(root, ec);  // the root itself is the operator's: made if missing
     const int top = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -239,8 +249,6 @@ std::shared_ptr<int> confined_dir(const fs::path& root, const fs::path& rel) {
     return dir;
 }
 
-}  // namespace
-
 FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, const fs::path& root)
     : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
     std::random_device rd;
@@ -256,7 +264,7 @@ FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, const fs::p
         }
         dir_ = own_fd(d);
     } else {
-        dir_ = confined_dir(root, final_.parent_path().lexically_relative(root));
+        dir_ = confined_directory(root, final_.parent_path().lexically_relative(root));
     }
     // Only the owner can read a copy while it arrives; land() sets its mode.
     const int fd = ::openat(*dir_, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -354,11 +362,18 @@ std::shared_ptr<const net::MessageBody> FileSink::body() const {
     return std::make_shared<DescriptorBody>(fd_, final_, written_, *verified_);
 }
 
-void FileSink::land() {
+void FileSink::land(bool sync) {
     if (!verified_) throw Error(temp_.string() + " is not verified yet");
     if (landed_) return;
-    if (::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
+    if (owner_ && ::fchown(*fd_, owner_->first, owner_->second) != 0) {
+        throw Error("cannot set the owner of " + temp_.string() + ": " + errno_text());
+    }
     if (::fchmod(*fd_, mode_) != 0) throw Error("cannot set the mode of " + temp_.string() + ": " + errno_text());
+    if (mtime_) {
+        const timespec times[2] = {{0, UTIME_OMIT}, to_timespec(*mtime_)};
+        if (::futimens(*fd_, times) != 0) throw Error("cannot set the mtime of " + temp_.string() + ": " + errno_text());
+    }
+    if (sync && ::fsync(*fd_) != 0) throw Error("cannot flush " + temp_.string() + ": " + errno_text());
     // Both names in the one directory descriptor: a symlink at the final name is replaced,
     // never followed.
     if (::renameat(*dir_, temp_.filename().c_str(), *dir_, final_.filename().c_str()) != 0) {
@@ -366,7 +381,7 @@ void FileSink::land() {
         throw Error("cannot rename " + temp_.string() + " to " + final_.string() + ": " + why);
     }
     landed_ = true;
-    ::fsync(*dir_);
+    if (sync) ::fsync(*dir_);
 }
 
 void FileSink::commit(const net::Digest& expected) {

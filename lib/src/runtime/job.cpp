@@ -76,6 +76,10 @@ json to_json(const JobPlan& p) {
     for (const auto& m : p.messages) {
         json jm{{"source", m.source}, {"size", m.size},   {"sha256", net::to_hex(m.sha)},
                 {"name", m.name},     {"dests", m.dests}, {"origin", m.origin}, {"mode", m.mode}};
+        if (m.preserve) jm["preserve"] = true;
+        if (m.mtime) jm["mtime"] = *m.mtime;
+        if (!m.tree.empty()) jm["tree"] = tree_to_json(m.tree);
+        if (m.owner) jm["owner"] = true;
         if (p.relay == Relay::cut_through) {
             json pieces = json::array();
             for (const auto& d : m.pieces) pieces.push_back(net::to_hex(d));
@@ -158,6 +162,23 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
             const std::uint64_t mode = count(m, "mode");
             if (mode > 0777) throw InputError("job: a mode has only permission bits (0 to 0777)");
             msg.mode = static_cast<unsigned>(mode);
+        }
+        if (m.contains("preserve")) {
+            if (!m["preserve"].is_boolean()) throw InputError("job: preserve must be true or false");
+            msg.preserve = m["preserve"].get<bool>();
+        }
+        if (m.contains("owner")) {
+            if (!m["owner"].is_boolean()) throw InputError("job: owner must be true or false");
+            msg.owner = m["owner"].get<bool>();
+        }
+        if (m.contains("mtime")) {
+            if (!m["mtime"].is_number_integer()) throw InputError("job: mtime must be an integer");
+            msg.mtime = m["mtime"].get<std::int64_t>();
+        }
+        if (m.contains("tree")) {
+            if (msg.name.empty()) throw InputError("job: a tree needs a landing directory as its name");
+            msg.tree = tree_from_json(m["tree"], msg.size);
+            if (msg.tree.empty()) throw InputError("job: a tree has at least one entry");
         }
         if (p.relay == Relay::cut_through) {
             if (piece_count(msg.size, p.piece) > max_pieces) {

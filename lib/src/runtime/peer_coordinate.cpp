@@ -57,12 +57,20 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
                 n.offset_hi = std::min(n.offset_hi, e.received - n.sent);
             }
             break;
-        case JobEvent::Kind::delivered: k->delivered[{e.message, who}] = {e.clock, t}; break;
+        case JobEvent::Kind::delivered:
+            if (k->delivered.insert_or_assign(std::make_pair(e.message, who), Coord::Delivered{e.clock, t}).second &&
+                e.message < k->sizes.size()) {
+                k->landed[who] += k->sizes[e.message];
+            }
+            break;
         case JobEvent::Kind::hop:
             k->hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t});
             k->have.insert({e.message, who});
             break;
-        case JobEvent::Kind::progress: k->bytes_in += e.bytes; break;
+        case JobEvent::Kind::progress:
+            k->bytes_in += e.bytes;
+            k->got[who] += e.bytes;
+            break;
         case JobEvent::Kind::done: n.finished = true; break;
         case JobEvent::Kind::failed:
             if (!n.finished || n.error.empty()) n.error = e.error;
@@ -154,8 +162,17 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     for (MessageId m = 0; m < s.messages.size(); ++m) {
         const Message& msg = s.messages[m];
         const JobInput& in = spec.inputs[m];
-        JobMessage jm{net.name(msg.source), in.size, in.sha, in.name, {}, in.origin, {}};
+        JobMessage jm;
+        jm.source = net.name(msg.source);
+        jm.size = in.size;
+        jm.sha = in.sha;
+        jm.name = in.name;
+        jm.origin = in.origin;
         jm.mode = in.mode;
+        jm.preserve = in.preserve;
+        jm.mtime = in.mtime;
+        jm.tree = in.tree;
+        jm.owner = in.owner;
         if (msg.source == *self_id && in.body) {
             jm.size = in.body->size();
             jm.sha = in.body->sha256();
@@ -210,7 +227,11 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         }
     }
     k->algorithm = s.algorithm;
-    for (const auto& m : common.messages) k->owed += m.size * m.dests.size();
+    for (const auto& m : common.messages) {
+        k->owed += m.size * m.dests.size();
+        k->sizes.push_back(m.size);
+        for (const auto& d : m.dests) k->owed_to[d] += m.size;
+    }
     {
         std::lock_guard lock(mu);
         coords[common.job] = k;
@@ -341,7 +362,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     if (own) start_runner(own);
 
     const std::uint64_t owed = k->owed;
-    std::uint64_t shown = ~std::uint64_t{0};
+    std::pair<std::uint64_t, std::uint64_t> shown{~std::uint64_t{0}, 0};  // (delivered, everywhere)
     bool timed_out = false;
     {
         std::unique_lock lock(k->mu);
@@ -360,12 +381,14 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
                 break;
             }
             k->cv.wait_for(lock, std::chrono::milliseconds(100));
-            if (spec.progress && k->bytes_in != shown) {
-                shown = k->bytes_in;
-                const auto b = std::min(shown, owed);
-                lock.unlock();
-                spec.progress(b, owed);
-                lock.lock();
+            if (spec.progress) {
+                const JobProgress p = k->progress();
+                if (std::make_pair(p.delivered, p.everywhere) != shown) {
+                    shown = {p.delivered, p.everywhere};
+                    lock.unlock();
+                    spec.progress(p);
+                    lock.lock();
+                }
             }
         }
     }
@@ -429,13 +452,15 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         report.hops.push_back({h.message, h.from, h.to, h.bytes, std::clamp(h.first - off, t0, h.arrived) - t0, end});
         report.hops.back().start = std::min(report.hops.back().start, end);
     }
-    if (spec.progress) spec.progress(owed - std::min(owed, [&] {
+    if (spec.progress) {
+        JobProgress p = k->progress();
         std::uint64_t missing = 0;
         for (const auto& o : report.outcomes) {
             if (!o.ok) missing += common.messages[o.message].size;
         }
-        return missing;
-    }()), owed);
+        p.delivered = owed - std::min(owed, missing);
+        spec.progress(p);
+    }
     return report;
 }
 

@@ -158,6 +158,23 @@ struct Coord {
     std::vector<HopSeen> hops;
     std::uint64_t bytes_in = 0;
     std::uint64_t owed = 0;  ///< bytes × destinations
+    std::vector<std::uint64_t> sizes;  ///< of each message
+    std::map<std::string, std::uint64_t> owed_to;  ///< each destination's bytes in all
+    std::map<std::string, std::uint64_t> got;      ///< what each destination said it received
+    std::map<std::string, std::uint64_t> landed;   ///< bytes of the messages each has delivered
+    /// The progress of the job now. Under mu.
+    [[nodiscard]] JobProgress progress() const {
+        JobProgress p{std::min(bytes_in, owed), owed, 0, 0};
+        bool any = false;
+        for (const auto& [d, owe] : owed_to) {
+            const auto g = got.find(d), l = landed.find(d);
+            const std::uint64_t has = std::max(g == got.end() ? 0 : g->second, l == landed.end() ? 0 : l->second);
+            p.everywhere = any ? std::min(p.everywhere, std::min(has, owe)) : std::min(has, owe);
+            p.size = std::max(p.size, owe);
+            any = true;
+        }
+        return p;
+    }
     std::string algorithm;
     double started = 0;  ///< when job_start went out
 };
@@ -331,6 +348,9 @@ struct Peer::Impl {
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
     void run_tasks(const std::shared_ptr<Job>& job);
+    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp); throws naming
+    /// what did not land, after landing all it could.
+    void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
     /// Joins and forgets jobs whose task lists have ended.
     void reap();
     void abort_job(Job& job, const std::string& why);

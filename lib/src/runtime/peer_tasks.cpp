@@ -126,7 +126,8 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
         }
         if (!m.name.empty()) {
             // A relay's copy never lands: it is read while held and removed with the job.
-            const fs::path target = r.keep ? confine(cfg.dest_root, m.name)
+            const fs::path target = r.keep ? (m.tree.empty() ? confine(cfg.dest_root, m.name)
+                                                             : bundle_path(cfg.dest_root, m.name, m.sha))
                                            : cfg.spool / ("job-" + std::to_string(plan.job) + "-" +
                                                           std::to_string(t.message));
             if (r.keep && plan.relay == Relay::cut_through) {
@@ -147,7 +148,8 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
                 // A destination's copy is confined to dest_root (no symlink followed).
                 r.sink = std::make_unique<FileSink>(target, m.size, r.keep ? cfg.dest_root : fs::path());
             }
-            r.sink->set_mode(m.mode, cfg.umask);
+            r.sink->set_mode(m.mode, m.preserve ? 0 : cfg.umask);
+            if (m.preserve && m.mtime) r.sink->set_mtime(*m.mtime);
         } else {
             r.buf_hash = std::make_unique<ChunkHasher>(m.size >= FileSink::threaded_hash_from);
         }
@@ -427,7 +429,11 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
         }
         if (r.keep && r.sink) {
             landings.push_back(std::async(std::launch::async, [this, job, m, sink = r.sink.get()] {
-                sink->land();
+                if (job->plan.messages[m].tree.empty()) {
+                    sink->land();
+                } else {
+                    land_bundle(*job, m, *sink);
+                }
                 emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
             }));
         } else if (r.keep) {

@@ -34,7 +34,7 @@ const char* version() { return HETCAST_VERSION; }
 
 namespace {
 
-/// A receiver's temporary file (FileSink): ".NAME.hetcast-NNN.part".
+/// A receiver's temporary file (FileSink, a bundle's too, a tree's link): ".NAME.hetcast-NNN.part".
 bool is_stale_part(const fs::path& p) {
     const std::string f = p.filename().string();
     constexpr std::string_view tag = ".hetcast-", suffix = ".part";
@@ -54,7 +54,8 @@ std::pair<std::size_t, std::size_t> remove_leftovers(const fs::path& dest_root, 
     for (auto it = fs::recursive_directory_iterator(dest_root, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         std::error_code ignored;
-        if (!it->is_regular_file(ignored) || !is_stale_part(it->path())) continue;
+        // A link too: a tree's symlink lands through a temporary name of the same pattern.
+        if (!(it->is_regular_file(ignored) || it->is_symlink(ignored)) || !is_stale_part(it->path())) continue;
         if (fs::remove(it->path(), ignored)) {
             ++parts;
         } else if (ignored) {

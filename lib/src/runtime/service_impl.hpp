@@ -155,7 +155,8 @@ struct Service::Impl {
     nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
 
     // service_push.cpp: pushes
-    JobReport run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count);
+    /// `label` names what moves in the progress frames (a file; a bundle: the file in flight).
+    JobReport run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label);
     nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond);
     nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond);
 };

@@ -19,6 +19,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/push_plan.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -99,14 +100,21 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 }  // namespace
 
-/// Runs one job and streams its progress to the caller.
-JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, std::size_t index, std::size_t count) {
-    spec.progress = [&respond, index, count](std::uint64_t got, std::uint64_t owed) {
-        respond({{"progress", {{"file", index}, {"files", count}, {"bytes", got}, {"of", owed}}}});
+/// Runs one job and streams its progress to the caller: which file is in flight (of a
+/// bundle: the first not yet everywhere), the bytes every destination holds of what each
+/// is owed, and (as before) the bytes delivered over the bytes owed, summed over them.
+JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label) {
+    const std::vector<TreeEntry> tree = spec.inputs.size() == 1 ? spec.inputs[0].tree : std::vector<TreeEntry>{};
+    spec.progress = [&respond, label, tree](const JobProgress& p) {
+        InFlight f{0, 1, label};
+        if (!tree.empty()) f = in_flight(tree, p.everywhere);
+        respond({{"progress",
+                  {{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered}, {"of", p.owed},
+                   {"everywhere", p.everywhere}, {"size", p.size}}}});
     };
     // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`).
-    spec.started = [&respond, index](std::uint64_t job) {
-        respond({{"progress", {{"file", index}, {"job", std::to_string(job)}}}});
+    spec.started = [&respond](std::uint64_t job) {
+        respond({{"progress", {{"file", 0}, {"job", std::to_string(job)}}}});
     };
     return peer->run(std::move(spec));
 }
@@ -152,7 +160,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = bwlimit_of(req);
     say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
-    const JobReport r = run_job(std::move(spec), respond, 0, 1);
+    const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
     return out;
@@ -203,43 +211,78 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     }
     if (dests.empty()) throw Error(everyone ? "no other member answers" : "no destination answers");
 
-    // Every file is checked before the first one moves.
-    std::vector<std::shared_ptr<FileBody>> bodies;
-    std::vector<std::string> names;
-    for (const auto& f : files) {
+    // Everything is checked before the first byte moves. One file stays a plain message;
+    // several files, or any -r, are one bundle (runtime/tree.hpp): one plan, one job.
+    const bool recursive = get_or<bool>(req, "recursive", false);
+    const bool preserve = get_or<bool>(req, "preserve", true);
+    const bool owner = get_or<bool>(req, "preserve_owner", false);
+    JobInput input;
+    std::string what;
+    if (files.size() == 1 && !recursive) {
+        const std::string& f = files[0];
         if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
-        if (!fs::is_regular_file(f)) throw InputError("push: '" + f + "' is not a readable file");
+        std::error_code ec;
+        if (fs::is_directory(f, ec)) throw InputError("push: '" + f + "' is a directory (use -r)");
+        if (!fs::is_regular_file(f, ec)) throw InputError("push: '" + f + "' is not a readable file");
         (void)served(f, cfg.serve_roots);  // said before anything is read; FileBody checks what it opened
-        if (fs::file_size(f) > cfg.max_message) {
+        if (fs::file_size(f, ec) > cfg.max_message) {
             throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
         }
-        names.push_back(landing_name(dest_dir, fs::path(f).filename().string()));
-        bodies.push_back(std::make_shared<FileBody>(f, &cfg.serve_roots));
+        auto body = std::make_shared<FileBody>(f, &cfg.serve_roots);
+        input = JobInput(body, landing_name(dest_dir, fs::path(f).filename().string()));
+        input.preserve = preserve;
+        if (preserve) input.mtime = body->mtime();
+        what = f;
+    } else {
+        for (const auto& f : files) (void)served(f, cfg.serve_roots);  // each source itself, said first
+        auto tree = std::make_shared<TreeBody>(build_tree(files, TreeOptions{recursive, owner}), &cfg.serve_roots);
+        if (tree->size() > cfg.max_message) {
+            throw InputError("push: the files add up to " + std::to_string(tree->size()) + " bytes, over the limit of " +
+                             std::to_string(cfg.max_message));
+        }
+        std::string landing = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
+        while (landing.size() > 1 && landing.back() == '/') landing.pop_back();
+        if (landing != ".") (void)confine("/", landing);
+        input = JobInput(tree, landing);
+        input.tree = tree->entries();
+        if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
+            throw InputError("push: the list of " + std::to_string(input.tree.size()) + " entries takes " +
+                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
+                             " MiB one job carries: push the tree in parts");
+        }
+        input.preserve = preserve;
+        input.owner = owner;
+        const TreeCounts n = count_tree(input.tree);
+        what = std::to_string(n.files) + " files, " + std::to_string(n.dirs) + " directories, " +
+               std::to_string(n.links) + " links";
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
     const std::uint64_t piece = get_or<std::uint64_t>(req, "piece", cfg.piece);
     const Busy busy(*this);
 
-    json reports = json::array();
-    bool ok = true;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const double size = static_cast<double>(bodies[i]->size());
-        const PlanRequest pr = make_request(*net, root, dests, size, model);
-        JobSpec spec = plan_push(*net, pr, algo.name, piece);
-        spec.bwlimit = bwlimit;
-        spec.inputs.emplace_back(bodies[i], names[i]);
-        say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
-        JobReport r = run_job(std::move(spec), respond, i, files.size());
-        for (const auto& [name, why] : down) {
-            if (everyone) r.skipped.push_back(name);
-            r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
-            r.failed_members.push_back({name, "unreachable: " + why});
-        }
-        ok = ok && r.ok();
-        json rj = to_json(r);
-        rj["file"] = files[i];
-        reports.push_back(std::move(rj));
+    const double size = static_cast<double>(input.body->size());
+    const PlanRequest pr = make_request(*net, root, dests, size, model);
+    JobSpec spec = plan_push(*net, pr, algo.name, piece);
+    spec.bwlimit = bwlimit;
+    const std::vector<TreeEntry> tree = input.tree;
+    spec.inputs.push_back(std::move(input));
+    say("push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
+        spec.schedule.algorithm);
+    JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string());
+    for (const auto& [name, why] : down) {
+        if (everyone) r.skipped.push_back(name);
+        r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+        r.failed_members.push_back({name, "unreachable: " + why});
     }
+    const bool ok = r.ok();
+    json rj = to_json(r);
+    if (tree.empty()) {
+        rj["file"] = files[0];
+    } else {
+        const TreeCounts n = count_tree(tree);
+        rj["tree"] = {{"files", n.files}, {"dirs", n.dirs}, {"links", n.links}, {"bytes", n.bytes}, {"sources", files}};
+    }
+    json reports = json::array({std::move(rj)});
     json out{{"ok", ok}, {"reports", reports}};
     if (!ok) out["error"] = "some destinations failed";
     return out;

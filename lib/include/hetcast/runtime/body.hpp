@@ -42,12 +42,15 @@ public:
     [[nodiscard]] const std::filesystem::path& path() const { return path_; }
     /// The file's permission bits (rwx of owner, group, others).
     [[nodiscard]] unsigned mode() const { return mode_; }
+    /// The file's modification time when opened, nanoseconds since the epoch.
+    [[nodiscard]] std::int64_t mtime() const { return mtime_; }
 
 private:
     std::filesystem::path path_;
     std::shared_ptr<const int> fd_;
     std::uint64_t size_ = 0;
     unsigned mode_ = 0644;
+    std::int64_t mtime_ = 0;
     net::Digest sha_{};
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /// Where received files go, and how they land: under a destination root, via a temporary
 /// name, checked, fsynced, then renamed. Nothing lands under its final name unverified.
+#include <ctime>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -31,6 +32,15 @@ namespace hetcast {
 /// The same for a file already open as `fd` (named `file` in errors): where the descriptor
 /// really points, so that nothing swapped in after the check is read.
 void served(int fd, const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots);
+
+/// The directory `relative` beneath `root`, each missing one created (mode 0755, the root
+/// itself too), reached without following a symbolic link (openat2 RESOLVE_BENEATH |
+/// RESOLVE_NO_SYMLINKS); its descriptor, closed with the last owner. Throws hetcast::Error.
+[[nodiscard]] std::shared_ptr<int> confined_directory(const std::filesystem::path& root,
+                                                      const std::filesystem::path& relative);
+
+/// Nanoseconds since the epoch as a timespec (tv_nsec in [0, 1e9), also before 1970).
+[[nodiscard]] timespec to_timespec(std::int64_t ns);
 
 /// SHA-256 of chunks added in order. Threaded, it hashes on a thread of its own while the
 /// caller goes on receiving and writing (a receiver's hop then costs the slower of the two,
@@ -105,9 +115,15 @@ public:
     /// The permission bits the file lands with (default 0644): only the rwx bits of
     /// `mode` are kept (never set-uid, set-gid or sticky), and those of `umask` cleared.
     void set_mode(unsigned mode, unsigned umask);
-    /// After verify(): fsync, set the mode, rename into place, fsync the directory. Throws
-    /// hetcast::Error.
-    void land();
+    /// The modification time the file lands with (nanoseconds since the epoch); without
+    /// it, the landing time.
+    void set_mtime(std::int64_t ns) { mtime_ = ns; }
+    /// The owner the file lands with (only a process allowed to chown gets it).
+    void set_owner(std::uint32_t uid, std::uint32_t gid) { owner_ = {uid, gid}; }
+    /// After verify(): set the owner, mode and mtime, fsync, rename into place, fsync the
+    /// directory. Without `sync`, neither fsync: the caller has made the bytes durable
+    /// (syncfs for many files at once) and fsyncs the directory. Throws hetcast::Error.
+    void land(bool sync = true);
     /// verify() then land().
     void commit(const net::Digest& expected);
     [[nodiscard]] std::uint64_t written() const { return written_; }
@@ -123,6 +139,8 @@ private:
     std::shared_ptr<int> dir_;  ///< the directory both names live in
     std::shared_ptr<int> fd_;  // closed when the last reader of body() is done
     unsigned mode_ = 0644;
+    std::optional<std::int64_t> mtime_;
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> owner_;
     ChunkHasher hash_;
     std::uint64_t written_ = 0;
     std::uint64_t flushed_ = 0;  ///< written back up to here (started, not waited for)

@@ -13,6 +13,7 @@
 
 #include "hetcast/net/digest.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/tree.hpp"
 
 namespace hetcast {
 
@@ -20,7 +21,7 @@ struct JobMessage {
     std::string source;
     std::uint64_t size = 0;
     net::Digest sha{};
-    std::string name;  ///< destination path under dest_root; empty: a buffer
+    std::string name;  ///< destination path under dest_root (a bundle's: the landing directory, "." the root); empty: a buffer
     std::vector<std::string> dests;
     std::string origin;  ///< where the source finds the body, when it is not the coordinator
     /// Cut-through plans: the SHA-256 of each piece, as the source computed them.
@@ -28,6 +29,13 @@ struct JobMessage {
     /// Permission bits of the source's file (rwx only); copies land with them, less the
     /// destination's umask. 0644 for buffers and generated payloads.
     unsigned mode = 0644;
+    /// Modes land exactly as sent (no umask) and mtimes are set (rsync -a, scp -p).
+    bool preserve = false;
+    std::optional<std::int64_t> mtime;  ///< a single file's, nanoseconds since the epoch
+    /// Non-empty: the message is a bundle of this tree's files (runtime/tree.hpp).
+    std::vector<TreeEntry> tree;
+    /// Owners (the entries' uid and gid) are applied by a receiver running as root.
+    bool owner = false;
 };
 
 struct JobTask {

@@ -25,6 +25,7 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/report.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
 
@@ -120,6 +121,22 @@ struct JobInput {
     /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
     std::vector<net::Digest> pieces;
     unsigned mode = 0644;  ///< permission bits of the source's file
+    /// Modes land exactly and mtimes are set (JobMessage::preserve); `mtime` of a file.
+    bool preserve = false;
+    std::optional<std::int64_t> mtime;
+    /// A bundle's manifest (runtime/tree.hpp; `body` a TreeBody); `name` its landing directory.
+    std::vector<TreeEntry> tree;
+    bool owner = false;  ///< receivers running as root apply the entries' owners
+};
+
+/// How far a job is, as its coordinator knows it.
+struct JobProgress {
+    std::uint64_t delivered = 0;   ///< bytes destinations received, summed over them
+    std::uint64_t owed = 0;        ///< bytes × destinations in all
+    /// Bytes of its messages that every destination holds: the least any has received
+    /// (a destination's own count, in steps of 4 MiB, or all of it once delivered).
+    std::uint64_t everywhere = 0;
+    std::uint64_t size = 0;  ///< what `everywhere` counts toward: the most any destination is owed
 };
 
 /// A job to coordinate: a schedule planned on `network` (node names = member names), the
@@ -142,8 +159,8 @@ struct JobSpec {
     std::uint64_t bwlimit = 0;
     /// The whole job must end within this, or it is aborted and reported as failed.
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-    /// Called from the coordinator's job thread with (bytes delivered, bytes owed).
-    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    /// Called from the coordinator's job thread when the job moved on.
+    std::function<void(const JobProgress&)> progress;
     /// Called once with the job's id, before anything moves (what Peer::cancel takes).
     std::function<void(std::uint64_t)> started;
     /// Re-plans a one-message job for some of its destinations, on the same network and
