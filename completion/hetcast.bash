@@ -176,6 +176,7 @@ _hetcastd() {
     COMPREPLY=()
     case $prev in
         --listen | --join | --name) return ;;
+        --log-level) _hetcast_reply $'trace\ndebug\ninfo\nwarn\nerror' "$cur"; return ;;
         -c | --config | --dest-root | --state-dir | --identity | --cluster | --link-profile) return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -242,7 +242,8 @@ public:
         }
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
-                                             "stall_timeout", "down_after", "link_profile", "umask", "serve_roots"});
+                                             "stall_timeout", "down_after", "link_profile", "umask", "serve_roots",
+                                             "log_level"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -316,6 +317,15 @@ public:
                 fail(n.Mark(), "umask: expected octal permission bits like 022 or 027, got " + shown(text));
             }
             c.umask = static_cast<unsigned>(std::stoul(text, nullptr, 8));
+        }
+        if (const auto it = e.find("log_level"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            const auto level = parse_log_level(n.IsScalar() ? n.Scalar() : "");
+            if (!level) {
+                fail(n.Mark(), "log_level: expected one of " + std::string(log_level_names) + ", got " +
+                                   shown(n.IsScalar() ? n.Scalar() : ""));
+            }
+            c.log_level = *level;
         }
         return c;
     }

@@ -91,7 +91,7 @@ struct Service::Impl {
     };
 
     DaemonConfig cfg;
-    std::function<void(const std::string&)> log;
+    LogFn log;
     std::unique_ptr<Peer> peer;
     std::vector<Member> members;
     std::optional<Network> profile;  ///< link emulation, when configured
@@ -111,8 +111,8 @@ struct Service::Impl {
 
     std::uint16_t port() const { return peer->port(); }
 
-    void say(const std::string& line) const {
-        if (log) log(line);
+    void say(LogLevel level, const std::string& line) const {
+        if (log) log(level, line);
     }
 
     std::optional<Network> current_map() const {

@@ -133,7 +133,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.lower_bound = wu_lower_bound(net, pr);
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
-    say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
+    say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
     const JobReport r = run_job(std::move(spec), respond, 0, 1);
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
@@ -180,7 +180,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         if (why.empty()) {
             dests.push_back(wanted[i]);
         } else {
-            say("leaving out '" + net->name(wanted[i]) + "': " + why);
+            say(LogLevel::warn, "leaving out '" + net->name(wanted[i]) + "': " + why);
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
@@ -210,7 +210,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         const PlanRequest pr = make_request(*net, root, dests, size, model);
         JobSpec spec = plan_push(*net, pr, algo.name, piece);
         spec.inputs.emplace_back(bodies[i], names[i]);
-        say("push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
+        say(LogLevel::info, "push " + files[i] + " (" + std::to_string(bodies[i]->size()) + " bytes) with " + spec.schedule.algorithm);
         JobReport r = run_job(std::move(spec), respond, i, files.size());
         for (const auto& [name, why] : down) {
             if (everyone) r.skipped.push_back(name);

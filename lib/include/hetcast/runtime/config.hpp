@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetcast/log.hpp"
 #include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/peer.hpp"
 
@@ -36,6 +37,7 @@ struct DaemonConfig {
     /// a push to --all skips it.
     std::chrono::milliseconds down_after{2000};
     std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
+    LogLevel log_level = LogLevel::info;    ///< the least a line must matter to be logged
 };
 
 /// Parses a daemon config. Relative paths are taken relative to `base_dir` (the config
