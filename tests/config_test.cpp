@@ -285,6 +285,31 @@ TEST_CASE("config: cluster errors carry line and column") {
     CHECK(cluster_error("").find("c.yaml:1:1: empty cluster file") == 0);
 }
 
+TEST_CASE("config: a cluster file's groups are node sets; bad ones and cycles are refused with their line") {
+    const std::string head = "members:\n  - {name: ws01, host: h, port: 1}\ngroups:\n";  // lines 1-3
+    const ClusterFile f = parse_cluster_file(head + "  lab-a: ws[01-02]\n  labs: '@lab-a,@lab-b!@subnet:1'\n"
+                                                    "  lab-b: \"ws[10-11]\"\n  all.ws_2: '@*'\n",
+                                             "c.yaml");
+    CHECK(f.members.size() == 1);
+    CHECK(f.groups == NodeGroups{{"lab-a", "ws[01-02]"}, {"labs", "@lab-a,@lab-b!@subnet:1"}, {"lab-b", "ws[10-11]"},
+                                 {"all.ws_2", "@*"}});
+    CHECK(parse_cluster_file(head.substr(0, head.size() - 8), "c.yaml").groups.empty());
+    CHECK(parse_cluster(head + "  a: b\n", "c.yaml").size() == 1);
+
+    const auto error = [&](const std::string& groups) { return cluster_error(head + groups); };
+    CHECK(error("  a: '@a'\n") == "c.yaml:4:6: groups.a: group '@a' refers to itself (@a -> @a)");
+    CHECK(error("  a: n1\n  b: '@c,n2'\n  c: 'n3!@b'\n") ==
+          "c.yaml:5:6: groups.b: group '@b' refers to itself (@b -> @c -> @b)");
+    CHECK(error("  a: '@lab'\n") == "c.yaml:4:6: groups.a: no group '@lab' (the cluster file's groups: @a)");
+    CHECK(error("  a: 'n[1-'\n") == "c.yaml:4:6: groups.a: node set 'n[1-': a '[' without its ']'");
+    CHECK(error("  a: [n1, n2]\n").find("c.yaml:4:6: groups.a: expected a non-empty string") == 0);
+    CHECK(error("  'subnet:1': n1\n").find("c.yaml:4:3: groups: 'subnet:1' is not a group name") == 0);
+    CHECK(error("  -a: n1\n").find("c.yaml:4:3: groups: '-a' is not a group name") == 0);
+    CHECK(error("  a: n1\n  a: n2\n").find("c.yaml:5:3: groups: duplicate group 'a'") == 0);
+    CHECK(error("  a:\n").find("c.yaml:4:3: groups: 'a' has no value") == 0);
+    CHECK(cluster_error(head + "  - a\n").find("c.yaml:4:3: groups: expected a mapping") == 0);
+}
+
 TEST_CASE("config: save_cluster then load_cluster gives the same members, atomically") {
     TempDir t;
     const fs::path f = t.path / "cluster.yaml";

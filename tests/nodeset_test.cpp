@@ -244,6 +244,88 @@ TEST_CASE("nodeset: a map's members by node set, subnets as @subnet:N, --exclude
     CHECK(error_of_select(one, "@subnet:1") == "node set '@subnet:1': no group '@subnet:1' (the map's groups: @subnet:0, @*)");
 }
 
+TEST_CASE("nodeset: named groups nest, mix with the map's, and name the known groups when unknown") {
+    const Network net = Network::clusters({3, 2}, 1, 10);  // c0n[0-2] | c1n[0-1]
+    const NodeGroups groups{{"lab-a", "c0n[0-1]"}, {"lab-b", "c1n0,@lab-a"}, {"most", "@*!@lab-a"}, {"odd", "@subnet:1^c1n0"}};
+    const GroupResolver g = named_groups(groups, map_groups(net));
+    CHECK(expand_nodeset("@lab-b", g) == Names{"c0n0", "c0n1", "c1n0"});
+    CHECK(expand_nodeset("@most", g) == Names{"c0n2", "c1n0", "c1n1"});
+    CHECK(expand_nodeset("@odd,@lab-a", g) == Names{"c0n0", "c0n1", "c1n1"});
+    CHECK(select_members(net, "@lab-b", "c0n0", groups) == std::vector<NodeId>{1, 3});
+    CHECK(select_members(net, "@*", "@most", groups) == std::vector<NodeId>{0, 1});
+    CHECK(error_of("@lab-c", g) == "node set '@lab-c': no group '@lab-c' (the map's groups: @subnet:0 to @subnet:1, @*; "
+                                   "the cluster file's groups: @lab-a, @lab-b, @most, @odd)");
+    CHECK(error_of("@lab-c", named_groups(groups)) ==
+          "node set '@lab-c': no group '@lab-c' (the groups: @lab-a, @lab-b, @most, @odd)");
+    CHECK(error_of("@x", named_groups({})) == "node set '@x': no group '@x' (no groups are defined)");
+    // An unknown group deep down is told once, as it is.
+    const GroupResolver deep = named_groups({{"a", "n1,@b"}, {"b", "@c"}}, map_groups(net));
+    CHECK(error_of("@a", deep).starts_with("node set '@a': no group '@c' (the map's groups:"));
+    const GroupResolver bad = named_groups({{"a", "n1,@b"}, {"b", "n[1-"}});
+    CHECK(error_of("@a", bad) == "node set '@a': group '@b': node set 'n[1-': a '[' without its ']'");
+}
+
+TEST_CASE("nodeset: a group that refers to itself is refused, naming the chain") {
+    CHECK(error_of("@a", named_groups({{"a", "n1,@a"}})) == "node set '@a': group '@a' refers to itself (@a -> @a)");
+    CHECK(error_of("n1,@a", named_groups({{"a", "@b"}, {"b", "n2,@c!n3"}, {"c", "@a"}})) ==
+          "node set 'n1,@a': group '@a' refers to itself (@a -> @b -> @c -> @a)");
+    // The same group twice is not a cycle; the resolver can be used again after a failure.
+    const GroupResolver g = named_groups({{"a", "@b,@b"}, {"b", "n[1-2]"}, {"loop", "@loop"}});
+    CHECK(expand_nodeset("@a,@b", g) == Names{"n1", "n2"});
+    CHECK_FALSE(error_of("@loop", g).empty());
+    CHECK(expand_nodeset("@a", g) == Names{"n1", "n2"});
+}
+
+TEST_CASE("nodeset: named groups over random graphs: unions as sets, cycles refused where reachable") {
+    std::mt19937_64 rng(1616);
+    for (int round = 0; round < 300; ++round) {
+        const std::size_t k = 1 + rng() % 7;
+        std::vector<std::set<std::size_t>> refs(k);
+        std::vector<std::set<std::string>> own(k);
+        NodeGroups groups;
+        const bool acyclic = rng() % 2 == 0;
+        for (std::size_t i = 0; i < k; ++i) {
+            std::string text = "n" + std::to_string(rng() % 20);
+            own[i].insert(text);
+            for (std::size_t j = 0; j < k; ++j) {
+                if ((acyclic && j >= i) || rng() % 3 != 0) continue;
+                refs[i].insert(j);
+                text += ",@g" + std::to_string(j);
+            }
+            groups["g" + std::to_string(i)] = text;
+        }
+        // What each group reaches, and whether a cycle is reachable from it.
+        const auto reach = [&](std::size_t from) {
+            std::set<std::size_t> seen;
+            std::vector<std::size_t> todo(refs[from].begin(), refs[from].end());
+            while (!todo.empty()) {
+                const std::size_t v = todo.back();
+                todo.pop_back();
+                if (seen.insert(v).second) todo.insert(todo.end(), refs[v].begin(), refs[v].end());
+            }
+            return seen;
+        };
+        const GroupResolver g = named_groups(groups);
+        for (std::size_t i = 0; i < k; ++i) {
+            const auto r = reach(i);
+            const bool cyclic = std::any_of(r.begin(), r.end(), [&](std::size_t v) { return reach(v).count(v) > 0; });
+            std::string shown;
+            for (const auto& [n, t] : groups) shown += n + ": " + t + "; ";
+            CAPTURE(shown);
+            CAPTURE(i);
+            if (cyclic) {
+                CHECK(error_of("@g" + std::to_string(i), g).find("refers to itself") != std::string::npos);
+            } else {
+                std::set<std::string> want = own[i];
+                for (std::size_t v : r) want.insert(own[v].begin(), own[v].end());
+                Names expected(want.begin(), want.end());
+                nodeset_sort(expected);
+                CHECK(expand_nodeset("@g" + std::to_string(i), g) == expected);
+            }
+        }
+    }
+}
+
 TEST_CASE("nodeset: fold then expand gives the same set, over random name sets") {
     std::mt19937_64 rng(20240516);
     const std::vector<std::string> texts = {"n", "ws", "rack", "a-b.", "x_", "", "node-", "c"};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -445,8 +446,98 @@ GroupResolver map_groups(const Network& net) {
     };
 }
 
-std::vector<NodeId> select_members(const Network& net, std::string_view to, std::string_view exclude) {
-    const GroupResolver groups = map_groups(net);
+bool valid_group_name(std::string_view name) {
+    const auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+    return !name.empty() && ok(name[0]) &&
+           std::all_of(name.begin(), name.end(), [&](char c) { return ok(c) || c == '.' || c == '_' || c == '-'; });
+}
+
+namespace {
+
+/// named_groups' resolver: copies share one state, so a group's expansion (which calls
+/// the resolver again for the groups it names) sees the chain being expanded.
+struct NamedGroups {
+    struct State {
+        NodeGroups groups;
+        GroupResolver then;
+        std::map<std::string, std::vector<std::string>> done;
+        std::vector<std::string> open;  // the groups being expanded, outermost first
+        std::string why;                // the innermost failure: told once, not per level
+    };
+    std::shared_ptr<State> s;
+
+    std::vector<std::string> operator()(const std::string& name) const {
+        const bool outermost = s->open.empty();
+        try {
+            return resolve(name);
+        } catch (const InputError& e) {
+            std::string why = s->why.empty() ? e.what() : s->why;
+            if (outermost) s->why.clear();
+            throw InputError(why);
+        }
+    }
+
+    std::vector<std::string> resolve(const std::string& name) const {
+        const auto it = s->groups.find(name);
+        if (it == s->groups.end()) return other(name);
+        if (const auto d = s->done.find(name); d != s->done.end()) return d->second;
+        if (const auto o = std::find(s->open.begin(), s->open.end(), name); o != s->open.end()) {
+            std::string chain;
+            for (auto i = o; i != s->open.end(); ++i) chain += "@" + *i + " -> ";
+            s->why = "group '@" + name + "' refers to itself (" + chain + "@" + name + ")";
+            throw InputError(s->why);
+        }
+        s->open.push_back(name);
+        struct Pop {
+            std::vector<std::string>& open;
+            ~Pop() { open.pop_back(); }
+        } pop{s->open};
+        std::vector<std::string> names;
+        try {
+            names = expand_nodeset(it->second, *this);
+        } catch (const InputError& e) {
+            if (s->why.empty()) s->why = "group '@" + name + "': " + e.what();
+            throw;
+        }
+        return s->done.emplace(name, std::move(names)).first->second;
+    }
+
+    std::vector<std::string> other(const std::string& name) const {
+        std::string known;
+        for (const auto& [n, text] : s->groups) known += (known.empty() ? "@" : ", @") + n;
+        if (!s->then) {
+            const std::string what = "no group '@" + name + "' (" +
+                                     (known.empty() ? std::string("no groups are defined") : "the groups: " + known) + ")";
+            if (!s->open.empty()) s->why = what;
+            throw InputError(what);
+        }
+        try {
+            return s->then(name);
+        } catch (const InputError& e) {
+            std::string what = e.what();
+            if (!known.empty()) {
+                known = "the cluster file's groups: " + known;
+                if (!what.empty() && what.back() == ')') {
+                    what.insert(what.size() - 1, "; " + known);
+                } else {
+                    what += " (" + known + ")";
+                }
+            }
+            if (!s->open.empty()) s->why = what;
+            throw InputError(what);
+        }
+    }
+};
+
+}  // namespace
+
+GroupResolver named_groups(NodeGroups groups, GroupResolver then) {
+    return NamedGroups{std::make_shared<NamedGroups::State>(NamedGroups::State{std::move(groups), std::move(then), {}, {}, {}})};
+}
+
+std::vector<NodeId> select_members(const Network& net, std::string_view to, std::string_view exclude,
+                                   const NodeGroups& named) {
+    const GroupResolver groups = named.empty() ? map_groups(net) : named_groups(named, map_groups(net));
     const auto members_only = [&net](std::string_view text, const std::vector<std::string>& names) {
         std::vector<std::string> unknown;
         for (const auto& n : names) {
