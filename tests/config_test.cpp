@@ -300,7 +300,7 @@ TEST_CASE("config: a cluster file's groups are node sets; bad ones and cycles ar
     CHECK(error("  a: '@a'\n") == "c.yaml:4:6: groups.a: group '@a' refers to itself (@a -> @a)");
     CHECK(error("  a: n1\n  b: '@c,n2'\n  c: 'n3!@b'\n") ==
           "c.yaml:5:6: groups.b: group '@b' refers to itself (@b -> @c -> @b)");
-    CHECK(error("  a: '@lab'\n") == "c.yaml:4:6: groups.a: no group '@lab' (the cluster file's groups: @a)");
+    CHECK(error("  a: '@lab'\n") == "c.yaml:4:6: groups.a: no group '@lab' (the map's groups: @subnet:N, @*; the cluster file's groups: @a)");
     CHECK(error("  a: 'n[1-'\n") == "c.yaml:4:6: groups.a: node set 'n[1-': a '[' without its ']'");
     CHECK(error("  a: [n1, n2]\n").find("c.yaml:4:6: groups.a: expected a non-empty string") == 0);
     CHECK(error("  'subnet:1': n1\n").find("c.yaml:4:3: groups: 'subnet:1' is not a group name") == 0);

@@ -404,11 +404,7 @@ public:
             out.emplace(name, text(it->second, what));
             where.emplace_back(name, it->second.Mark());
         }
-        const GroupResolver map_only = [](const std::string& name) -> std::vector<std::string> {
-            if (name == "*" || name.starts_with("subnet:")) return {};
-            throw InputError("no group '@" + name + "'");
-        };
-        const GroupResolver resolve = named_groups(out, map_only);
+        const GroupResolver resolve = named_groups(out, unresolved_map_groups());
         for (const auto& [name, mark] : where) {
             try {
                 (void)resolve(name);

@@ -535,6 +535,43 @@ GroupResolver named_groups(NodeGroups groups, GroupResolver then) {
     return NamedGroups{std::make_shared<NamedGroups::State>(NamedGroups::State{std::move(groups), std::move(then), {}, {}, {}})};
 }
 
+GroupResolver unresolved_map_groups() {
+    return [](const std::string& name) -> std::vector<std::string> {
+        if (name == "*" || name.starts_with("subnet:")) return {};
+        throw InputError("no group '@" + name + "' (the map's groups: @subnet:N, @*)");
+    };
+}
+
+std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
+                                      std::string_view exclude, const GroupResolver& groups) {
+    const GroupResolver with_all = [&](const std::string& name) {
+        return name == "*" ? members : groups ? groups(name) : throw InputError("no group '@" + name + "'");
+    };
+    const NameSet known(members.begin(), members.end());
+    const auto members_only = [&](std::string_view text) {
+        const auto names = expand_nodeset(text, with_all);
+        std::vector<std::string> unknown;
+        for (const auto& n : names) {
+            if (!known.contains(n)) unknown.push_back(n);
+        }
+        if (!unknown.empty()) {
+            throw InputError("node set " + quoted(text) + ": " + fold_nodeset(unknown) +
+                             (unknown.size() == 1 ? " is not a member" : " are not members") + " (the members: " +
+                             fold_nodeset(members) + ")");
+        }
+        return NameSet(names.begin(), names.end());
+    };
+    NameSet chosen = members_only(to);
+    if (!exclude.empty()) {
+        for (const auto& n : members_only(exclude)) chosen.erase(n);
+    }
+    std::vector<std::string> out;
+    for (const auto& m : members) {
+        if (chosen.contains(m)) out.push_back(m);
+    }
+    return out;
+}
+
 std::vector<NodeId> select_members(const Network& net, std::string_view to, std::string_view exclude,
                                    const NodeGroups& named) {
     const GroupResolver groups = named.empty() ? map_groups(net) : named_groups(named, map_groups(net));

@@ -307,7 +307,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
     say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
     try {
         if (cmd == "hello") return respond(hello());
-        if (cmd == "status") return respond(status());
+        if (cmd == "status") return respond(status(get_or<bool>(req, "hellos", true)));
         if (cmd == "map") return respond(map_answer());
         if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
         if (cmd == "ping") return respond(answer_ping(*peer, req));
@@ -420,14 +420,14 @@ json Service::Impl::hello() const {
             {"recv_overhead", {recv.fixed, recv.per_byte}}};
 }
 
-json Service::Impl::status() {
+json Service::Impl::status(bool hellos) {
     json ms = json::array();
     for (const auto& m : current_members()) {
         json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
-        if (m.name == cfg.name) {
+        if (m.name == cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
-        } else {
+        } else if (hellos) {
             try {
                 const json a = peer->call(m.name, {{"cmd", "hello"}}, cfg.down_after);
                 row["up"] = true;

@@ -50,12 +50,13 @@ struct Destinations {
 
 Destinations push_destinations(const json& req, const Network& net, NodeId root) {
     const auto exclude = get_or<std::string>(req, "exclude", "");
+    const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
     Destinations d;
     auto& out = d.ids;
     if (to != req.end() && to->is_string()) {
         const std::string text = to->get<std::string>();
-        for (const NodeId v : select_members(net, text, exclude)) {
+        for (const NodeId v : select_members(net, text, exclude, groups)) {
             if (v != root) out.push_back(v);
         }
         if (out.empty()) {
@@ -73,7 +74,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
         }
     }
     if (!exclude.empty()) {
-        const auto left_out = select_members(net, exclude);
+        const auto left_out = select_members(net, exclude, {}, groups);
         std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
         if (out.empty()) throw InputError("node set '" + exclude + "' excludes every destination");
     }

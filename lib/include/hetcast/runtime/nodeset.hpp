@@ -77,6 +77,16 @@ using NodeGroups = std::map<std::string, std::string>;
 /// known ones, `then`'s included). The resolver keeps its own state: one thread at a time.
 [[nodiscard]] GroupResolver named_groups(NodeGroups groups, GroupResolver then = {});
 
+/// The map's groups where there is no map: `@*` and `@subnet:N` stand for no names, any
+/// other group is unknown. For checking node sets and groups before the map is at hand.
+[[nodiscard]] GroupResolver unresolved_map_groups();
+
+/// The names of `members` that node set `to` names, less those `exclude` names (empty:
+/// none), in `members`' order; `@*` is every member. Throws InputError naming the names
+/// that are not members (folded).
+[[nodiscard]] std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
+                                                    std::string_view exclude, const GroupResolver& groups);
+
 /// The members of `net` that node set `to` names, less those `exclude` names (empty: none),
 /// in the map's order. Groups: `groups`, then map_groups. Throws InputError naming the
 /// names that are not members of the map (folded), for `to` and `exclude` alike.
