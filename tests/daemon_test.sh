@@ -496,9 +496,18 @@ for _ in $(seq 100); do
 done
 [[ $up == yes ]] || fail "n3 restarted is not up within 10 s"
 
+# leave takes a node set; every name is checked before anyone leaves.
+for bad in "n[0,3]|'n0' coordinates this leave" "n3,n7|n7 is not a member" "@near|no group '@near'"; do
+    rc=0
+    "$hetcast" leave "${bad%%|*}" --config "$tmp/n0.yaml" > /dev/null 2> "$tmp/leave.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/leave.err") -eq 1 ]] && grep -q "${bad#*|}" "$tmp/leave.err" ||
+        fail "leave ${bad%%|*}: status $rc: $(cat "$tmp/leave.err")"
+done
+"$hetcast" status --config "$tmp/n0.yaml" | grep -q '5 of 5 up' || fail "a refused leave removed a member"
+
 # leave: n3 is removed from every member list and map, and revoked: every member keeps
 # state_dir/revoked.yaml naming it and refuses its certificate from then on.
-"$hetcast" leave n3 --config "$tmp/n0.yaml" > /dev/null || fail "leave n3 failed"
+"$hetcast" leave 'n[3]' --config "$tmp/n0.yaml" > /dev/null || fail "leave n[3] failed"
 for i in 0 1 2 4; do
     out=$("$hetcast" map show --config "$tmp/n$i.yaml")
     grep -q '^4 members' <<< "$out" || fail "after leave, n$i's map: $out"

@@ -326,6 +326,47 @@ TEST_CASE("nodeset: named groups over random graphs: unions as sets, cycles refu
     }
 }
 
+TEST_CASE("nodeset: select_names keeps the members' order, @* is every member, over random lists") {
+    std::mt19937_64 rng(7016);
+    for (int round = 0; round < 500; ++round) {
+        Names members;
+        for (int i = 0; i < 12; ++i) {
+            if (rng() % 2) members.push_back("ws" + std::to_string(i));
+        }
+        if (members.empty()) members.push_back("ws0");
+        std::shuffle(members.begin(), members.end(), rng);
+        const auto pick = [&] {
+            std::set<std::string> chosen;
+            std::string text;
+            for (std::size_t k = 1 + rng() % 4; k-- > 0;) {
+                const std::string& m = members[rng() % members.size()];
+                chosen.insert(m);
+                text += (text.empty() ? "" : ",") + m;
+            }
+            return std::pair{chosen, text};
+        };
+        const auto [to, to_text] = pick();
+        const auto [out, out_text] = pick();
+        const bool all = rng() % 4 == 0;
+        const bool exclude = rng() % 2 == 0;
+        Names expected;
+        for (const auto& m : members) {
+            if ((all || to.count(m)) && !(exclude && out.count(m))) expected.push_back(m);
+        }
+        CAPTURE(to_text);
+        CAPTURE(out_text);
+        CHECK(select_names(members, all ? "@*" : to_text, exclude ? out_text : "", {}) == expected);
+    }
+    const Names members{"b2", "a1", "c3"};
+    CHECK(select_names(members, "@g", "", named_groups({{"g", "a1,c3"}})) == Names{"a1", "c3"});
+    try {
+        (void)select_names(members, "a[1-3]", "", {});
+        FAIL("a[1-3] names non-members");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()) == "node set 'a[1-3]': a[2-3] are not members (the members: a1,b2,c3)");
+    }
+}
+
 TEST_CASE("nodeset: fold then expand gives the same set, over random name sets") {
     std::mt19937_64 rng(20240516);
     const std::vector<std::string> texts = {"n", "ws", "rack", "a-b.", "x_", "", "node-", "c"};
