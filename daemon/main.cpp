@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
         "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)")(
         "log-level", po::value(&log_level), "log lines from LEVEL up: trace, debug, info (default), warn, error");
 
+    // Under systemd's journal a failure to start is an error there too (SyslogLevelPrefix).
+    const bool journal = hetcastd::stderr_is_journal();
+    const char* failed = journal ? "<3>hetcastd: " : "hetcastd: ";
     hetcast::DaemonConfig cfg;
     try {
         po::variables_map vm;
@@ -92,10 +95,10 @@ int main(int argc, char** argv) {
         if (!cluster.empty()) cfg.cluster_file = fs::absolute(cluster);
         if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
     } catch (const po::error& e) {
-        std::cerr << "hetcastd: " << e.what() << " (see --help)\n";
+        std::cerr << failed << e.what() << " (see --help)\n";
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 2;
     }
 
@@ -110,9 +113,9 @@ int main(int argc, char** argv) {
     std::error_code ec;
     fs::create_directories(cfg.state_dir, ec);
     try {
-        hetcastd::start_logging(cfg.log_level, hetcastd::stderr_is_journal(), cfg.state_dir / "hetcastd.log");
+        hetcastd::start_logging(cfg.log_level, journal, cfg.state_dir / "hetcastd.log");
     } catch (const std::exception&) {
-        std::cerr << "hetcastd: cannot open " << (cfg.state_dir / "hetcastd.log").string() << " for appending\n";
+        std::cerr << failed << "cannot open " << (cfg.state_dir / "hetcastd.log").string() << " for appending\n";
         return 1;
     }
 
@@ -120,16 +123,16 @@ int main(int argc, char** argv) {
     try {
         service = std::make_unique<hetcast::Service>(cfg, log_line);
     } catch (const hetcast::InputError& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 1;
     }
     try {
         service->start();
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 1;
     }
     log_line(LogLevel::info, "ready: '" + cfg.name + "' (hetcast " + hetcast::version() + ") on port " +

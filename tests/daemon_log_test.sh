@@ -73,5 +73,10 @@ grep -Eq "${stamp}INFO ready: " "$tmp/file-part.log" || fail "the log file lost 
 JOURNAL_STREAM=$(stat -c '%d:%i' "$tmp/n.yaml") start "$tmp" n
 stop n
 grep -Eq "${stamp}INFO ready: " "$tmp/n.log" || fail "a JOURNAL_STREAM of another file dropped the timestamps: $(cat "$tmp/n.log")"
-step "journal: <N> priorities, no timestamps; the log file and other stderrs keep theirs"
+: > "$tmp/journal-bad.log"
+rc=0
+JOURNAL_STREAM=$(stat -c '%d:%i' "$tmp/journal-bad.log") "$hetcastd" --config "$tmp/bad.yaml" 2>> "$tmp/journal-bad.log" || rc=$?
+[[ $rc -eq 2 ]] && grep -qx "<3>hetcastd: $tmp/bad.yaml:.*log_level: .*" "$tmp/journal-bad.log" ||
+    fail "a bad config under the journal: status $rc, not one <3> line: $(cat "$tmp/journal-bad.log")"
+step "journal: <N> priorities, no timestamps, a failure to start at <3>; the log file and other stderrs keep their stamps"
 step "passed"

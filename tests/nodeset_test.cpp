@@ -274,6 +274,17 @@ TEST_CASE("nodeset: a group that refers to itself is refused, naming the chain")
     CHECK(expand_nodeset("@a,@b", g) == Names{"n1", "n2"});
     CHECK_FALSE(error_of("@loop", g).empty());
     CHECK(expand_nodeset("@a", g) == Names{"n1", "n2"});
+    // A request's groups cannot make a daemon recurse without end or hold without bound.
+    NodeGroups chain;
+    for (int i = 0; i < 1000; ++i) chain["g" + std::to_string(i)] = "n" + std::to_string(i) + ",@g" + std::to_string(i + 1);
+    chain["g1000"] = "n1000";
+    CHECK(error_of("@g0", named_groups(chain)) == "node set '@g0': groups nested more than 64 deep (at '@g64')");
+    NodeGroups wide;
+    for (int i = 0; i < 10; ++i) wide["w" + std::to_string(i)] = "w" + std::to_string(i) + "n[1-99999]";
+    const GroupResolver w = named_groups(wide);
+    std::string first_error;
+    for (int i = 0; i < 10 && first_error.empty(); ++i) first_error = error_of("@w" + std::to_string(i), w);
+    CHECK(first_error == "node set '@w4': the groups name more than 400000 names in all");
 }
 
 TEST_CASE("nodeset: named groups over random graphs: unions as sets, cycles refused where reachable") {

@@ -205,7 +205,7 @@ int cmd_status(const std::vector<std::string>& args) {
         for (std::size_t c = 0; c < 4; ++c) line += r[c] + std::string(c < 3 ? width[c] - r[c].size() + 2 : 0, ' ');
         std::cout << line << '\n';
     }
-    if (members.empty()) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
+    if (members.empty() && !vm.count("nodes") && !vm.count("exclude")) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {

@@ -463,7 +463,10 @@ struct NamedGroups {
         std::map<std::string, std::vector<std::string>> done;
         std::vector<std::string> open;  // the groups being expanded, outermost first
         std::string why;                // the innermost failure: told once, not per level
+        std::size_t kept = 0;           // names held in `done`
     };
+    /// Bounds for groups a request carries: the recursion's depth, the names remembered.
+    static constexpr std::size_t max_depth = 64, max_kept = 4 * nodeset_max_names;
     std::shared_ptr<State> s;
 
     std::vector<std::string> operator()(const std::string& name) const {
@@ -487,6 +490,10 @@ struct NamedGroups {
             s->why = "group '@" + name + "' refers to itself (" + chain + "@" + name + ")";
             throw InputError(s->why);
         }
+        if (s->open.size() >= max_depth) {
+            s->why = "groups nested more than " + std::to_string(max_depth) + " deep (at '@" + name + "')";
+            throw InputError(s->why);
+        }
         s->open.push_back(name);
         struct Pop {
             std::vector<std::string>& open;
@@ -498,6 +505,10 @@ struct NamedGroups {
         } catch (const InputError& e) {
             if (s->why.empty()) s->why = "group '@" + name + "': " + e.what();
             throw;
+        }
+        if ((s->kept += names.size()) > max_kept) {
+            s->why = "the groups name more than " + std::to_string(max_kept) + " names in all";
+            throw InputError(s->why);
         }
         return s->done.emplace(name, std::move(names)).first->second;
     }
@@ -532,7 +543,7 @@ struct NamedGroups {
 }  // namespace
 
 GroupResolver named_groups(NodeGroups groups, GroupResolver then) {
-    return NamedGroups{std::make_shared<NamedGroups::State>(NamedGroups::State{std::move(groups), std::move(then), {}, {}, {}})};
+    return NamedGroups{std::make_shared<NamedGroups::State>(NamedGroups::State{std::move(groups), std::move(then), {}, {}, {}, 0})};
 }
 
 GroupResolver unresolved_map_groups() {
