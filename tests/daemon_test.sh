@@ -132,6 +132,11 @@ grep -q 'no map' <<< "$out" || fail "status should say 'no map' before a probe: 
 out=$("$hetcast" status --config "$tmp/n0.yaml" --from n2 --json)
 python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["name"]=="n2" and sum(m["up"] for m in a["members"])==4' <<< "$out" \
     || fail "status --from n2 --json: $out"
+# No local daemon answers (its port is closed): --from finds the member in the cluster file.
+dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed "s/^listen: .*/listen: 127.0.0.1:$dead/" "$tmp/n0.yaml" > "$tmp/no-local.yaml"
+out=$("$hetcast" status --config "$tmp/no-local.yaml" --from 'n[1]' --json) || fail "--from n[1] without a local daemon: $out"
+python3 -c 'import json,sys; assert json.load(sys.stdin)["name"]=="n1"' <<< "$out" || fail "--from n[1] without a local daemon asked another: $out"
 step "status: 4 up"
 
 # probe: a map of the four members, written with -o and stored on every daemon.
