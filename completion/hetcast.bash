@@ -3,9 +3,9 @@
 # a checkout: source completion/hetcast.bash
 #
 # Commands, options and algorithm names come from the program's own --help (read once per
-# shell), so they follow the binary. Member names (--to, --from, --exclude, leave NAME) come
+# shell), so they follow the binary. Member names (--to, --from, --exclude, -w, leave) come
 # from 'hetcast status --json' (at most 3 s), else from the cluster file the daemon's config
-# names; they are kept for 30 s. When no daemon answers and there is no config, nothing is
+# names; they are kept for 30 s. Groups (@NAME) come from the cluster file's 'groups:'. When no daemon answers and there is no config, nothing is
 # offered and nothing is printed.
 
 # The program being completed, as typed (a leading ~ expanded).
@@ -63,6 +63,35 @@ _hetcast_config() {
     printf '%s\n' "${HETCAST_CONFIG:-/etc/hetcast/hetcastd.yaml}"
 }
 
+# The cluster file the config names (`cluster: PATH`, relative to the config's folder).
+_hetcast_cluster_file() {
+    local config cluster
+    config=$(_hetcast_config)
+    [[ -r $config ]] || return 0
+    cluster=$(sed -n 's/^cluster: *["'\'']\{0,1\}\([^"'\''#]*[^"'\''# ]\).*/\1/p' "$config" 2>/dev/null | head -n 1)
+    [[ -n $cluster && $cluster != /* ]] && cluster=$(dirname -- "$config")/$cluster
+    [[ -n $cluster && -r $cluster ]] && printf '%s\n' "$cluster"
+    return 0
+}
+
+# @* and the cluster file's groups: the block under `groups:`, one `  NAME: ...` a line.
+_hetcast_groups() {
+    local cluster
+    cluster=$(_hetcast_cluster_file)
+    printf '%s\n' '@*'
+    [[ -n $cluster ]] || return 0
+    sed -n '/^groups:/,/^[^ #]/s/^  *\([A-Za-z0-9][A-Za-z0-9._-]*\):.*/@\1/p' "$cluster" 2>/dev/null
+}
+
+# What a node set may name: the members, and when there are some, @* and the groups.
+_hetcast_nodes() {
+    local members
+    members=$(_hetcast_members)
+    [[ -n $members ]] || return 0
+    printf '%s\n' "$members"
+    _hetcast_groups
+}
+
 # Member names, from the daemon, else from the cluster file; cached for 30 s per config.
 declare -g _hetcast_members_key="" _hetcast_members_list="" _hetcast_members_time=0
 _hetcast_members() {
@@ -78,11 +107,9 @@ _hetcast_members() {
         return
     fi
     names=$(_hetcast_run status --json "${args[@]}" | sed -n 's/^ *"name": *"\([^"\\]*\)".*/\1/p' | sort -u)
-    if [[ -z $names && -r $config ]]; then
-        # The cluster file: `cluster: PATH` in the config, relative to the config's folder.
-        cluster=$(sed -n 's/^cluster: *["'\'']\{0,1\}\([^"'\''#]*[^"'\''# ]\).*/\1/p' "$config" 2>/dev/null | head -n 1)
-        [[ -n $cluster && $cluster != /* ]] && cluster=$(dirname -- "$config")/$cluster
-        if [[ -n $cluster && -r $cluster ]]; then
+    if [[ -z $names ]]; then
+        cluster=$(_hetcast_cluster_file)
+        if [[ -n $cluster ]]; then
             names=$(grep -oE '(^|[{,[:space:]-])name: *["'\'']?[^"'\'',}[:space:]]+' "$cluster" 2>/dev/null |
                 sed 's/.*name: *["'\'']\{0,1\}//' | sort -u)
         fi
@@ -128,12 +155,15 @@ _hetcast() {
     [[ $cmd == map && $sub == show ]] && cmd="map show"
 
     case $prev in
-        --to | --from | --exclude | -x)
-            # A comma-separated list (a node set): complete the last element.
+        --to | --from | --exclude | -x | -w | --nodes)
+            # A node set: complete its last element (after a ',' or an operator).
             local head="" tail=$cur
-            [[ $cur == *,* ]] && head=${cur%,*}, && tail=${cur##*,}
+            if [[ $cur == *[,\!\&^]* ]]; then
+                tail=${cur##*[,\!\&^]}
+                head=${cur%"$tail"}
+            fi
             local members m list=""
-            members=$(_hetcast_members)
+            members=$(_hetcast_nodes)
             for m in $members; do list+="$head$m"$'\n'; done
             _hetcast_reply "$list" "$head$tail"
             [[ $prev == --from ]] || compopt -o nospace 2>/dev/null
@@ -166,7 +196,7 @@ _hetcast() {
     case $cmd in
         map) [[ -z $sub ]] && _hetcast_reply show "$cur" ;;
         keys) [[ -z $sub ]] && _hetcast_reply $'init\nissue\nshow' "$cur" ;;
-        leave) _hetcast_reply "$(_hetcast_members)" "$cur" ;;
+        leave) _hetcast_reply "$(_hetcast_nodes)" "$cur" ;;
     esac
     # Anything else (push FILE...): bash's default completion, files.
 }
@@ -176,6 +206,7 @@ _hetcastd() {
     COMPREPLY=()
     case $prev in
         --listen | --join | --name) return ;;
+        --log-level) _hetcast_reply $'trace\ndebug\ninfo\nwarn\nerror' "$cur"; return ;;
         -c | --config | --dest-root | --state-dir | --identity | --cluster | --link-profile) return ;;
     esac
     if [[ $cur == -* ]]; then

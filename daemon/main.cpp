@@ -3,13 +3,9 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <exception>
-#include <fstream>
 #include <iostream>
-#include <mutex>
+#include <optional>
 #include <string>
 
 #include <boost/program_options.hpp>
@@ -18,37 +14,14 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/service.hpp"
+#include "logging.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
+using hetcast::LogLevel;
+using hetcastd::log_line;
 
 namespace {
-
-std::mutex log_mu;
-std::ofstream log_file;  // state_dir/hetcastd.log, once the config is read
-
-/// One line on stderr and in the log file: `2026-11-23T15:00:00.123Z LEVEL text`.
-void log_line(const char* level, const std::string& text) {
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char stamp[40];
-    const std::size_t n = std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
-    std::snprintf(stamp + n, sizeof stamp - n, ".%03dZ", static_cast<int>(ms));
-    std::lock_guard lock(log_mu);
-    std::cerr << stamp << ' ' << level << ' ' << text << std::endl;
-    if (log_file.is_open()) log_file << stamp << ' ' << level << ' ' << text << std::endl;
-}
-
-/// The library logs plain lines; the ones reporting a failure are warnings.
-void log_from_service(const std::string& text) {
-    for (const char* bad : {"fail", "refus", "error", "cannot", "wrong", "abort", "lost"}) {
-        if (text.find(bad) != std::string::npos) return log_line("WARN", text);
-    }
-    log_line("INFO", text);
-}
 
 /// `HOST:PORT` or `[ADDR]:PORT`.
 void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
@@ -73,8 +46,9 @@ void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config, name, listen, dest_root, state_dir, link_profile, join, identity, cluster;
-    po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr and STATE_DIR/hetcastd.log)\n\n"
+    std::string config, name, listen, dest_root, state_dir, link_profile, join, identity, cluster, log_level;
+    po::options_description opts("hetcastd: the hetcast peer daemon (logs to stderr and STATE_DIR/hetcastd.log; to the\n"
+                                 "journal with syslog priorities when systemd connects stderr to it)\n\n"
                                  "  hetcastd --config FILE [flags overriding the file]\n\noptions");
     opts.add_options()("help,h", "show this help")("version", "print the version and exit")(
         "config,c", po::value(&config), "daemon configuration (YAML, see conf/hetcastd.yaml); required")(
@@ -85,8 +59,12 @@ int main(int argc, char** argv) {
         "identity", po::value(&identity), "this member's identity file (hetcast keys issue NAME; mode 0600)")(
         "cluster", po::value(&cluster), "cluster file: the members and their addresses")(
         "link-profile", po::value(&link_profile), "network file to emulate links with (one-machine demos)")(
-        "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)");
+        "join", po::value(&join), "HOST:PORT of a running member: join its cluster (member list and map come from it)")(
+        "log-level", po::value(&log_level), "log lines from LEVEL up: trace, debug, info (default), warn, error");
 
+    // Under systemd's journal a failure to start is an error there too (SyslogLevelPrefix).
+    const bool journal = hetcastd::stderr_is_journal();
+    const char* failed = journal ? "<3>hetcastd: " : "hetcastd: ";
     hetcast::DaemonConfig cfg;
     try {
         po::variables_map vm;
@@ -100,8 +78,14 @@ int main(int argc, char** argv) {
             std::cout << "hetcastd " << hetcast::build::version_line() << '\n';
             return 0;
         }
+        std::optional<LogLevel> level;
+        if (vm.count("log-level") && !(level = hetcast::parse_log_level(log_level))) {
+            throw hetcast::InputError("--log-level: expected one of " + std::string(hetcast::log_level_names) +
+                                      ", got '" + log_level + "'");
+        }
         if (config.empty()) throw hetcast::InputError("--config FILE is required (see --help)");
         cfg = hetcast::load_daemon_config(config);
+        if (level) cfg.log_level = *level;
         if (!name.empty()) cfg.name = name;
         if (!listen.empty()) parse_listen(listen, cfg);
         if (!dest_root.empty()) cfg.dest_root = fs::absolute(dest_root);
@@ -111,10 +95,10 @@ int main(int argc, char** argv) {
         if (!cluster.empty()) cfg.cluster_file = fs::absolute(cluster);
         if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
     } catch (const po::error& e) {
-        std::cerr << "hetcastd: " << e.what() << " (see --help)\n";
+        std::cerr << failed << e.what() << " (see --help)\n";
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 2;
     }
 
@@ -128,36 +112,37 @@ int main(int argc, char** argv) {
 
     std::error_code ec;
     fs::create_directories(cfg.state_dir, ec);
-    log_file.open(cfg.state_dir / "hetcastd.log", std::ios::app);
-    if (!log_file) {
-        std::cerr << "hetcastd: cannot open " << (cfg.state_dir / "hetcastd.log").string() << " for appending\n";
+    try {
+        hetcastd::start_logging(cfg.log_level, journal, cfg.state_dir / "hetcastd.log");
+    } catch (const std::exception&) {
+        std::cerr << failed << "cannot open " << (cfg.state_dir / "hetcastd.log").string() << " for appending\n";
         return 1;
     }
 
     std::unique_ptr<hetcast::Service> service;
     try {
-        service = std::make_unique<hetcast::Service>(cfg, log_from_service);
+        service = std::make_unique<hetcast::Service>(cfg, log_line);
     } catch (const hetcast::InputError& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 1;
     }
     try {
         service->start();
     } catch (const std::exception& e) {
-        std::cerr << "hetcastd: " << e.what() << '\n';
+        std::cerr << failed << e.what() << '\n';
         return 1;
     }
-    log_line("INFO", "ready: '" + cfg.name + "' (hetcast " + hetcast::version() + ") on port " +
+    log_line(LogLevel::info, "ready: '" + cfg.name + "' (hetcast " + hetcast::version() + ") on port " +
                          std::to_string(service->port()));
 
     int sig = 0;
     sigwait(&stop_signals, &sig);
-    log_line("INFO", std::string("stopping on ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    log_line(LogLevel::info, std::string("stopping on ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
     service->stop();
     service.reset();
-    log_line("INFO", "stopped");
+    log_line(LogLevel::info, "stopped");
     return 0;
 }

@@ -340,6 +340,26 @@ grep -qx "hetcast: unknown command 'frobnicate' (see 'hetcast --help')" "$tmp/un
 expect_usage_error unknown-option --verbose
 grep -q "unknown option '--verbose'" "$tmp/unknown-option.err" || fail "unknown-option: $(cat "$tmp/unknown-option.err")"
 
+# Completion of node sets: members and @groups from the cluster file (no daemon answers on
+# port 9), the last element of a list or after an operator.
+printf 'name: a\nlisten: 127.0.0.1:9\nstate_dir: s\ndest_root: d\nidentity: i.pem\ncluster: c.yaml\n' > "$tmp/a.yaml"
+printf 'members:\n  - {name: ws01, host: h, port: 1}\n  - {name: ws02, host: h, port: 2}\ngroups:\n  lab-b: "ws[01-02]"\n  gpu: ws02\n' > "$tmp/c.yaml"
+completed() {
+    (
+        # shellcheck source=/dev/null
+        source "$src_dir/completion/hetcast.bash"
+        COMP_WORDS=("$hetcast" "$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        COMPREPLY=()
+        _hetcast
+        printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort | tr '\n' ' '
+    )
+}
+[ "$(completed push f --config "$tmp/a.yaml" --to '@')" = "@* @gpu @lab-b " ] || fail "completion of --to @: $(completed push f --config "$tmp/a.yaml" --to '@')"
+[ "$(completed push f --config "$tmp/a.yaml" -x 'ws01!w')" = "ws01!ws01 ws01!ws02 " ] || fail "completion after '!': $(completed push f --config "$tmp/a.yaml" -x 'ws01!w')"
+[ "$(completed status --config "$tmp/a.yaml" -w 'ws02,@l')" = "ws02,@lab-b " ] || fail "completion of -w: $(completed status --config "$tmp/a.yaml" -w 'ws02,@l')"
+[ "$(completed leave --config "$tmp/a.yaml" '')" = "@* @gpu @lab-b ws01 ws02 " ] || fail "completion of leave: $(completed leave --config "$tmp/a.yaml" '')"
+
 if [ "$failures" -ne 0 ]; then
     echo "cli test: $failures check(s) failed"
     exit 1

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <set>
 #include <string>
 
 #include "temp_dir.hpp"
@@ -68,6 +69,7 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.stall_timeout == std::chrono::milliseconds(10000));
     CHECK(c.stall_timeout == PeerConfig{}.stall_timeout);  // one default, whether a daemon or an embedded peer
     CHECK(c.down_after == std::chrono::milliseconds(2000));
+    CHECK(c.log_level == LogLevel::info);
 }
 
 TEST_CASE("config: every key is read") {
@@ -82,6 +84,7 @@ TEST_CASE("config: every key is read") {
                                                    "stall_timeout: 2.5\n"
                                                    "down_after: 0.75\n"
                                                    "umask: 027\n"
+                                                   "log_level: debug\n"
                                                    "link_profile: ../profiles/p.yaml\n",
                                                "d.yaml", "/etc/hetcast");
     CHECK(c.host == "0.0.0.0");
@@ -99,6 +102,7 @@ TEST_CASE("config: every key is read") {
     CHECK(c.stall_timeout == std::chrono::milliseconds(2500));
     CHECK(c.down_after == std::chrono::milliseconds(750));
     CHECK(c.umask == 027);
+    CHECK(c.log_level == LogLevel::debug);
 
     const DaemonConfig v6 = parse_daemon_config(minimal + "listen: '[::]:0'\nlimits: {max_message: 1000}\n",
                                                 "d.yaml", "/");
@@ -165,6 +169,9 @@ TEST_CASE("config: bad values carry the line and column of the value") {
     CHECK(daemon_error(minimal + "umask: 01000\n").find("d.yaml:5:8: umask") == 0);
     CHECK(daemon_error(minimal + "umask: [1]\n").find("d.yaml:5:8: umask") == 0);
     CHECK(daemon_error(minimal + "umask: ''\n").find("d.yaml:5:8: umask") == 0);
+    CHECK(daemon_error(minimal + "log_level: loud\n").find("d.yaml:5:12: log_level: expected one of trace, debug, info, warn, error, got 'loud'") == 0);
+    CHECK(daemon_error(minimal + "log_level: [info]\n").find("d.yaml:5:12: log_level: expected one of") == 0);
+    CHECK(daemon_error(minimal + "log_level: INFO\n").find("d.yaml:5:12: log_level") == 0);
     CHECK(daemon_error(minimal + "down_after: [2]\n").find("d.yaml:5:13: down_after") == 0);
     CHECK(daemon_error(minimal + "down_after: 0.001\n").find("d.yaml:5:13: down_after: expected seconds between 0.01 and 3600") == 0);
     CHECK(daemon_error(minimal + "down_after: 3601\n").find("d.yaml:5:13: down_after: expected seconds between") == 0);
@@ -278,6 +285,31 @@ TEST_CASE("config: cluster errors carry line and column") {
     CHECK(cluster_error("").find("c.yaml:1:1: empty cluster file") == 0);
 }
 
+TEST_CASE("config: a cluster file's groups are node sets; bad ones and cycles are refused with their line") {
+    const std::string head = "members:\n  - {name: ws01, host: h, port: 1}\ngroups:\n";  // lines 1-3
+    const ClusterFile f = parse_cluster_file(head + "  lab-a: ws[01-02]\n  labs: '@lab-a,@lab-b!@subnet:1'\n"
+                                                    "  lab-b: \"ws[10-11]\"\n  all.ws_2: '@*'\n",
+                                             "c.yaml");
+    CHECK(f.members.size() == 1);
+    CHECK(f.groups == NodeGroups{{"lab-a", "ws[01-02]"}, {"labs", "@lab-a,@lab-b!@subnet:1"}, {"lab-b", "ws[10-11]"},
+                                 {"all.ws_2", "@*"}});
+    CHECK(parse_cluster_file(head.substr(0, head.size() - 8), "c.yaml").groups.empty());
+    CHECK(parse_cluster(head + "  a: b\n", "c.yaml").size() == 1);
+
+    const auto error = [&](const std::string& groups) { return cluster_error(head + groups); };
+    CHECK(error("  a: '@a'\n") == "c.yaml:4:6: groups.a: group '@a' refers to itself (@a -> @a)");
+    CHECK(error("  a: n1\n  b: '@c,n2'\n  c: 'n3!@b'\n") ==
+          "c.yaml:5:6: groups.b: group '@b' refers to itself (@b -> @c -> @b)");
+    CHECK(error("  a: '@lab'\n") == "c.yaml:4:6: groups.a: no group '@lab' (the map's groups: @subnet:N, @*; the cluster file's groups: @a)");
+    CHECK(error("  a: 'n[1-'\n") == "c.yaml:4:6: groups.a: node set 'n[1-': a '[' without its ']'");
+    CHECK(error("  a: [n1, n2]\n").find("c.yaml:4:6: groups.a: expected a non-empty string") == 0);
+    CHECK(error("  'subnet:1': n1\n").find("c.yaml:4:3: groups: 'subnet:1' is not a group name") == 0);
+    CHECK(error("  -a: n1\n").find("c.yaml:4:3: groups: '-a' is not a group name") == 0);
+    CHECK(error("  a: n1\n  a: n2\n").find("c.yaml:5:3: groups: duplicate group 'a'") == 0);
+    CHECK(error("  a:\n").find("c.yaml:4:3: groups: 'a' has no value") == 0);
+    CHECK(cluster_error(head + "  - a\n").find("c.yaml:4:3: groups: expected a mapping") == 0);
+}
+
 TEST_CASE("config: save_cluster then load_cluster gives the same members, atomically") {
     TempDir t;
     const fs::path f = t.path / "cluster.yaml";
@@ -343,4 +375,24 @@ TEST_CASE("config: texts yaml-cpp 0.7's LoadAll never returns on are refused in 
         CHECK(d.find('\n') == std::string::npos);
     }
     CHECK(daemon_error(minimal + "---\n,").find("expected a single YAML document") != std::string::npos);
+}
+
+TEST_CASE("log: parse_log_level takes the five level names (and 'warning') and nothing else") {
+    CHECK(parse_log_level("trace") == LogLevel::trace);
+    CHECK(parse_log_level("debug") == LogLevel::debug);
+    CHECK(parse_log_level("info") == LogLevel::info);
+    CHECK(parse_log_level("warn") == LogLevel::warn);
+    CHECK(parse_log_level("warning") == LogLevel::warn);
+    CHECK(parse_log_level("error") == LogLevel::error);
+    // Random words over the names' letters (near misses: prefixes, case, extra letters).
+    const std::set<std::string> names{"trace", "debug", "info", "warn", "warning", "error"};
+    const std::string letters = "tracebugdinfowlgERI ";
+    std::mt19937 rng(16);
+    for (int i = 0; i < 20000; ++i) {
+        std::string s(rng() % 8, ' ');
+        for (char& c : s) c = letters[rng() % letters.size()];
+        if (rng() % 4 == 0) s = *std::next(names.begin(), static_cast<long>(rng() % names.size())) + s.substr(0, rng() % 2);
+        CAPTURE(s);
+        CHECK(parse_log_level(s).has_value() == (names.count(s) == 1));
+    }
 }

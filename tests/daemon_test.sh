@@ -86,6 +86,9 @@ step "keys: a CA, the operator and 6 members, all 0600; issue and init refuse to
 {
     echo "members:"
     for i in 0 1 2 3; do echo "  - {name: n$i, host: 127.0.0.1, port: ${ports[$i]}}"; done
+    echo "groups:"
+    echo "  even: 'n[0,2]'"
+    echo "  far: '@even,n3!n0'"   # n2, n3
 } > "$tmp/cluster.yaml"
 for i in 0 1 2 3; do
     mkdir -p "$tmp/n$i"
@@ -129,6 +132,11 @@ grep -q 'no map' <<< "$out" || fail "status should say 'no map' before a probe: 
 out=$("$hetcast" status --config "$tmp/n0.yaml" --from n2 --json)
 python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["asked"]["name"]=="n2" and sum(m["up"] for m in a["members"])==4' <<< "$out" \
     || fail "status --from n2 --json: $out"
+# No local daemon answers (its port is closed): --from finds the member in the cluster file.
+dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed "s/^listen: .*/listen: 127.0.0.1:$dead/" "$tmp/n0.yaml" > "$tmp/no-local.yaml"
+out=$("$hetcast" status --config "$tmp/no-local.yaml" --from 'n[1]' --json) || fail "--from n[1] without a local daemon: $out"
+python3 -c 'import json,sys; assert json.load(sys.stdin)["name"]=="n1"' <<< "$out" || fail "--from n[1] without a local daemon asked another: $out"
 step "status: 4 up"
 
 # probe: a map of the four members, written with -o and stored on every daemon.
@@ -228,6 +236,30 @@ PY
     [ ! -e "$tmp/n2/dest/pat/n3-3.bin" ] || fail "pattern $algo: n2 got a message not meant for it"
     step "push --pattern --algo $algo: 3 sources, 8 deliveries, every copy checked"
 done
+
+# Groups from the cluster file, wherever node sets are taken: @far is n2 and n3.
+for i in 1 2 3; do rm -f "$tmp/n$i/dest/grouped.bin"; done
+head -c 100000 /dev/urandom > "$tmp/grouped.bin"
+"$hetcast" push "$tmp/grouped.bin" --config "$tmp/n0.yaml" --to @far --algo flat --quiet > "$tmp/group-push.out" 2>&1 ||
+    fail "push --to @far: $(cat "$tmp/group-push.out")"
+for i in 2 3; do cmp -s "$tmp/grouped.bin" "$tmp/n$i/dest/grouped.bin" || fail "push --to @far: n$i lacks the file"; done
+[[ ! -e $tmp/n1/dest/grouped.bin ]] || fail "push --to @far reached n1"
+out=$("$hetcast" status --config "$tmp/n0.yaml" -w @far) || fail "status -w @far: $out"
+[[ $(grep -cE '^n[0-3] ' <<< "$out") -eq 2 ]] && grep -qE '^n2 ' <<< "$out" && grep -qE '^n3 ' <<< "$out" &&
+    grep -q '2 of 2 up' <<< "$out" || fail "status -w @far: $out"
+out=$("$hetcast" status --config "$tmp/n0.yaml" -w '@*' -x '@even' --json) || fail "status -w @* -x @even: $out"
+python3 -c 'import json,sys; a=json.load(sys.stdin); assert sorted(m["name"] for m in a["members"])==["n1","n3"], a' <<< "$out" ||
+    fail "status -w @* -x @even --json: $out"
+out=$("$hetcast" status --config "$tmp/n0.yaml" -w @subnet:0) || fail "status -w @subnet:0: $out"
+grep -qE '^n0 ' <<< "$out" || fail "status -w @subnet:0 lacks n0 (subnet 0 holds the first member): $out"
+for bad in "push|$tmp/grouped.bin|--to|@near" "status|-w|@near"; do
+    IFS='|' read -r -a argv <<< "$bad"
+    rc=0
+    "$hetcast" "${argv[@]}" --config "$tmp/n0.yaml" > /dev/null 2> "$tmp/group.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/group.err") -eq 1 ]] && grep -q "no group '@near' (.*the cluster file's groups: @even, @far)" "$tmp/group.err" ||
+        fail "${argv[*]}: status $rc: $(cat "$tmp/group.err")"
+done
+step "groups: push --to @far reached n2 and n3 only; status -w @far, -w @* -x @even, -w @subnet:0; @near refused ($(cat "$tmp/group.err"))"
 
 # A member's identity is not the operator's: a push, a probe and a leave with n2's are
 # refused in one line naming it (non-zero status), nothing lands, nobody leaves; asking
@@ -392,7 +424,13 @@ for i in 1 2 3 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
 "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo ecef --json > "$tmp/push-join.json" \
     || fail "push after the join failed: $(cat "$tmp/push-join.json")"
 for i in 1 2 3 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "after the join, n$i's copy"; done
-step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the next push reached it"
+out=$("$hetcast" status --config "$tmp/n0.yaml" --from n4 --json) || fail "status --from n4 (joined, not in the cluster file): $out"
+python3 -c 'import json,sys; assert json.load(sys.stdin)["name"]=="n4"' <<< "$out" || fail "status --from n4 asked another: $out"
+rc=0
+"$hetcast" status --config "$tmp/n0.yaml" --from 'n[1-2]' > /dev/null 2> "$tmp/from.err" || rc=$?
+[[ $rc -eq 2 && $(wc -l < "$tmp/from.err") -eq 1 ]] && grep -q "names 2 members (n\[1-2\]): give one" "$tmp/from.err" ||
+    fail "--from 'n[1-2]': status $rc: $(cat "$tmp/from.err")"
+step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the next push reached it; --from n4 reaches it"
 
 # A member that is connected but does not answer (SIGSTOP) is down after n0's down_after
 # (0.5 s; the default is 2 s): status from n0 says so without waiting longer.
@@ -467,9 +505,18 @@ for _ in $(seq 100); do
 done
 [[ $up == yes ]] || fail "n3 restarted is not up within 10 s"
 
+# leave takes a node set; every name is checked before anyone leaves.
+for bad in "n[0,3]|'n0' coordinates this leave" "n3,n7|n7 is not a member" "@near|no group '@near'"; do
+    rc=0
+    "$hetcast" leave "${bad%%|*}" --config "$tmp/n0.yaml" > /dev/null 2> "$tmp/leave.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/leave.err") -eq 1 ]] && grep -q "${bad#*|}" "$tmp/leave.err" ||
+        fail "leave ${bad%%|*}: status $rc: $(cat "$tmp/leave.err")"
+done
+"$hetcast" status --config "$tmp/n0.yaml" | grep -q '5 of 5 up' || fail "a refused leave removed a member"
+
 # leave: n3 is removed from every member list and map, and revoked: every member keeps
 # state_dir/revoked.yaml naming it and refuses its certificate from then on.
-"$hetcast" leave n3 --config "$tmp/n0.yaml" > /dev/null || fail "leave n3 failed"
+"$hetcast" leave 'n[3]' --config "$tmp/n0.yaml" > /dev/null || fail "leave n[3] failed"
 for i in 0 1 2 4; do
     out=$("$hetcast" map show --config "$tmp/n$i.yaml")
     grep -q '^4 members' <<< "$out" || fail "after leave, n$i's map: $out"
@@ -493,7 +540,7 @@ rm -f "$tmp/n1/dest/payload.bin"
 n1_lines=$(wc -l < "$tmp/n1.log")
 n3_lines=$(wc -l < "$tmp/n3.log")
 rc=0
-"$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --from n3 --to n1 --algo flat > "$tmp/from-left.out" 2>&1 || rc=$?
+"$hetcast" push "$tmp/payload.bin" --config "$tmp/n3.yaml" --to n1 --algo flat > "$tmp/from-left.out" 2>&1 || rc=$?
 [[ $rc -ne 0 ]] || fail "the left n3 pushed to n1: $(cat "$tmp/from-left.out")"
 [[ ! -e $tmp/n1/dest/payload.bin ]] || fail "n1 took a push from the revoked n3"
 { cat "$tmp/from-left.out"; tail -n +$((n1_lines + 1)) "$tmp/n1.log"; tail -n +$((n3_lines + 1)) "$tmp/n3.log"; } > "$tmp/from-left.all"

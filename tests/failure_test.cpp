@@ -71,7 +71,7 @@ struct Cluster {
             c.stall_timeout = stall;
             c.connect_timeout = std::chrono::milliseconds(1000);
             c.link_profile = net;
-            c.log = [this](const std::string& line) {
+            c.log = [this](LogLevel, const std::string& line) {
                 std::lock_guard lock(mu);
                 logs.push_back(line);
             };

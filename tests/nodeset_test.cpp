@@ -244,6 +244,140 @@ TEST_CASE("nodeset: a map's members by node set, subnets as @subnet:N, --exclude
     CHECK(error_of_select(one, "@subnet:1") == "node set '@subnet:1': no group '@subnet:1' (the map's groups: @subnet:0, @*)");
 }
 
+TEST_CASE("nodeset: named groups nest, mix with the map's, and name the known groups when unknown") {
+    const Network net = Network::clusters({3, 2}, 1, 10);  // c0n[0-2] | c1n[0-1]
+    const NodeGroups groups{{"lab-a", "c0n[0-1]"}, {"lab-b", "c1n0,@lab-a"}, {"most", "@*!@lab-a"}, {"odd", "@subnet:1^c1n0"}};
+    const GroupResolver g = named_groups(groups, map_groups(net));
+    CHECK(expand_nodeset("@lab-b", g) == Names{"c0n0", "c0n1", "c1n0"});
+    CHECK(expand_nodeset("@most", g) == Names{"c0n2", "c1n0", "c1n1"});
+    CHECK(expand_nodeset("@odd,@lab-a", g) == Names{"c0n0", "c0n1", "c1n1"});
+    CHECK(select_members(net, "@lab-b", "c0n0", groups) == std::vector<NodeId>{1, 3});
+    CHECK(select_members(net, "@*", "@most", groups) == std::vector<NodeId>{0, 1});
+    CHECK(error_of("@lab-c", g) == "node set '@lab-c': no group '@lab-c' (the map's groups: @subnet:0 to @subnet:1, @*; "
+                                   "the cluster file's groups: @lab-a, @lab-b, @most, @odd)");
+    CHECK(error_of("@lab-c", named_groups(groups)) ==
+          "node set '@lab-c': no group '@lab-c' (the groups: @lab-a, @lab-b, @most, @odd)");
+    CHECK(error_of("@x", named_groups({})) == "node set '@x': no group '@x' (no groups are defined)");
+    // An unknown group deep down is told once, as it is.
+    const GroupResolver deep = named_groups({{"a", "n1,@b"}, {"b", "@c"}}, map_groups(net));
+    CHECK(error_of("@a", deep).starts_with("node set '@a': no group '@c' (the map's groups:"));
+    const GroupResolver bad = named_groups({{"a", "n1,@b"}, {"b", "n[1-"}});
+    CHECK(error_of("@a", bad) == "node set '@a': group '@b': node set 'n[1-': a '[' without its ']'");
+}
+
+TEST_CASE("nodeset: a group that refers to itself is refused, naming the chain") {
+    CHECK(error_of("@a", named_groups({{"a", "n1,@a"}})) == "node set '@a': group '@a' refers to itself (@a -> @a)");
+    CHECK(error_of("n1,@a", named_groups({{"a", "@b"}, {"b", "n2,@c!n3"}, {"c", "@a"}})) ==
+          "node set 'n1,@a': group '@a' refers to itself (@a -> @b -> @c -> @a)");
+    // The same group twice is not a cycle; the resolver can be used again after a failure.
+    const GroupResolver g = named_groups({{"a", "@b,@b"}, {"b", "n[1-2]"}, {"loop", "@loop"}});
+    CHECK(expand_nodeset("@a,@b", g) == Names{"n1", "n2"});
+    CHECK_FALSE(error_of("@loop", g).empty());
+    CHECK(expand_nodeset("@a", g) == Names{"n1", "n2"});
+    // A request's groups cannot make a daemon recurse without end or hold without bound.
+    NodeGroups chain;
+    for (int i = 0; i < 1000; ++i) chain["g" + std::to_string(i)] = "n" + std::to_string(i) + ",@g" + std::to_string(i + 1);
+    chain["g1000"] = "n1000";
+    CHECK(error_of("@g0", named_groups(chain)) == "node set '@g0': groups nested more than 64 deep (at '@g64')");
+    NodeGroups wide;
+    for (int i = 0; i < 10; ++i) wide["w" + std::to_string(i)] = "w" + std::to_string(i) + "n[1-99999]";
+    const GroupResolver w = named_groups(wide);
+    std::string first_error;
+    for (int i = 0; i < 10 && first_error.empty(); ++i) first_error = error_of("@w" + std::to_string(i), w);
+    CHECK(first_error == "node set '@w4': the groups name more than 400000 names in all");
+}
+
+TEST_CASE("nodeset: named groups over random graphs: unions as sets, cycles refused where reachable") {
+    std::mt19937_64 rng(1616);
+    for (int round = 0; round < 300; ++round) {
+        const std::size_t k = 1 + rng() % 7;
+        std::vector<std::set<std::size_t>> refs(k);
+        std::vector<std::set<std::string>> own(k);
+        NodeGroups groups;
+        const bool acyclic = rng() % 2 == 0;
+        for (std::size_t i = 0; i < k; ++i) {
+            std::string text = "n" + std::to_string(rng() % 20);
+            own[i].insert(text);
+            for (std::size_t j = 0; j < k; ++j) {
+                if ((acyclic && j >= i) || rng() % 3 != 0) continue;
+                refs[i].insert(j);
+                text += ",@g" + std::to_string(j);
+            }
+            groups["g" + std::to_string(i)] = text;
+        }
+        // What each group reaches, and whether a cycle is reachable from it.
+        const auto reach = [&](std::size_t from) {
+            std::set<std::size_t> seen;
+            std::vector<std::size_t> todo(refs[from].begin(), refs[from].end());
+            while (!todo.empty()) {
+                const std::size_t v = todo.back();
+                todo.pop_back();
+                if (seen.insert(v).second) todo.insert(todo.end(), refs[v].begin(), refs[v].end());
+            }
+            return seen;
+        };
+        const GroupResolver g = named_groups(groups);
+        for (std::size_t i = 0; i < k; ++i) {
+            const auto r = reach(i);
+            const bool cyclic = std::any_of(r.begin(), r.end(), [&](std::size_t v) { return reach(v).count(v) > 0; });
+            std::string shown;
+            for (const auto& [n, t] : groups) shown += n + ": " + t + "; ";
+            CAPTURE(shown);
+            CAPTURE(i);
+            if (cyclic) {
+                CHECK(error_of("@g" + std::to_string(i), g).find("refers to itself") != std::string::npos);
+            } else {
+                std::set<std::string> want = own[i];
+                for (std::size_t v : r) want.insert(own[v].begin(), own[v].end());
+                Names expected(want.begin(), want.end());
+                nodeset_sort(expected);
+                CHECK(expand_nodeset("@g" + std::to_string(i), g) == expected);
+            }
+        }
+    }
+}
+
+TEST_CASE("nodeset: select_names keeps the members' order, @* is every member, over random lists") {
+    std::mt19937_64 rng(7016);
+    for (int round = 0; round < 500; ++round) {
+        Names members;
+        for (int i = 0; i < 12; ++i) {
+            if (rng() % 2) members.push_back("ws" + std::to_string(i));
+        }
+        if (members.empty()) members.push_back("ws0");
+        std::shuffle(members.begin(), members.end(), rng);
+        const auto pick = [&] {
+            std::set<std::string> chosen;
+            std::string text;
+            for (std::size_t k = 1 + rng() % 4; k-- > 0;) {
+                const std::string& m = members[rng() % members.size()];
+                chosen.insert(m);
+                text += (text.empty() ? "" : ",") + m;
+            }
+            return std::pair{chosen, text};
+        };
+        const auto [to, to_text] = pick();
+        const auto [out, out_text] = pick();
+        const bool all = rng() % 4 == 0;
+        const bool exclude = rng() % 2 == 0;
+        Names expected;
+        for (const auto& m : members) {
+            if ((all || to.count(m)) && !(exclude && out.count(m))) expected.push_back(m);
+        }
+        CAPTURE(to_text);
+        CAPTURE(out_text);
+        CHECK(select_names(members, all ? "@*" : to_text, exclude ? out_text : "", {}) == expected);
+    }
+    const Names members{"b2", "a1", "c3"};
+    CHECK(select_names(members, "@g", "", named_groups({{"g", "a1,c3"}})) == Names{"a1", "c3"});
+    try {
+        (void)select_names(members, "a[1-3]", "", {});
+        FAIL("a[1-3] names non-members");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()) == "node set 'a[1-3]': a[2-3] are not members (the members: a1,b2,c3)");
+    }
+}
+
 TEST_CASE("nodeset: fold then expand gives the same set, over random name sets") {
     std::mt19937_64 rng(20240516);
     const std::vector<std::string> texts = {"n", "ws", "rack", "a-b.", "x_", "", "node-", "c"};

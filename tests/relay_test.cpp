@@ -167,7 +167,7 @@ struct Chain {
             c.spool = dir.path / (c.name + "-spool");
             c.chunk = 64 << 10;
             c.stall_timeout = std::chrono::milliseconds(10000);
-            c.log = [this](const std::string& line) {
+            c.log = [this](LogLevel, const std::string& line) {
                 std::lock_guard lock(mu);
                 logs.push_back(line);
             };

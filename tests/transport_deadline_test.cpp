@@ -59,7 +59,7 @@ struct Side {
             std::lock_guard lock(mu);
             closes.push_back(why);
         };
-        cb.log = [this](const std::string& line) {
+        cb.log = [this](LogLevel, const std::string& line) {
             std::lock_guard lock(mu);
             logs.push_back(line);
         };

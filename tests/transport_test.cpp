@@ -53,7 +53,7 @@ struct Endpoint {
         };
         cb.on_open = [this](const ConnectionPtr&) { ++opened; };
         cb.admit = std::move(admit);
-        cb.log = [this](const std::string& line) {
+        cb.log = [this](LogLevel, const std::string& line) {
             std::lock_guard lock(mu);
             logs.push_back(line);
         };

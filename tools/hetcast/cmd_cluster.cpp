@@ -151,14 +151,28 @@ void print_nics(std::ostream& out, const Network& net) {
 
 int cmd_status(const std::vector<std::string>& args) {
     DaemonOptions d;
+    std::string nodes, exclude;
     po::options_description opts("hetcast status: the members, whether each daemon is up, its version, and the map's age\n\n"
-                                 "  hetcast status [--config FILE] [--from NODE] [--json]\n\noptions");
-    opts.add_options()("help,h", "show this help")("json", "print the daemon's answer as one JSON object");
+                                 "  hetcast status [-w NODESET] [-x NODESET] [--config FILE] [--from NODE] [--json]\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the daemon's answer as one JSON object")(
+        "nodes,w", po::value(&nodes), "only these members: a node set, as for 'push --to' (@group, @subnet:N, ...)")(
+        "exclude,x", po::value(&exclude), "leave out the members this node set names");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options(args, opts, vm)) return 0;
 
-    const json a = checked(connect_daemon(d)->call({{"cmd", "status"}}), "status");
+    const auto client = connect_daemon(d);
+    json a = checked(client->call({{"cmd", "status"}}), "status");
+    if (vm.count("nodes") || vm.count("exclude")) {
+        std::vector<std::string> names;
+        for (const auto& m : a.value("members", json::array())) names.push_back(str(m, "name"));
+        const auto kept = select_nodes(d, *client, names, nodes, exclude);
+        json rows = json::array();
+        for (const auto& m : a.value("members", json::array())) {
+            if (std::find(kept.begin(), kept.end(), str(m, "name")) != kept.end()) rows.push_back(m);
+        }
+        a["members"] = rows;
+    }
     if (vm.count("json")) {
         json out = json_document("status");
         out["asked"] = {{"name", str(a, "name", "?")}, {"version", str(a, "version", "?")}};
@@ -185,7 +199,7 @@ int cmd_status(const std::vector<std::string>& args) {
         for (std::size_t c = 0; c < 4; ++c) line += r[c] + std::string(c < 3 ? width[c] - r[c].size() + 2 : 0, ' ');
         std::cout << line << '\n';
     }
-    if (members.empty()) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
+    if (members.empty() && !vm.count("nodes") && !vm.count("exclude")) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {
@@ -383,15 +397,28 @@ namespace hetcast::cli {
 int cmd_leave(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string name;
-    po::options_description opts("hetcast leave: remove a member from the cluster (member list and map, on every daemon)\n\n"
-                                 "  hetcast leave NAME [--config FILE] [--from NODE]\n\noptions");
+    po::options_description opts("hetcast leave: remove members from the cluster (member list and map, on every daemon)\n\n"
+                                 "  hetcast leave NODESET [--config FILE] [--from NODE]   (a name, 'ws[05-07]', @group, ...)\n\noptions");
     opts.add_options()("help,h", "show this help");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options_with(args, opts, "name", name, vm)) return 0;
-    if (name.empty()) throw InputError("which member? (hetcast leave NAME)");
-    (void)checked(connect_daemon(d)->call({{"cmd", "leave"}, {"name", name}}), "leave");
-    std::cout << "'" << name << "' left the cluster\n";
+    if (name.empty()) throw InputError("which member? (hetcast leave NODESET)");
+    const auto client = connect_daemon(d);
+    // Every name is checked before any member leaves.
+    const json a = checked(client->call({{"cmd", "status"}, {"hellos", false}}), "status");
+    std::vector<std::string> members;
+    for (const auto& m : a.value("members", json::array())) members.push_back(str(m, "name"));
+    const auto leaving = select_nodes(d, *client, members, name, "");
+    if (leaving.empty()) throw InputError("node set '" + name + "' names no member");
+    const std::string self = str(a, "name");
+    if (std::find(leaving.begin(), leaving.end(), self) != leaving.end()) {
+        throw InputError("'" + self + "' coordinates this leave: ask another member (--from)");
+    }
+    for (const auto& n : leaving) {
+        (void)checked(client->call({{"cmd", "leave"}, {"name", n}}), "leave");
+        std::cout << "'" << n << "' left the cluster\n";
+    }
     return 0;
 }
 

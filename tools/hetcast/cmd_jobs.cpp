@@ -1,4 +1,5 @@
 // `hetcast jobs` and `hetcast cancel JOB`: what runs on the cluster now, and stopping it.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -17,13 +18,29 @@ namespace hetcast::cli {
 
 int cmd_jobs(const std::vector<std::string>& args) {
     DaemonOptions d;
+    std::string nodes, exclude;
     po::options_description opts("hetcast jobs: the jobs every member takes part in now (the coordinator's row is the push)\n\n"
-                                 "  hetcast jobs [--config FILE] [--from NODE] [--json]\n\noptions");
-    opts.add_options()("help,h", "show this help")("json", "print the answer as one JSON object");
+                                 "  hetcast jobs [-w NODESET] [-x NODESET] [--config FILE] [--from NODE] [--json]\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the answer as one JSON object")(
+        "nodes,w", po::value(&nodes), "only the rows of these members: a node set, as for 'push --to'")(
+        "exclude,x", po::value(&exclude), "leave out the rows of the members this node set names");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options(args, opts, vm)) return 0;
-    const json a = checked(connect_daemon(d)->call({{"cmd", "jobs"}, {"all", true}}), "jobs");
+    const auto client = connect_daemon(d);
+    json a = checked(client->call({{"cmd", "jobs"}, {"all", true}}), "jobs");
+    if (vm.count("nodes") || vm.count("exclude")) {
+        std::vector<std::string> members;
+        for (const auto& m : checked(client->call({{"cmd", "status"}, {"hellos", false}}), "status").value("members", json::array())) {
+            members.push_back(str(m, "name"));
+        }
+        const auto kept = select_nodes(d, *client, members, nodes, exclude);
+        json rows = json::array();
+        for (const auto& j : a.value("jobs", json::array())) {
+            if (std::find(kept.begin(), kept.end(), str(j, "member")) != kept.end()) rows.push_back(j);
+        }
+        a["jobs"] = rows;
+    }
     if (vm.count("json")) {
         json out = json_document("jobs");
         out["jobs"] = a.value("jobs", json::array());

@@ -186,6 +186,8 @@ int cmd_push(const std::vector<std::string>& args) {
         return 0;
     }
     json pattern_text;
+    // `@NAME` in --to or --exclude: the cluster file's groups go with the request.
+    const NodeGroups groups = (to + exclude).find('@') != std::string::npos ? cluster_groups(daemon) : NodeGroups{};
     if (!pattern.empty()) {
         if (!files.empty() || vm.count("all") || vm.count("to") || vm.count("exclude")) {
             throw InputError("--pattern names sources, files and destinations itself: no FILE, --to, --all or --exclude");
@@ -196,9 +198,9 @@ int cmd_push(const std::vector<std::string>& args) {
     } else {
         if (files.empty()) throw InputError("no file to push (see 'hetcast push --help')");
         if (vm.count("all") == vm.count("to")) throw InputError("give either --to NODESET or --all");
-        // The syntax is checked here, before connecting; the daemon, which has the map,
-        // resolves the groups and checks the names are members.
-        const GroupResolver any_group = [](const std::string&) { return std::vector<std::string>{}; };
+        // The syntax and the cluster file's groups are checked here, before connecting; the
+        // daemon, which has the map, resolves the map's groups and checks the names are members.
+        const GroupResolver any_group = named_groups(groups, unresolved_map_groups());
         if (vm.count("to")) (void)expand_nodeset(to, any_group);
         if (vm.count("exclude")) (void)expand_nodeset(exclude, any_group);
     }
@@ -236,6 +238,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (recursive) req["recursive"] = true;
         if (vm.count("no-preserve")) req["preserve"] = false;
         if (vm.count("preserve-owner")) req["preserve_owner"] = true;
+        if (!groups.empty()) req["groups"] = groups;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
         if (!pattern.empty()) {

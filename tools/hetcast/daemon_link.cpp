@@ -1,12 +1,15 @@
 #include "daemon_link.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <unistd.h>
 #include <sstream>
 #include <boost/program_options/parsers.hpp>
 #include <iostream>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/loader.hpp"
 
 namespace po = boost::program_options;
 
@@ -49,25 +52,30 @@ DaemonConfig load_config(const DaemonOptions& d) {
     return load_daemon_config(path);
 }
 
-std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
+NodeGroups cluster_groups(const DaemonOptions& d) {
     const DaemonConfig cfg = load_config(d);
-    const net::Identity identity = read_identity(identity_path(d));
-    std::string host = cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host;
-    std::uint16_t port = cfg.port;
-    std::string expect = cfg.name;
-    if (!d.from.empty() && d.from != cfg.name) {
-        expect = d.from;
-        if (!cfg.cluster_file) throw InputError("--from needs a cluster file in the config");
-        bool found = false;
-        for (const auto& m : load_cluster(*cfg.cluster_file)) {
-            if (m.name == d.from) {
-                host = m.host;
-                port = m.port;
-                found = true;
-            }
+    return cfg.cluster_file ? load_cluster_file(*cfg.cluster_file).groups : NodeGroups{};
+}
+
+std::vector<std::string> select_nodes(const DaemonOptions& d, Client& daemon, const std::vector<std::string>& members,
+                                      const std::string& nodes, const std::string& exclude) {
+    std::optional<Network> map;
+    const GroupResolver map_groups_asked = [&](const std::string& name) {
+        if (!map) {
+            const nlohmann::json a = daemon.call({{"cmd", "map"}});
+            if (!a.value("ok", false)) throw InputError("no group '@" + name + "': " + str(a, "error", "the daemon has no map"));
+            map = parse_network(str(a, "map"), "the daemon's map");
         }
-        if (!found) throw InputError("unknown node '" + d.from + "' (not in " + cfg.cluster_file->string() + ")");
-    }
+        return map_groups(*map)(name);
+    };
+    const NodeGroups groups = (nodes + exclude).find('@') != std::string::npos ? cluster_groups(d) : NodeGroups{};
+    return select_names(members, nodes.empty() ? "@*" : nodes, exclude, named_groups(groups, map_groups_asked));
+}
+
+namespace {
+
+std::unique_ptr<Client> open_client(const std::string& host, std::uint16_t port, const net::Identity& identity,
+                                    const std::string& expect) {
     try {
         return std::make_unique<Client>(host, port, identity, std::chrono::seconds(5), expect);
     } catch (const Error& e) {
@@ -75,6 +83,63 @@ std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
         const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;
         throw Error(unreachable ? why + " (is hetcastd running there?)" : why);
     }
+}
+
+std::string local_host(const DaemonConfig& cfg) {
+    if (cfg.host == "0.0.0.0") return "127.0.0.1";
+    if (cfg.host == "::") return "::1";
+    return cfg.host;
+}
+
+/// The one member --from names (a name, or a node set naming one): among the local
+/// daemon's members (joined ones too), or the cluster file's when no local daemon answers.
+Member from_member(const DaemonOptions& d, const DaemonConfig& cfg, const net::Identity& identity) {
+    std::vector<Member> members;
+    std::string source;
+    try {
+        Client local(local_host(cfg), cfg.port, identity, std::chrono::seconds(2), cfg.name);
+        const nlohmann::json a = checked(local.call({{"cmd", "status"}, {"hellos", false}}), "status");
+        for (const auto& m : a.at("members")) {
+            members.push_back({m.at("name").get<std::string>(), m.at("host").get<std::string>(), m.at("port").get<std::uint16_t>()});
+        }
+        source = "the members '" + cfg.name + "' knows";
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::exception&) {
+        if (!cfg.cluster_file) {
+            throw InputError("--from " + d.from + ": no local daemon answers and the config names no cluster file");
+        }
+        members = load_cluster(*cfg.cluster_file);
+        source = cfg.cluster_file->string();
+    }
+    std::vector<std::string> names;
+    for (const auto& m : members) names.push_back(m.name);
+    const GroupResolver groups = named_groups(cluster_groups(d), [](const std::string& name) -> std::vector<std::string> {
+        throw InputError("no group '@" + name + "' (--from takes @* and the cluster file's groups)");
+    });
+    std::vector<std::string> chosen;
+    try {
+        chosen = select_names(names, d.from, "", groups);
+    } catch (const InputError& e) {
+        throw InputError(std::string("--from: ") + e.what() + (source.empty() ? "" : " in " + source));
+    }
+    if (chosen.size() != 1) {
+        throw InputError("--from: node set '" + d.from + "' names " +
+                         (chosen.empty() ? std::string("no member") : std::to_string(chosen.size()) + " members (" +
+                                                                           fold_nodeset(chosen) + ")") +
+                         ": give one");
+    }
+    return *std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == chosen[0]; });
+}
+
+}  // namespace
+
+std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
+    const DaemonConfig cfg = load_config(d);
+    const net::Identity identity = read_identity(identity_path(d));
+    if (d.from.empty() || d.from == cfg.name) return open_client(local_host(cfg), cfg.port, identity, cfg.name);
+    const Member m = from_member(d, cfg, identity);
+    return open_client(m.host, m.port, identity, m.name);
 }
 
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,

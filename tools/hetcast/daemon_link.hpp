@@ -26,6 +26,16 @@ void add_daemon_options(boost::program_options::options_description& opts, Daemo
 /// The config in use (InputError with the file and line when it is bad).
 [[nodiscard]] DaemonConfig load_config(const DaemonOptions& d);
 
+/// The groups of the cluster file the config names (none without one): `@NAME` in node sets.
+[[nodiscard]] NodeGroups cluster_groups(const DaemonOptions& d);
+
+/// The names of `members` that node set `nodes` names less `exclude` (hetcast/runtime/
+/// nodeset.hpp): the cluster file's groups, `@*`, and `@subnet:N` of the map `daemon` holds
+/// (asked for only when a node set names a subnet). InputError for names not in `members`.
+[[nodiscard]] std::vector<std::string> select_nodes(const DaemonOptions& d, Client& daemon,
+                                                    const std::vector<std::string>& members, const std::string& nodes,
+                                                    const std::string& exclude);
+
 /// Parses `args` into `vm`; true when --help was asked for (and printed).
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
                    boost::program_options::variables_map& vm);

@@ -242,7 +242,8 @@ public:
         }
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
-                                             "stall_timeout", "down_after", "link_profile", "umask", "serve_roots"});
+                                             "stall_timeout", "down_after", "link_profile", "umask", "serve_roots",
+                                             "log_level"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -317,6 +318,15 @@ public:
             }
             c.umask = static_cast<unsigned>(std::stoul(text, nullptr, 8));
         }
+        if (const auto it = e.find("log_level"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            const auto level = parse_log_level(n.IsScalar() ? n.Scalar() : "");
+            if (!level) {
+                fail(n.Mark(), "log_level: expected one of " + std::string(log_level_names) + ", got " +
+                                   shown(n.IsScalar() ? n.Scalar() : ""));
+            }
+            c.log_level = *level;
+        }
         return c;
     }
 
@@ -341,8 +351,8 @@ public:
         return out;
     }
 
-    std::vector<Member> cluster(const YAML::Node& root) const {
-        const Entries e = entries(root, "", {"members"});
+    ClusterFile cluster(const YAML::Node& root) const {
+        const Entries e = entries(root, "", {"members", "groups"});
         const YAML::Node& seq = sequence(required(e, root, "members", "").value, "members");
         if (seq.size() == 0) fail(seq.Mark(), "members: a cluster needs at least one member");
         if (seq.size() > max_members) {
@@ -371,6 +381,38 @@ public:
                                                                      std::to_string(member.port)));
             }
             out.push_back(std::move(member));
+        }
+        ClusterFile file{std::move(out), {}};
+        if (const auto it = e.find("groups"); it != e.end()) file.groups = groups(it->second.value);
+        return file;
+    }
+
+    /// `groups:`, each checked by expanding it: the map's groups stand for no names here.
+    NodeGroups groups(const YAML::Node& map) const {
+        if (!map.IsMap()) fail(map.Mark(), "groups: expected a mapping of names to node sets");
+        NodeGroups out;
+        std::vector<std::pair<std::string, YAML::Mark>> where;  // in the file's order
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+            if (!valid_group_name(name)) {
+                fail(it->first.Mark(), "groups: " + shown(name) +
+                                           " is not a group name (letters, digits, '.', '_', '-', from a letter or digit)");
+            }
+            const std::string what = "groups." + name;
+            if (out.count(name)) fail(it->first.Mark(), "groups: duplicate group " + shown(name));
+            if (it->second.IsNull()) fail(it->first.Mark(), "groups: " + shown(name) + " has no value");
+            out.emplace(name, text(it->second, what));
+            where.emplace_back(name, it->second.Mark());
+        }
+        const GroupResolver resolve = named_groups(out, unresolved_map_groups());
+        for (const auto& [name, mark] : where) {
+            try {
+                (void)resolve(name);
+            } catch (const InputError& e) {
+                std::string why = e.what();
+                if (const std::string self = "group '@" + name + "': "; why.starts_with(self)) why.erase(0, self.size());
+                fail(mark, "groups." + name + ": " + why);
+            }
         }
         return out;
     }
@@ -505,10 +547,18 @@ net::Identity read_identity(const fs::path& file) {
     return net::parse_identity(read_text(file, max_identity_bytes), origin);
 }
 
-std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin) {
+ClusterFile parse_cluster_file(std::string_view yaml, std::string_view origin) {
     const Reader reader(origin);
     return parse_document(yaml, reader, "cluster file",
                           [&](const YAML::Node& root) { return reader.cluster(root); });
+}
+
+ClusterFile load_cluster_file(const fs::path& file) {
+    return parse_cluster_file(read_text(file, max_text_bytes), file.string());
+}
+
+std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin) {
+    return parse_cluster_file(yaml, origin).members;
 }
 
 std::vector<Member> load_cluster(const fs::path& file) {

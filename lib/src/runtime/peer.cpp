@@ -64,6 +64,7 @@ ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Mem
 }
 
 void Peer::Impl::on_open(const ConnectionPtr& c) const {
+    log(LogLevel::debug, "connected with '" + c->peer() + "'");
     if (auto j = profile_id(c->peer())) {
         const Network& p = *cfg.link_profile;
         c->set_shape({p.wire(*profile_self, *j, 0), p.bandwidth().empty() ? 0.0 : p.bandwidth()[*profile_self][*j],
@@ -83,6 +84,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
         for (auto& [id, k] : coords) cs.push_back(k);
     }
     if (stopping || who.empty()) return;
+    log(LogLevel::debug, "connection with '" + who + "' closed: " + why);
     for (auto& j : js) {
         std::lock_guard lock(j->mu);
         if (j->coordinator == c && !j->finished) {
@@ -121,7 +123,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
                         try {
                             on_plan(c, f);
                         } catch (const std::exception& e) {
-                            log("closing the connection with '" + c->peer() + "': " + e.what());
+                            log(LogLevel::warn, "closing the connection with '" + c->peer() + "': " + e.what());
                             c->close(e.what());
                         }
                     })) {
@@ -146,7 +148,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
         }
     } catch (const std::exception& e) {
         // What a peer sent never takes the peer down: the connection goes, the peer stays.
-        log("closing the connection with '" + c->peer() + "': " + e.what());
+        log(LogLevel::warn, "closing the connection with '" + c->peer() + "': " + e.what());
         c->close(e.what());
     }
 }
@@ -220,7 +222,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
             handler(from, req, respond);
         } catch (const std::exception& e) {
             respond({{"error", e.what()}});
-            log(std::string("request failed: ") + e.what());
+            log(LogLevel::warn, std::string("request failed: ") + e.what());
         }
     });
     if (!queued) respond({{"ok", false}, {"error", "busy: '" + cfg.name + "' has too many requests waiting"}});
@@ -269,7 +271,7 @@ void Peer::start() {
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) { d.on_close(c, why); };
     cb.on_open = [&d](const ConnectionPtr& c) { d.on_open(c); };
     cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
-    cb.log = [&d](const std::string& line) { d.log(line); };
+    cb.log = [&d](LogLevel level, const std::string& line) { d.log(level, line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
     d.janitor = std::thread([&d] {

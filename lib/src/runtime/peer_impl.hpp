@@ -240,8 +240,8 @@ struct Peer::Impl {
         }
     }
 
-    void log(const std::string& line) const {
-        if (cfg.log) cfg.log(line);
+    void log(LogLevel level, const std::string& line) const {
+        if (cfg.log) cfg.log(level, line);
     }
 
     // --- link emulation (peer_tasks.cpp) ----------------------------------------------

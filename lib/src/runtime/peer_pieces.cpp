@@ -57,7 +57,7 @@ void Peer::Impl::take_pieces(Job& job, Recv& r, const ConnectionPtr& c, MessageI
         r.buf_hash->add(data);
     }
     for (std::uint64_t k : r.pieces->add(data)) {
-        log("job " + std::to_string(job.plan.job) + ": piece " + std::to_string(k) + " of " + message_label(m) +
+        log(LogLevel::warn, "job " + std::to_string(job.plan.job) + ": piece " + std::to_string(k) + " of " + message_label(m) +
             " from '" + c->peer() + "' failed its SHA-256; asking for it again");
         request_piece(job, r, c, m, k);
     }
@@ -107,7 +107,7 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
                                payload.insert(payload.end(), bytes.begin(), bytes.end());
                                c->send(Frame{FrameHeader{FrameType::piece_data, 0, job->plan.job, m, 0}, std::move(payload)});
                            } catch (const std::exception& e) {
-                               log("cannot send piece " + std::to_string(k) + " of " + message_label(m) + " again: " + e.what());
+                               log(LogLevel::warn, "cannot send piece " + std::to_string(k) + " of " + message_label(m) + " again: " + e.what());
                            }
                        });
     if (!queued) refuse("busy");
@@ -124,7 +124,7 @@ void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
     if (!r.pieces || !r.error.empty() || r.done || job->aborted) return;
     if (cfg.tamper) cfg.tamper(job->plan.job, f.header.message, k * job->plan.piece, bytes);
     if (!r.pieces->matches(k, bytes)) {
-        log("job " + std::to_string(job->plan.job) + ": piece " + std::to_string(k) + " of " +
+        log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": piece " + std::to_string(k) + " of " +
             message_label(f.header.message) + " came again from '" + c->peer() + "' and failed its SHA-256 again");
         request_piece(*job, r, c, f.header.message, k);
         job->cv.notify_all();

@@ -44,7 +44,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         try {
             again.schedule = spec.replan(dests);
         } catch (const std::exception& e) {
-            log("job " + std::to_string(report.job) + ": cannot plan the re-serving: " + e.what());
+            log(LogLevel::warn, "job " + std::to_string(report.job) + ": cannot plan the re-serving: " + e.what());
             break;
         }
         if (again.schedule.relay == Relay::cut_through && spec.schedule.relay == Relay::cut_through) {
@@ -52,7 +52,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
         std::string names;
         for (NodeId d : dests) names += (names.empty() ? "" : ", ") + net.name(d);
-        log("job " + std::to_string(report.job) + ": re-serving " + names + " (try " + std::to_string(attempt) + ", " +
+        log(LogLevel::info, "job " + std::to_string(report.job) + ": re-serving " + names + " (try " + std::to_string(attempt) + ", " +
             again.schedule.algorithm + ")");
         Try next;
         const JobReport r = run_try(again, report.job, deadline, next);

@@ -295,7 +295,7 @@ void Peer::Impl::on_cancel(const ConnectionPtr& c, const Frame& f) {
         allowed = it != job->recv.end() && it->second.from == who;
     }
     if (!allowed) {
-        log("ignored a cancel of job " + std::to_string(f.header.job) + " from '" + who + "', which neither coordinates it nor feeds that message");
+        log(LogLevel::warn, "ignored a cancel of job " + std::to_string(f.header.job) + " from '" + who + "', which neither coordinates it nor feeds that message");
         return;
     }
     if (f.header.message == net::all_messages) {
@@ -474,7 +474,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
                                    if (ec) {
-                                       log("job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
+                                       log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
                                            " to '" + peer + "' failed: " + ec.message());
                                    }
                                    job->cv.notify_all();
@@ -518,7 +518,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 // That peer is unreachable too; its own connection loss tells it.
             }
         }
-        log("job " + std::to_string(plan.job) + " failed here: " + failure);
+        log(LogLevel::warn, "job " + std::to_string(plan.job) + " failed here: " + failure);
     }
     {
         std::lock_guard lock(job->mu);
@@ -537,7 +537,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                     const std::string key = r.sink->final_path().string();
                     std::lock_guard lock(mu);
                     parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s()};
-                    log("job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
+                    log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }
             }
@@ -580,7 +580,7 @@ void Peer::Impl::reap() {
         std::lock_guard jl(j->mu);  // never under mu: a job's lock may be held while taking mu
         if (!j->finished && !j->runner.joinable() && (j->aborted || now - j->planned > overdue)) {
             j->finished = true;
-            if (!j->aborted) log("job " + std::to_string(j->plan.job) + " never started; dropped");
+            if (!j->aborted) log(LogLevel::warn, "job " + std::to_string(j->plan.job) + " never started; dropped");
         }
         if (j->finished) done.push_back(j);
     }

@@ -125,7 +125,7 @@ void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked)
             check_revocation(r, peer->identity().ca_pem);
             checked.push_back(r);
         } catch (const InputError& e) {
-            say(std::string("ignored a revocation: ") + e.what());
+            say(LogLevel::warn, std::string("ignored a revocation: ") + e.what());
         }
     }
     if (checked.empty()) return;
@@ -156,7 +156,7 @@ std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms
             }
             if (!a.value("ok", false)) missed.push_back(m.name);
         } catch (const std::exception& e) {
-            say("could not update '" + m.name + "': " + e.what());
+            say(LogLevel::warn, "could not update '" + m.name + "': " + e.what());
             missed.push_back(m.name);
         }
     }
@@ -208,7 +208,7 @@ json Service::Impl::join(const json& req) {
     }
     ms.push_back(joiner);
     set_members(ms);
-    say("'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
+    say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
     (void)distribute(ms, nullptr);  // the others must know its address to measure it
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
@@ -265,7 +265,7 @@ json Service::Impl::leave(const json& req) {
         set_map(*text);
     }
     const auto missed = distribute(ms, text ? &*text : nullptr);
-    say("'" + name + "' left the cluster");
+    say(LogLevel::info, "'" + name + "' left the cluster");
     return {{"ok", missed.empty()}, {"not_updated", missed},
             {"error", missed.empty() ? "" : "some members could not be told"}};
 }
@@ -285,7 +285,7 @@ void Service::Impl::join_through_seeds() {
             set_members(members_from_json(a.at("members")));
             if (a.contains("revoked")) add_revocations(revocations_from_json(a["revoked"]));
             set_map(a.at("map").get<std::string>());
-            say("joined the cluster through '" + seed_name + "' (" + seed + ")");
+            say(LogLevel::info, "joined the cluster through '" + seed_name + "' (" + seed + ")");
             return;
         } catch (const std::exception& e) {
             why = seed + ": " + e.what();
@@ -301,13 +301,14 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
     // lets it join under its own name and pass on what an operator started elsewhere
     // (members, map, a cancel looked for on every member).
     const auto needs_operator = [&]() {
-        say("refused '" + cmd + "' from '" + from.name + "': a member's identity, not the operator's");
+        say(LogLevel::warn, "refused '" + cmd + "' from '" + from.name + "': a member's identity, not the operator's");
         respond({{"ok", false},
                  {"error", "'" + cmd + "' needs the operator's identity; '" + from.name + "' is a member"}});
     };
+    say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
     try {
         if (cmd == "hello") return respond(hello());
-        if (cmd == "status") return respond(status());
+        if (cmd == "status") return respond(status(get_or<bool>(req, "hellos", true)));
         if (cmd == "map") return respond(map_answer());
         if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
         if (cmd == "ping") return respond(answer_ping(*peer, req));
@@ -323,7 +324,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
                     (void)check_order(req, peer->identity().ca_pem, peer->revoked(), from.name,
                                       static_cast<std::int64_t>(std::time(nullptr)));
                 } catch (const InputError& e) {
-                    say("refused 'cancel' from '" + from.name + "': " + e.what());
+                    say(LogLevel::warn, "refused 'cancel' from '" + from.name + "': " + e.what());
                     return respond({{"ok", false}, {"error", "'cancel' needs the operator's order: " + std::string(e.what())}});
                 }
             }
@@ -343,7 +344,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         }
         respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
     } catch (const std::exception& e) {
-        say("request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
+        say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}});
     }
 }
@@ -420,14 +421,14 @@ json Service::Impl::hello() const {
             {"recv_overhead", {recv.fixed, recv.per_byte}}};
 }
 
-json Service::Impl::status() {
+json Service::Impl::status(bool hellos) {
     json ms = json::array();
     for (const auto& m : current_members()) {
         json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
-        if (m.name == cfg.name) {
+        if (m.name == cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
-        } else {
+        } else if (hellos) {
             try {
                 const json a = peer->call(m.name, {{"cmd", "hello"}}, cfg.down_after);
                 row["up"] = true;
@@ -465,7 +466,7 @@ json Service::Impl::set_map(const std::string& text) {
     return {{"ok", true}};
 }
 
-Service::Service(DaemonConfig config, std::function<void(const std::string&)> log)
+Service::Service(DaemonConfig config, LogFn log)
     : impl_(std::make_unique<Impl>()) {
     Impl& d = *impl_;
     d.cfg = std::move(config);
@@ -509,9 +510,9 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
     fs::create_directories(d.cfg.dest_root);
     fs::create_directories(pc.spool);
-    if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(l); });
+    if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(LogLevel::warn, l); });
         parts + spooled > 0) {
-        d.say("removed " + std::to_string(parts) + " stale temporary file" + (parts == 1 ? "" : "s") + " under " +
+        d.say(LogLevel::info, "removed " + std::to_string(parts) + " stale temporary file" + (parts == 1 ? "" : "s") + " under " +
               d.cfg.dest_root.string() + " and " + std::to_string(spooled) + " spool entr" +
               (spooled == 1 ? "y" : "ies") + " from an earlier run");
     }
@@ -519,7 +520,7 @@ Service::Service(DaemonConfig config, std::function<void(const std::string&)> lo
     // A daemon keeps files: a plan that makes it a buffer's destination is refused at
     // set-up (accept_buffers). Should one get through, a queue nobody reads must not grow.
     d.peer->on_delivery([&d](Delivery x) {
-        d.say("dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
+        d.say(LogLevel::warn, "dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
               "' (a daemon keeps files only)");
     });
     d.peer->set_members(d.members);
@@ -541,7 +542,7 @@ void Service::start() {
         throw Error("cannot listen on " + where + ": " + what);
     }
     if (!impl_->cfg.seeds.empty()) impl_->join_through_seeds();
-    impl_->say("listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
+    impl_->say(LogLevel::info, "listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
                impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));
 }
 

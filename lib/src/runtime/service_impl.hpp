@@ -91,7 +91,7 @@ struct Service::Impl {
     };
 
     DaemonConfig cfg;
-    std::function<void(const std::string&)> log;
+    LogFn log;
     std::unique_ptr<Peer> peer;
     std::vector<Member> members;
     std::optional<Network> profile;  ///< link emulation, when configured
@@ -111,8 +111,8 @@ struct Service::Impl {
 
     std::uint16_t port() const { return peer->port(); }
 
-    void say(const std::string& line) const {
-        if (log) log(line);
+    void say(LogLevel level, const std::string& line) const {
+        if (log) log(level, line);
     }
 
     std::optional<Network> current_map() const {
@@ -137,7 +137,8 @@ struct Service::Impl {
     std::filesystem::path revoked_file() const { return cfg.state_dir / "revoked.yaml"; }
     std::pair<Overhead, Overhead> overheads() const;
     nlohmann::json hello() const;
-    nlohmann::json status();
+    /// The members (name, host, port) and, unless `hellos` is false, whether each answers.
+    nlohmann::json status(bool hellos = true);
     /// The jobs this daemon takes part in; `everywhere`: every member's, each row naming it.
     nlohmann::json list_jobs(bool everywhere);
     /// {"job": ID, "all": bool}: cancels a job this daemon (or, with all, any member) coordinates.

@@ -53,12 +53,13 @@ struct Destinations {
 
 Destinations push_destinations(const json& req, const Network& net, NodeId root) {
     const auto exclude = get_or<std::string>(req, "exclude", "");
+    const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
     Destinations d;
     auto& out = d.ids;
     if (to != req.end() && to->is_string()) {
         const std::string text = to->get<std::string>();
-        for (const NodeId v : select_members(net, text, exclude)) {
+        for (const NodeId v : select_members(net, text, exclude, groups)) {
             if (v != root) out.push_back(v);
         }
         if (out.empty()) {
@@ -76,7 +77,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
         }
     }
     if (!exclude.empty()) {
-        const auto left_out = select_members(net, exclude);
+        const auto left_out = select_members(net, exclude, {}, groups);
         std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
         if (out.empty()) throw InputError("node set '" + exclude + "' excludes every destination");
     }
@@ -159,7 +160,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = bwlimit_of(req);
-    say("push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
+    say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
     const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
@@ -205,7 +206,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         if (why.empty()) {
             dests.push_back(wanted[i]);
         } else {
-            say("leaving out '" + net->name(wanted[i]) + "': " + why);
+            say(LogLevel::warn, "leaving out '" + net->name(wanted[i]) + "': " + why);
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
@@ -266,7 +267,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     spec.bwlimit = bwlimit;
     const std::vector<TreeEntry> tree = input.tree;
     spec.inputs.push_back(std::move(input));
-    say("push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
+    say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
         spec.schedule.algorithm);
     JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string());
     for (const auto& [name, why] : down) {

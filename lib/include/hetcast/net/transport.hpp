@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "hetcast/log.hpp"
 #include "hetcast/net/digest.hpp"
 #include "hetcast/net/frame.hpp"
 #include "hetcast/net/identity.hpp"
@@ -117,7 +118,7 @@ struct TransportCallbacks {
     /// Whether to admit a peer whose certificate the CA issued: empty, or why not (say, it
     /// was revoked). Runs on the I/O thread for every connection, both ends. None: admit.
     std::function<std::string(const PeerIdentity&)> admit;
-    std::function<void(const std::string&)> log;
+    LogFn log;
 };
 
 class Transport {

@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "hetcast/log.hpp"
 #include "hetcast/net/identity.hpp"
+#include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/peer.hpp"
 
 namespace hetcast {
@@ -36,6 +38,7 @@ struct DaemonConfig {
     /// a push to --all skips it.
     std::chrono::milliseconds down_after{2000};
     std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
+    LogLevel log_level = LogLevel::info;    ///< the least a line must matter to be logged
 };
 
 /// Parses a daemon config. Relative paths are taken relative to `base_dir` (the config
@@ -50,8 +53,18 @@ struct DaemonConfig {
 /// it issued.
 [[nodiscard]] net::Identity read_identity(const std::filesystem::path& file);
 
-/// A cluster file: `members: [{name: a, host: 127.0.0.1, port: 7701}, ...]`. Throws
-/// InputError with line and column for duplicates, a bad port or a missing key.
+/// A cluster file: `members: [{name: a, host: 127.0.0.1, port: 7701}, ...]` and, optional,
+/// `groups: {lab-b: "ws[01-20]", labs: "@lab-a,@lab-b"}` (node sets, hetcast/runtime/nodeset.hpp).
+struct ClusterFile {
+    std::vector<Member> members;
+    NodeGroups groups;
+};
+/// Throws InputError with line and column for duplicates, a bad port, a missing key, a bad
+/// group name or node set, a group that refers to itself or to a group the file does not
+/// define (`@subnet:N` and `@*`, the map's, are taken as they come).
+[[nodiscard]] ClusterFile parse_cluster_file(std::string_view yaml, std::string_view origin);
+[[nodiscard]] ClusterFile load_cluster_file(const std::filesystem::path& file);
+/// The members of a cluster file.
 [[nodiscard]] std::vector<Member> parse_cluster(std::string_view yaml, std::string_view origin);
 [[nodiscard]] std::vector<Member> load_cluster(const std::filesystem::path& file);
 /// A daemon's revocation list, `revoked: [{name: n3, since: 1764064800, order: "{...}"}, ...]`

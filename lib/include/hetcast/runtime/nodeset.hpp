@@ -6,7 +6,8 @@
 ///   n[1-10/2]               n1 n3 n5 n7 n9 (a step)
 ///   r[1-2]n[1-3]            r1n1 r1n2 r1n3 r2n1 r2n2 r2n3 (several bracket groups: a product)
 ///   a,b,c                   a plain list is a node set too
-///   @subnet:2  @*           groups, resolved by the caller (GroupResolver)
+///   @subnet:2  @*  @lab-b   groups, resolved by the caller (GroupResolver): the map's,
+///                           and those a cluster file names (named_groups)
 ///   n[1-10]!n[5-6]          difference; `&` intersection, `^` symmetric difference, `,` union
 ///
 /// Operators are read left to right with no precedence, as ClusterShell does:
@@ -21,6 +22,7 @@
 /// before a2b1), then by the text (n01 before n1). nodeset_sort sorts any list so.
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,10 +63,34 @@ void nodeset_sort(std::vector<std::string>& names);
 /// (from 0), and `@*`, every member. The resolver refers to `net`, which must outlive it.
 [[nodiscard]] GroupResolver map_groups(const Network& net);
 
+/// Groups by name, as a cluster file's `groups:` gives them: each a node set, which may
+/// name other groups (`@lab`), the map's (`@subnet:2`, `@*`) included.
+using NodeGroups = std::map<std::string, std::string>;
+
+/// Whether `name` may name a group of NodeGroups: letters, digits, '.', '_', '-', from a
+/// letter or digit (no ':', which the map's groups use).
+[[nodiscard]] bool valid_group_name(std::string_view name);
+
+/// Resolves `@NAME` for a group of `groups` by expanding its node set (groups in it
+/// resolved the same way, each once), any other name through `then`. Throws InputError for
+/// a group that refers to itself (naming the chain) and for an unknown group (naming the
+/// known ones, `then`'s included). The resolver keeps its own state: one thread at a time.
+[[nodiscard]] GroupResolver named_groups(NodeGroups groups, GroupResolver then = {});
+
+/// The map's groups where there is no map: `@*` and `@subnet:N` stand for no names, any
+/// other group is unknown. For checking node sets and groups before the map is at hand.
+[[nodiscard]] GroupResolver unresolved_map_groups();
+
+/// The names of `members` that node set `to` names, less those `exclude` names (empty:
+/// none), in `members`' order; `@*` is every member. Throws InputError naming the names
+/// that are not members (folded).
+[[nodiscard]] std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
+                                                    std::string_view exclude, const GroupResolver& groups);
+
 /// The members of `net` that node set `to` names, less those `exclude` names (empty: none),
-/// in the map's order. Groups as map_groups. Throws InputError naming the names that are
-/// not members of the map (folded), for `to` and `exclude` alike.
+/// in the map's order. Groups: `groups`, then map_groups. Throws InputError naming the
+/// names that are not members of the map (folded), for `to` and `exclude` alike.
 [[nodiscard]] std::vector<NodeId> select_members(const Network& net, std::string_view to,
-                                                 std::string_view exclude = {});
+                                                 std::string_view exclude = {}, const NodeGroups& groups = {});
 
 }  // namespace hetcast

@@ -82,7 +82,7 @@ struct PeerConfig {
     /// Whether a buffer (a message without a file name) may be delivered here. A daemon
     /// keeps files only: it refuses a plan that makes it a buffer's destination.
     bool accept_buffers = true;
-    std::function<void(const std::string&)> log;
+    LogFn log;  ///< none: silent (hetcast/log.hpp)
     /// Fault injection, for tests: sees (job, message, offset, bytes) of every data frame of
     /// a cut-through message as it arrives (and of every piece fetched again), and may
     /// change the bytes before they are checked.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "hetcast/log.hpp"
 #include "hetcast/runtime/config.hpp"
 
 namespace hetcast {
@@ -18,8 +19,9 @@ namespace hetcast {
 class Service {
 public:
     /// Reads the identity, the cluster file, the link profile and the stored map. Throws
-    /// InputError for bad configuration (before anything binds).
-    explicit Service(DaemonConfig config, std::function<void(const std::string&)> log = {});
+    /// InputError for bad configuration (before anything binds). `log` gets every line the
+    /// service and its peer write, at every level (none: silent); the caller filters.
+    explicit Service(DaemonConfig config, LogFn log = {});
     ~Service();
     Service(const Service&) = delete;
     Service& operator=(const Service&) = delete;

@@ -207,7 +207,7 @@ public:
         asio::post(io_, [this, which = std::move(which), reason] {
             for (const auto& c : live()) {
                 if (which(c->identity())) {
-                    log("closing the connection with '" + c->peer() + "': " + reason);
+                    log(LogLevel::info, "closing the connection with '" + c->peer() + "': " + reason);
                     c->close(reason);
                 }
             }
@@ -216,8 +216,8 @@ public:
 
     const TransportConfig& config() const { return config_; }
     const TransportCallbacks& callbacks() const { return cb_; }
-    void log(const std::string& line) const {
-        if (cb_.log) cb_.log(line);
+    void log(LogLevel level, const std::string& line) const {
+        if (cb_.log) cb_.log(level, line);
     }
     void opened(const std::shared_ptr<TcpConnection>& c) {
         connections_.insert(c);
@@ -259,7 +259,7 @@ private:
                     std::string line = "accept failed: " + ec.message();
                     if (unlogged > 0) line += " (" + std::to_string(unlogged) + " more in the last " + since_last(now) + ")";
                     if (!transient) line += "; backing off";
-                    log(line);
+                    log(transient ? LogLevel::warn : LogLevel::error, line);
                     unlogged = 0;
                     last_log = now;
                     next_log = now + log_every;
@@ -275,7 +275,7 @@ private:
             }
             pause = milliseconds(0);
             if (unlogged > 0 && now >= next_log) {
-                log("accepting again (" + std::to_string(unlogged) + " more accept failures in the last " +
+                log(LogLevel::info, "accepting again (" + std::to_string(unlogged) + " more accept failures in the last " +
                     since_last(now) + ")");
                 unlogged = 0;
                 last_log = now;

@@ -98,7 +98,7 @@ asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std
     if (ec) co_return std::pair{ec, Frame{}};
     const Decoded d = decode_header(hdr, max_payload);
     if (d.status != Decoded::Status::complete) {
-        owner_.log("closing the connection with " + (peer().empty() ? std::string("a peer") : "'" + peer() + "'") + ": " +
+        owner_.log(LogLevel::warn, "closing the connection with " + (peer().empty() ? std::string("a peer") : "'" + peer() + "'") + ": " +
                    d.error);
         shutdown(d.error);
         co_return std::pair{std::make_error_code(std::errc::protocol_error), Frame{}};
@@ -111,7 +111,7 @@ asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std
 }
 
 std::string TcpConnection::refuse(bool server, const std::string& why) {
-    owner_.log((server ? "refused connection from " : "handshake with ") +
+    owner_.log(LogLevel::warn, (server ? "refused connection from " : "handshake with ") +
                (peer().empty() ? std::string("a peer") : "'" + peer() + "'") + ": " + why);
     shutdown(why);
     return why;
@@ -223,7 +223,7 @@ asio::awaitable<void> TcpConnection::read_loop() {
                 // A record that fails its authentication tag: bytes changed or written in on
                 // the way. Nothing of it was delivered.
                 const std::string why = "a TLS record failed its check (" + ec.message() + "): tampered with on the way?";
-                owner_.log("closing the connection with '" + peer() + "': " + why);
+                owner_.log(LogLevel::warn, "closing the connection with '" + peer() + "': " + why);
                 shutdown(why);
             } else {
                 shutdown(ec == asio::error::eof ? "closed by peer" : ec.message());

@@ -37,7 +37,7 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     // job_cancel and the connection, which may carry other jobs, stays.
     std::string abandoned;
     const auto abandon = [&](const std::string& why) {
-        owner_.log("cannot read a message to send: " + why);
+        owner_.log(LogLevel::warn, "cannot read a message to send: " + why);
         abandoned = "the sender cannot go on: " + why;
     };
     std::unique_ptr<MessageBody::Reader> reader;
