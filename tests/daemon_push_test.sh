@@ -362,6 +362,13 @@ for bad in 0 fast 100; do
     "$hetcast" push "$tmp/slow.bin" --config "$k/k0.yaml" --to k1 --bwlimit "$bad" > /dev/null 2> "$tmp/bw.err" || rc=$?
     [[ $rc -eq 2 && $(wc -l < "$tmp/bw.err") -eq 1 ]] || fail "--bwlimit $bad: status $rc: $(cat "$tmp/bw.err")"
 done
+# --verbose: a line per member state change, on standard error; every destination ends done.
+"$hetcast" push "$tmp/small.bin" --config "$k/k0.yaml" --to k1,k2 --algo chain --verbose --quiet > /dev/null 2> "$tmp/verbose.err" \
+    || fail "push --verbose failed: $(cat "$tmp/verbose.err")"
+for n in k1 k2; do grep -q "^hetcast push: $n done" "$tmp/verbose.err" || fail "push --verbose: no '$n done': $(cat "$tmp/verbose.err")"; done
+grep -vqE '^hetcast push: k[0-2] (planned|receiving|relaying|sending|done)( \(.*\))?$' "$tmp/verbose.err" &&
+    fail "push --verbose: a line that is not a member state: $(cat "$tmp/verbose.err")"
+step "--verbose: $(wc -l < "$tmp/verbose.err") member state lines, k1 and k2 done"
 step "--bwlimit 6MiB/s: 2 copies of 6 MiB took $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j["reports"][0] if "reports" in j else j; print("%.2f s (predicted %.2f)" % (r["achieved"], r["predicted"]))' "$tmp/bw.json"); --bwlimit 0, fast, 100: exit 2, one line"
 
 for n in k0 k1 k2; do stop "$n"; done

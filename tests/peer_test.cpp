@@ -186,6 +186,12 @@ TEST_CASE("peer: a tree is one message through relays and lands whole; progress 
             std::lock_guard lock(mu);
             seen.push_back(p);
         };
+        std::set<std::string> feeds;
+        for (NodeId n = 0; n < spec.schedule.tasks.size(); ++n) {
+            for (const Task& t : spec.schedule.tasks[n]) {
+                if (t.op == Op::send) feeds.insert(net.name(n));
+            }
+        }
         const JobReport r = c.peers[0]->run(std::move(spec));
         check_report_sane(r, 3);
         for (std::size_t i = 1; i < 4; ++i) {
@@ -208,6 +214,26 @@ TEST_CASE("peer: a tree is one message through relays and lands whole; progress 
         }
         CHECK(seen.back().everywhere == body->size());
         CHECK(seen.back().delivered == seen.back().owed);
+        // Members' states (push --verbose) only move forward, the source only sends, a
+        // leaf never relays, and every member ends done.
+        const std::map<std::string, int> rank{{"planned", 0}, {"receiving", 1}, {"sending", 1}, {"relaying", 2}, {"done", 3}};
+        std::map<std::string, std::string> last;
+        std::set<std::string> relayed;
+        for (const auto& p : seen) {
+            REQUIRE(p.members.size() == 4);
+            for (const auto& m : p.members) {
+                CAPTURE(m.name);
+                CAPTURE(m.state);
+                REQUIRE(rank.count(m.state) == 1);
+                if (m.name == "p0") CHECK((m.state == "sending" || m.state == "planned" || m.state == "done"));
+                if (m.name != "p0") CHECK(m.state != "sending");
+                if (m.state == "relaying") relayed.insert(m.name);
+                if (last.count(m.name)) CHECK(rank.at(m.state) >= rank.at(last[m.name]));
+                last[m.name] = m.state;
+            }
+        }
+        for (const auto& m : seen.back().members) CHECK(m.state == "done");
+        for (const auto& name : relayed) CHECK(feeds.count(name) == 1);
     }
     for (const auto& e : fs::recursive_directory_iterator(c.dir.path)) {
         CHECK(e.path().filename().string().find(".part") == std::string::npos);

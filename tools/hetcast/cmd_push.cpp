@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -59,9 +60,13 @@ public:
         std::fflush(stderr);
         drawn_ = true;
     }
-    void done() {
+    /// Clears the line for a line of text; the next update draws it again.
+    void clear() {
         if (drawn_) std::fprintf(stderr, "\r\033[K");
         drawn_ = false;
+    }
+    void done() {
+        clear();
         moving_ = false;
     }
 
@@ -134,6 +139,33 @@ private:
     std::thread watcher_;
 };
 
+/// push --verbose: one line per member whose state changed since the last progress frame.
+class MemberStates {
+public:
+    void update(const json& members, ProgressBar& bar) {
+        for (const auto& m : members) {
+            const std::string name = m.value("name", std::string()), state = m.value("state", std::string());
+            auto& seen = states_[name];
+            if (seen == state) continue;
+            seen = state;
+            bar.clear();
+            const auto owed = m.value("owed", std::uint64_t{0});
+            std::string bytes;
+            if (owed > 0) {
+                char b[64];
+                std::snprintf(b, sizeof b, " (%.1f/%.1f MiB)", m.value("bytes", 0.0) / 1048576,
+                              static_cast<double>(owed) / 1048576);
+                bytes = b;
+            }
+            std::fprintf(stderr, "hetcast push: %s %s%s\n", name.c_str(), state.c_str(), bytes.c_str());
+        }
+    }
+    void reset() { states_.clear(); }
+
+private:
+    std::map<std::string, std::string> states_;
+};
+
 }  // namespace
 
 int cmd_push(const std::vector<std::string>& args) {
@@ -170,7 +202,9 @@ int cmd_push(const std::vector<std::string>& args) {
                                           "(a bare number is bytes/s); the plan and its prediction account for it")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
         ("json", "print the reports as one JSON object (docs/json.md)")
-        ("quiet,q", "no progress bar");
+        ("quiet,q", "no progress bar")
+        ("verbose,v", "a line on standard error whenever a member's state changes: planned, receiving, "
+                      "relaying (holds it and feeds others), sending (the source), done, failed");
     add_daemon_options(opts, daemon);
     po::options_description hidden;
     hidden.add_options()("file", po::value(&files));
@@ -224,6 +258,8 @@ int cmd_push(const std::vector<std::string>& args) {
 
     const bool json_out = vm.count("json") != 0;
     ProgressBar bar(!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO));
+    const bool verbose = vm.count("verbose") != 0;
+    MemberStates states;
     std::vector<JobReport> reports;
     json json_reports = json::array();
     bool ok = true;
@@ -231,6 +267,7 @@ int cmd_push(const std::vector<std::string>& args) {
     for (const auto& algo : algo_list) {
         if (cancel.asked()) break;
         auto client = connect_daemon(daemon);
+        states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
         json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? json::array() : json(to)}};
@@ -239,6 +276,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (vm.count("no-preserve")) req["preserve"] = false;
         if (vm.count("preserve-owner")) req["preserve_owner"] = true;
         if (!groups.empty()) req["groups"] = groups;
+        if (verbose) req["verbose"] = true;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
         if (!pattern.empty()) {
@@ -249,6 +287,7 @@ int cmd_push(const std::vector<std::string>& args) {
         try {
             answer = client->call(req, [&](const json& p) {
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
+                if (verbose && p.contains("members") && p["members"].is_array()) states.update(p["members"], bar);
                 if (p.contains("everywhere") && p.contains("size")) {
                     // What every destination holds, labelled with the file in flight.
                     const std::string name = p.value("name", std::string());

@@ -362,7 +362,9 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     if (own) start_runner(own);
 
     const std::uint64_t owed = k->owed;
-    std::pair<std::uint64_t, std::uint64_t> shown{~std::uint64_t{0}, 0};  // (delivered, everywhere)
+    // What the caller saw last: (delivered, everywhere) and every member's state.
+    std::pair<std::uint64_t, std::uint64_t> shown{~std::uint64_t{0}, 0};
+    std::vector<std::string> states;
     bool timed_out = false;
     {
         std::unique_lock lock(k->mu);
@@ -383,8 +385,11 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
             k->cv.wait_for(lock, std::chrono::milliseconds(100));
             if (spec.progress) {
                 const JobProgress p = k->progress();
-                if (std::make_pair(p.delivered, p.everywhere) != shown) {
+                std::vector<std::string> now;
+                for (const auto& m : p.members) now.push_back(m.state);
+                if (std::make_pair(p.delivered, p.everywhere) != shown || now != states) {
                     shown = {p.delivered, p.everywhere};
+                    states = std::move(now);
                     lock.unlock();
                     spec.progress(p);
                     lock.lock();

@@ -164,7 +164,26 @@ struct Coord {
     std::map<std::string, std::uint64_t> landed;   ///< bytes of the messages each has delivered
     /// The progress of the job now. Under mu.
     [[nodiscard]] JobProgress progress() const {
-        JobProgress p{std::min(bytes_in, owed), owed, 0, 0};
+        JobProgress p{std::min(bytes_in, owed), owed, 0, 0, {}};
+        std::set<std::string> feeds;
+        for (const auto& [key, from] : feeder) feeds.insert(from);
+        for (const auto& [name, n] : nodes) {
+            const auto o = owed_to.find(name);
+            const std::uint64_t owe = o == owed_to.end() ? 0 : o->second;
+            const auto g = got.find(name), l = landed.find(name);
+            const std::uint64_t held = std::max(g == got.end() ? 0 : g->second, l == landed.end() ? 0 : l->second);
+            const std::uint64_t has = owe > 0 ? std::min(owe, held) : held;  // a relay only: what passed through
+            const bool source = owe == 0 && std::none_of(feeder.begin(), feeder.end(),
+                                                         [&](const auto& kv) { return kv.first.second == name; });
+            std::string state = !n.error.empty() ? "failed"
+                                : n.finished     ? "done"
+                                : source         ? (started > 0 ? "sending" : "planned")
+                                : owe > 0 && has < owe ? (has > 0 ? "receiving" : "planned")
+                                : has == 0             ? "planned"
+                                : feeds.count(name) ? "relaying"
+                                                    : "receiving";
+            p.members.push_back({name, std::move(state), has, owe});
+        }
         bool any = false;
         for (const auto& [d, owe] : owed_to) {
             const auto g = got.find(d), l = landed.find(d);

@@ -157,7 +157,7 @@ struct Service::Impl {
 
     // service_push.cpp: pushes
     /// `label` names what moves in the progress frames (a file; a bundle: the file in flight).
-    JobReport run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label);
+    JobReport run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label, bool members);
     nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond);
     nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond);
 };

@@ -104,14 +104,23 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 /// Runs one job and streams its progress to the caller: which file is in flight (of a
 /// bundle: the first not yet everywhere), the bytes every destination holds of what each
 /// is owed, and (as before) the bytes delivered over the bytes owed, summed over them.
-JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label) {
+/// When the caller asked for `members` (push --verbose), each participant's state too.
+JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label,
+                                 bool members) {
     const std::vector<TreeEntry> tree = spec.inputs.size() == 1 ? spec.inputs[0].tree : std::vector<TreeEntry>{};
-    spec.progress = [&respond, label, tree](const JobProgress& p) {
+    spec.progress = [&respond, label, tree, members](const JobProgress& p) {
         InFlight f{0, 1, label};
         if (!tree.empty()) f = in_flight(tree, p.everywhere);
-        respond({{"progress",
-                  {{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered}, {"of", p.owed},
-                   {"everywhere", p.everywhere}, {"size", p.size}}}});
+        json progress{{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered},
+                      {"of", p.owed},    {"everywhere", p.everywhere}, {"size", p.size}};
+        if (members) {
+            json list = json::array();
+            for (const auto& m : p.members) {
+                list.push_back({{"name", m.name}, {"state", m.state}, {"bytes", m.bytes}, {"owed", m.owed}});
+            }
+            progress["members"] = std::move(list);
+        }
+        respond({{"progress", std::move(progress)}});
     };
     // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`).
     spec.started = [&respond](std::uint64_t job) {
@@ -161,7 +170,8 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = bwlimit_of(req);
     say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
-    const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"));
+    const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"),
+                                get_or<bool>(req, "verbose", false));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
     return out;
@@ -269,7 +279,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     spec.inputs.push_back(std::move(input));
     say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
         spec.schedule.algorithm);
-    JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string());
+    JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(),
+                          get_or<bool>(req, "verbose", false));
     for (const auto& [name, why] : down) {
         if (everyone) r.skipped.push_back(name);
         r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
