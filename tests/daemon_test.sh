@@ -136,7 +136,7 @@ python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["asked"]["name"]==
 dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sed "s/^listen: .*/listen: 127.0.0.1:$dead/" "$tmp/n0.yaml" > "$tmp/no-local.yaml"
 out=$("$hetcast" status --config "$tmp/no-local.yaml" --from 'n[1]' --json) || fail "--from n[1] without a local daemon: $out"
-python3 -c 'import json,sys; assert json.load(sys.stdin)["name"]=="n1"' <<< "$out" || fail "--from n[1] without a local daemon asked another: $out"
+python3 -c 'import json,sys; assert json.load(sys.stdin)["asked"]["name"]=="n1"' <<< "$out" || fail "--from n[1] without a local daemon asked another: $out"
 step "status: 4 up"
 
 # probe: a map of the four members, written with -o and stored on every daemon.
@@ -425,7 +425,7 @@ for i in 1 2 3 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
     || fail "push after the join failed: $(cat "$tmp/push-join.json")"
 for i in 1 2 3 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "after the join, n$i's copy"; done
 out=$("$hetcast" status --config "$tmp/n0.yaml" --from n4 --json) || fail "status --from n4 (joined, not in the cluster file): $out"
-python3 -c 'import json,sys; assert json.load(sys.stdin)["name"]=="n4"' <<< "$out" || fail "status --from n4 asked another: $out"
+python3 -c 'import json,sys; assert json.load(sys.stdin)["asked"]["name"]=="n4"' <<< "$out" || fail "status --from n4 asked another: $out"
 rc=0
 "$hetcast" status --config "$tmp/n0.yaml" --from 'n[1-2]' > /dev/null 2> "$tmp/from.err" || rc=$?
 [[ $rc -eq 2 && $(wc -l < "$tmp/from.err") -eq 1 ]] && grep -q "names 2 members (n\[1-2\]): give one" "$tmp/from.err" ||
