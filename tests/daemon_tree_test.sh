@@ -57,6 +57,9 @@ echo "key" > "$src/secret/id"
 for i in $(seq 40); do echo "file $i" > "$src/a/b/f$i.txt"; done
 ln -s ../big.bin "$src/bin/big-link"
 ln -s /etc/passwd "$src/outside"
+# Names are bytes: one in Latin-1 (not UTF-8), a link to it, must land as they are.
+echo "latin" > "$src/caf"$'\xe9'".txt"
+ln -s "caf"$'\xe9'".txt" "$src/a/l"$'\xe9'
 chmod 0755 "$src/bin/run.sh"
 chmod 0600 "$src/secret/id" "$src/big.bin"
 chmod 0700 "$src/secret"
@@ -91,7 +94,7 @@ for top, ds, fs in os.walk(sys.argv[2]):
     links += sum(os.path.islink(os.path.join(top, d)) for d in ds)
     dirs += 1
 t = r["tree"]
-assert (t["files"], t["dirs"], t["links"]) == (files, dirs, links) == (46, 9, 2), (t, files, dirs, links)
+assert (t["files"], t["dirs"], t["links"]) == (files, dirs, links) == (47, 9, 3), (t, files, dirs, links)
 assert t["bytes"] == r["bytes"] == size, (t, r["bytes"], size)
 PY
     for n in t1 t2 t3; do
@@ -108,8 +111,8 @@ step "push -r (chain, cut-through; ecef, store and forward) to 3: types, modes, 
 before=$(date +%s)
 "$hetcast" push -r "$src" --config "$c/t0.yaml" --to t1 --algo flat --dest plain --no-preserve --quiet > "$tmp/plain.out" \
     || fail "push -r --no-preserve failed"
-grep -qx "tree: 46 files, 9 directories, 2 links, $(cat "$src"/big.bin "$src"/a/b/c/d/e/deep.bin "$src"/bin/run.sh \
-    "$src"/secret/id "$src"/a/b/f*.txt | wc -c) bytes" "$tmp/plain.out" || fail "the text report: $(cat "$tmp/plain.out")"
+grep -qx "tree: 47 files, 9 directories, 3 links, $(cat "$src"/big.bin "$src"/a/b/c/d/e/deep.bin "$src"/bin/run.sh \
+    "$src"/secret/id "$src"/a/b/f*.txt "$src"/caf*.txt | wc -c) bytes" "$tmp/plain.out" || fail "the text report: $(cat "$tmp/plain.out")"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/secret/id") == 600 ]] || fail "--no-preserve: secret/id"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/a/b/f7.txt") == 640 ]] || fail "--no-preserve: f7.txt"
 [[ $(stat -c %a "$c/t1/dest/plain/proj/bin/run.sh") == 755 ]] || fail "--no-preserve: run.sh"
@@ -126,7 +129,10 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r=r["reports"][0] i
 [[ $(stat -c %a "$c/t2/dest/files/run.sh") == 755 ]] || fail "two files: run.sh"
 "$hetcast" push "$src/big.bin" --config "$c/t0.yaml" --to t2 --algo flat --dest one --quiet > /dev/null || fail "push of one file"
 [[ $(stat -c '%a %.9Y' "$c/t2/dest/one/big.bin") == "$(stat -c '%a %.9Y' "$src/big.bin")" ]] || fail "one file: mode or mtime"
-step "one file and two files keep modes and mtimes; two files are one job"
+"$hetcast" push "$src/caf"$'\xe9'".txt" --config "$c/t0.yaml" --to t2 --algo flat --dest latin --quiet > /dev/null \
+    || fail "push of a file whose name is not UTF-8"
+cmp -s "$src/caf"$'\xe9'".txt" "$c/t2/dest/latin/caf"$'\xe9'".txt" || fail "a name that is not UTF-8 did not land as it is: $(ls "$c/t2/dest/latin")"
+step "one file and two files keep modes and mtimes; two files are one job; a name that is not UTF-8 lands as it is"
 
 # Refusals: exit 2, one line, nothing lands.
 mkdir -p "$tmp/other/proj"
@@ -155,7 +161,7 @@ rc=0
 "$hetcast" push -r "$src" --config "$c/t0.yaml" --all --algo flat --dest way --quiet > "$tmp/way.out" 2> "$tmp/way.err" \
     || rc=$?
 [[ $rc -eq 1 ]] || fail "a directory in the way: exit $rc: $(cat "$tmp/way.err")"
-grep -q "t3 failed: 1 of 57 entries did not land: 'proj/big.bin'" "$tmp/way.err" || fail "the reason: $(cat "$tmp/way.err")"
+grep -q "t3 failed: 1 of 59 entries did not land: 'proj/big.bin'" "$tmp/way.err" || fail "the reason: $(cat "$tmp/way.err")"
 [[ -f $c/t3/dest/way/proj/a/b/c/d/e/deep.bin && -L $c/t3/dest/way/proj/outside ]] || fail "the rest did not land on t3"
 [[ "$(tree_listing "$c/t1/dest/way")" == "$want" ]] || fail "t1 did not get the whole tree"
 no_temporaries "$c"

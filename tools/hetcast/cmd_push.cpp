@@ -20,6 +20,7 @@
 #include "hetcast/model/units.hpp"
 #include "hetcast/report/json_output.hpp"
 #include "hetcast/report/plan_report.hpp"
+#include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/report.hpp"
 
@@ -269,7 +270,9 @@ int cmd_push(const std::vector<std::string>& args) {
         auto client = connect_daemon(daemon);
         states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
-        json req{{"cmd", "push"}, {"files", files}, {"algo", algo}, {"dest", dest}, {"model", model},
+        json names = json::array();
+        for (const auto& f : files) names.push_back(bytes_to_json(f));  // file names are bytes
+        json req{{"cmd", "push"}, {"files", names}, {"algo", algo}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? json::array() : json(to)}};
         if (vm.count("exclude")) req["exclude"] = exclude;
         if (recursive) req["recursive"] = true;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/pieces.hpp"
 
 namespace hetcast {
@@ -75,7 +76,7 @@ json to_json(const JobPlan& p) {
     json messages = json::array();
     for (const auto& m : p.messages) {
         json jm{{"source", m.source}, {"size", m.size},   {"sha256", net::to_hex(m.sha)},
-                {"name", m.name},     {"dests", m.dests}, {"origin", m.origin}, {"mode", m.mode}};
+                {"name", bytes_to_json(m.name)}, {"dests", m.dests}, {"origin", m.origin}, {"mode", m.mode}};
         if (m.preserve) jm["preserve"] = true;
         if (m.mtime) jm["mtime"] = *m.mtime;
         if (!m.tree.empty()) jm["tree"] = tree_to_json(m.tree);
@@ -156,7 +157,8 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
                              std::to_string(max_message));
         }
         msg.sha = digest_from_hex(text(m, "sha256"));
-        msg.name = text(m, "name");
+        if (!m.contains("name")) throw InputError("job: a message has no 'name'");
+        msg.name = bytes_from_json(m["name"], "job: a message's 'name'");
         msg.origin = text(m, "origin");
         if (m.contains("mode")) {
             const std::uint64_t mode = count(m, "mode");

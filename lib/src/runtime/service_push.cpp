@@ -15,6 +15,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
@@ -184,7 +185,11 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         const Busy busy(*this);
         return push_pattern(req, *net, respond);
     }
-    const auto files = get_or<std::vector<std::string>>(req, "files", {});
+    std::vector<std::string> files;
+    if (const auto it = req.find("files"); it != req.end()) {
+        if (!it->is_array()) throw InputError("push: 'files' must be a list");
+        for (const json& f : *it) files.push_back(bytes_from_json(f, "push: a file name"));
+    }
     const auto algo_name = get_or<std::string>(req, "algo", "auto");
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 
@@ -65,12 +66,12 @@ std::shared_ptr<int> own_fd(int fd) {
 json tree_to_json(const std::vector<TreeEntry>& tree) {
     json out = json::array();
     for (const TreeEntry& e : tree) {
-        json j{{"path", e.path}, {"type", kind_name(e.kind)}, {"mode", e.mode}, {"mtime", e.mtime}};
+        json j{{"path", bytes_to_json(e.path)}, {"type", kind_name(e.kind)}, {"mode", e.mode}, {"mtime", e.mtime}};
         if (e.kind == TreeEntry::Kind::file) {
             j["size"] = e.size;
             j["sha256"] = net::to_hex(e.sha);
         }
-        if (e.kind == TreeEntry::Kind::symlink) j["target"] = e.target;
+        if (e.kind == TreeEntry::Kind::symlink) j["target"] = bytes_to_json(e.target);
         if (e.uid) j["uid"] = *e.uid;
         if (e.gid) j["gid"] = *e.gid;
         out.push_back(std::move(j));
@@ -143,7 +144,8 @@ std::vector<TreeEntry> tree_from_json(const json& j, std::uint64_t message_size)
     for (const json& o : j) {
         if (!o.is_object()) throw InputError("tree: an entry must be an object");
         TreeEntry e;
-        e.path = text(o, "path");
+        if (!o.contains("path")) throw InputError("tree: an entry has no 'path'");
+        e.path = bytes_from_json(o["path"], "tree: 'path'");
         const std::string type = text(o, "type");
         if (type == "file") {
             e.kind = TreeEntry::Kind::file;
@@ -153,7 +155,8 @@ std::vector<TreeEntry> tree_from_json(const json& j, std::uint64_t message_size)
             e.kind = TreeEntry::Kind::dir;
         } else if (type == "link") {
             e.kind = TreeEntry::Kind::symlink;
-            e.target = text(o, "target");
+            if (!o.contains("target")) throw InputError("tree: a link has no 'target'");
+            e.target = bytes_from_json(o["target"], "tree: 'target'");
         } else {
             throw InputError("tree: an entry's type must be file, dir or link");
         }
