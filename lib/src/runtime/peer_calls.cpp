@@ -1,0 +1,152 @@
+// Asking other members: requests and their answers (call), describes of what a member
+// holds, pings (round trips for the probe).
+#include "hetcast/runtime/peer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/pieces.hpp"
+#include "peer_impl.hpp"
+
+namespace hetcast {
+using namespace detail;
+
+Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece,
+                               const std::string& order) {
+    if (member == impl_->cfg.name) {
+        const auto body = impl_->resolve(origin);
+        return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{},
+                mode_of(*body)};
+    }
+    json q{{"cmd", "describe"}, {"origin", origin}};
+    if (piece > 0) q["piece"] = piece;
+    if (!order.empty()) q["order"] = json::parse(order);
+    // Digests of a large file take a read of it at the member.
+    const auto timeout = piece > 0 ? std::max(impl_->cfg.connect_timeout, std::chrono::milliseconds(120000))
+                                   : impl_->cfg.connect_timeout;
+    const json a = call(member, q, timeout);
+    if (!a.value("ok", false)) throw InputError(a.value("error", "'" + member + "' cannot describe '" + origin + "'"));
+    const auto size = a.find("size");
+    const auto sha = a.find("sha256");
+    if (size == a.end() || !size->is_number_unsigned() || sha == a.end() || !sha->is_string()) {
+        throw Error("'" + member + "' described '" + origin + "' without a size and a sha256");
+    }
+    if (size->get<std::uint64_t>() > impl_->cfg.max_message) throw InputError("'" + origin + "' is over the size limit");
+    Described d{size->get<std::uint64_t>(), digest_from_hex(sha->get<std::string>()), {}};
+    if (const auto mode = a.find("mode"); mode != a.end() && mode->is_number_unsigned() && mode->get<std::uint64_t>() <= 0777) {
+        d.mode = static_cast<unsigned>(mode->get<std::uint64_t>());
+    }
+    if (piece > 0) {
+        const auto pieces = a.find("pieces");
+        if (pieces == a.end() || !pieces->is_array() || pieces->size() != piece_count(d.size, piece)) {
+            throw Error("'" + member + "' described '" + origin + "' without its piece digests");
+        }
+        for (const auto& h : *pieces) {
+            if (!h.is_string()) throw Error("'" + member + "' sent a piece digest that is not text");
+            d.pieces.push_back(digest_from_hex(h.get<std::string>()));
+        }
+    }
+    return d;
+}
+
+namespace {
+
+json await_answer(std::future<json>& answer, std::chrono::milliseconds timeout, const std::string& who,
+                  const std::function<void()>& forget) {
+    if (answer.wait_for(timeout) != std::future_status::ready) {
+        forget();
+        throw Error(who + " did not answer in " + std::to_string(timeout.count()) + " ms");
+    }
+    try {
+        return answer.get();
+    } catch (const std::future_error&) {
+        throw Error("the peer stopped before " + who + " answered");
+    }
+}
+
+}  // namespace
+
+json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {
+    return call_on(impl_->conn_to(member), "'" + member + "'", request, timeout);
+}
+
+std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_t port, const json& request,
+                                           std::chrono::milliseconds timeout) {
+    ConnectionPtr c = impl_->transport->connect(host, port);
+    // A one-off connection: closed whether the call answers, times out or fails.
+    struct Closer {
+        ConnectionPtr& c;
+        ~Closer() { c->close(); }
+    } closer{c};
+    json answer = call_on(c, host + ":" + std::to_string(port), request, timeout);
+    return {std::move(answer), c->peer()};
+}
+
+json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
+                   std::chrono::milliseconds timeout) {
+    Impl& d = *impl_;
+    std::future<json> answer;
+    std::uint32_t seq = 0;
+    {
+        std::lock_guard lock(d.mu);
+        seq = ++d.call_seq;
+        answer = d.calls[seq].get_future();
+    }
+    c->send(make_frame(FrameType::request, 0, seq, request.dump(-1, ' ', false, json::error_handler_t::replace)));
+    return await_answer(answer, timeout, who, [&] {
+        std::lock_guard lock(d.mu);
+        d.calls.erase(seq);
+    });
+}
+
+std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
+    Impl& d = *impl_;
+    ConnectionPtr c = d.conn_to(member);
+    std::vector<PingSample> out;
+    for (std::size_t size : sizes) {
+        for (int r = 0; r < reps; ++r) {
+            std::future<std::pair<double, double>> answer;
+            std::uint32_t seq = 0;
+            {
+                std::lock_guard lock(d.mu);
+                seq = ++d.ping_seq;
+                answer = d.pings[seq].get_future();
+            }
+            const double sent = now_s();
+            c->send(Frame{FrameHeader{FrameType::ping, 0, 0, seq, 0},
+                          std::vector<std::byte>(std::max(size, sizeof(double)))});
+            if (answer.wait_for(d.cfg.connect_timeout) != std::future_status::ready) {
+                std::lock_guard lock(d.mu);
+                d.pings.erase(seq);
+                throw Error("no answer from '" + member + "' to a ping of " + std::to_string(size) + " bytes");
+            }
+            std::pair<double, double> got;
+            try {
+                got = answer.get();
+            } catch (const std::future_error&) {  // stop() dropped the promise
+                throw Error("the peer stopped before '" + member + "' answered a ping");
+            }
+            const auto [peer_time, received] = got;
+            out.push_back(PingSample{static_cast<double>(size), sent, peer_time, received});
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> Peer::unreachable(const std::string& member) {
+    try {
+        (void)impl_->conn_to(member);
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+}  // namespace hetcast
