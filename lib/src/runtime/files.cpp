@@ -249,10 +249,14 @@ std::shared_ptr<int> confined_directory(const fs::path& root, const fs::path& re
     return dir;
 }
 
+std::uint64_t temp_tag() {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    return rng();
+}
+
 FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, const fs::path& root)
     : final_(std::move(final_path)), hash_(expected_size >= threaded_hash_from) {
-    std::random_device rd;
-    const std::string tmp = temp_name(final_.filename().string(), rd());
+    const std::string tmp = temp_name(final_.filename().string(), temp_tag());
     temp_ = final_.parent_path() / tmp;
     if (root.empty()) {
         std::error_code ec;

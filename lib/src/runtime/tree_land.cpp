@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <set>
 
 #include "hetcast/error.hpp"
@@ -88,7 +87,7 @@ struct Lander {
         const fs::path path = rel(e.path);
         const auto dir = confined_directory(root, path.parent_path());
         const std::string name = path.filename().string();
-        const std::string tmp = temp_name(name, std::random_device{}());
+        const std::string tmp = temp_name(name, temp_tag());
         if (::symlinkat(e.target.c_str(), *dir, tmp.c_str()) != 0) {
             throw Error("cannot create the link " + (root / path).string() + ": " + errno_text());
         }
