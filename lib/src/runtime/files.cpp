@@ -270,8 +270,18 @@ FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, const fs::p
     } else {
         dir_ = confined_directory(root, final_.parent_path().lexically_relative(root));
     }
+    create_temp();
+}
+
+FileSink::FileSink(fs::path final_path, std::uint64_t expected_size, std::shared_ptr<int> dir)
+    : final_(std::move(final_path)), temp_(final_.parent_path() / temp_name(final_.filename().string(), temp_tag())),
+      dir_(std::move(dir)), hash_(expected_size >= threaded_hash_from) {
+    create_temp();
+}
+
+void FileSink::create_temp() {
     // Only the owner can read a copy while it arrives; land() sets its mode.
-    const int fd = ::openat(*dir_, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const int fd = ::openat(*dir_, temp_.filename().c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         const std::string why = errno_text();  // before anything else can touch errno
         throw Error("cannot create " + temp_.string() + ": " + why);

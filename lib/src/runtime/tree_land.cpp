@@ -33,8 +33,18 @@ struct Lander {
     std::vector<std::pair<const TreeEntry*, std::unique_ptr<FileSink>>> carved;
     std::set<std::string> parents;  // directories whose entries changed: fsynced at the end
 
+    /// The last directory reached beneath root: entries come sorted by path, so files of one
+    /// directory follow each other and it is walked to once, not once per file. One
+    /// descriptor kept, whatever the tree's size.
+    std::pair<fs::path, std::shared_ptr<int>> last_dir;
+    std::shared_ptr<int> directory(const fs::path& relative) {
+        if (!last_dir.second || last_dir.first != relative) last_dir = {relative, confined_directory(root, relative)};
+        return last_dir.second;
+    }
+
     void file(const TreeEntry& e, int bundle, std::uint64_t offset) {
-        auto owned = std::make_unique<FileSink>(confine(root, landing + e.path), e.size, root);
+        const fs::path final_path = confine(root, landing + e.path);
+        auto owned = std::make_unique<FileSink>(final_path, e.size, directory(rel(e.path).parent_path()));
         FileSink& sink = *owned;
         std::vector<std::byte> buf(static_cast<std::size_t>(std::min<std::uint64_t>(e.size, std::uint64_t{1} << 20)));
         for (std::uint64_t at = 0; at < e.size;) {
@@ -85,7 +95,7 @@ struct Lander {
     /// renamed over the final one, so no existing name is followed or left half-made.
     void link(const TreeEntry& e) {
         const fs::path path = rel(e.path);
-        const auto dir = confined_directory(root, path.parent_path());
+        const auto dir = directory(path.parent_path());
         const std::string name = path.filename().string();
         const std::string tmp = temp_name(name, temp_tag());
         if (::symlinkat(e.target.c_str(), *dir, tmp.c_str()) != 0) {
@@ -146,7 +156,7 @@ bool beneath_failed(const std::string& path, const std::vector<LandFailure>& fai
 
 std::vector<LandFailure> land_tree(const fs::path& root, const std::string& landing, const std::vector<TreeEntry>& tree,
                                    int bundle, const LandOptions& options) {
-    Lander l{root, landing.empty() || landing == "." ? std::string() : landing + "/", options, {}, {}, {}};
+    Lander l{root, landing.empty() || landing == "." ? std::string() : landing + "/", options, {}, {}, {}, {}};
     if (!l.landing.empty()) (void)confine(root, landing);  // refuses an escaping landing directory
     using Kind = TreeEntry::Kind;
     // Directories first (by path, so parents come before children), empty ones too.

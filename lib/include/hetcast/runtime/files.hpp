@@ -95,6 +95,9 @@ public:
     /// (before or during the transfer) leads a write outside it. Throws hetcast::Error.
     explicit FileSink(std::filesystem::path final_path, std::uint64_t expected_size = 0,
                       const std::filesystem::path& root = {});
+    /// In `dir`, final_path's directory already opened as confined_directory() opens it
+    /// (many files of one directory: it is walked to once).
+    FileSink(std::filesystem::path final_path, std::uint64_t expected_size, std::shared_ptr<int> dir);
     ~FileSink();
     FileSink(const FileSink&) = delete;
     FileSink& operator=(const FileSink&) = delete;
@@ -134,6 +137,7 @@ public:
     [[nodiscard]] const std::filesystem::path& final_path() const { return final_; }
 
 private:
+    void create_temp();
     void write_all(std::span<const std::byte> data);
     void advance(std::size_t n);
 
