@@ -165,16 +165,18 @@ struct Coord {
     /// The progress of the job now. Under mu.
     [[nodiscard]] JobProgress progress() const {
         JobProgress p{std::min(bytes_in, owed), owed, 0, 0, {}};
-        std::set<std::string> feeds;
-        for (const auto& [key, from] : feeder) feeds.insert(from);
+        std::set<std::string> feeds, fed;
+        for (const auto& [key, from] : feeder) {
+            feeds.insert(from);
+            fed.insert(key.second);
+        }
         for (const auto& [name, n] : nodes) {
             const auto o = owed_to.find(name);
             const std::uint64_t owe = o == owed_to.end() ? 0 : o->second;
             const auto g = got.find(name), l = landed.find(name);
             const std::uint64_t held = std::max(g == got.end() ? 0 : g->second, l == landed.end() ? 0 : l->second);
             const std::uint64_t has = owe > 0 ? std::min(owe, held) : held;  // a relay only: what passed through
-            const bool source = owe == 0 && std::none_of(feeder.begin(), feeder.end(),
-                                                         [&](const auto& kv) { return kv.first.second == name; });
+            const bool source = owe == 0 && !fed.count(name);
             std::string state = !n.error.empty() ? "failed"
                                 : n.finished     ? "done"
                                 : source         ? (started > 0 ? "sending" : "planned")
