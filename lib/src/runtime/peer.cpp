@@ -73,28 +73,92 @@ void Peer::Impl::on_open(const ConnectionPtr& c) const {
     }
 }
 
+ConnectionPtr Peer::Impl::lane_to(Job& job, const std::string& name) {
+    {
+        std::lock_guard lock(job.mu);
+        if (job.aborted) throw Error(job.abort_reason);
+        if (auto it = job.lanes_out.find(name); it != job.lanes_out.end()) return it->second;
+    }
+    const auto m = address(name, &job.plan.participants);
+    if (!m) throw Error("'" + name + "' is not a known member");
+    ConnectionPtr c = transport->connect(m->host, m->port, name);
+    {
+        std::lock_guard lock(mu);
+        lanes[c.get()] = {job.plan.job, false};
+    }
+    std::lock_guard lock(job.mu);
+    if (job.aborted) {
+        c->abort(job.abort_reason);
+        throw Error(job.abort_reason);
+    }
+    job.lanes_out[name] = c;
+    return c;
+}
+
+void Peer::Impl::end_lanes(Job& job, bool reset, const std::string& why) {
+    for (auto& [name, c] : job.lanes_out) {
+        if (reset) c->abort(why);
+        // A receiver closes its end once it holds what it was sent; a sender that closed
+        // first could reset data still in flight.
+    }
+    if (reset) job.lanes_out.clear();
+    for (auto& c : job.lanes_in) {
+        if (reset) {
+            c->abort(why);
+        } else {
+            c->close();
+        }
+    }
+    job.lanes_in.clear();
+}
+
+void Peer::Impl::note_lane(Job& job, const ConnectionPtr& c) {
+    if (c == job.coordinator || std::find(job.lanes_in.begin(), job.lanes_in.end(), c) != job.lanes_in.end()) return;
+    if (job.finished || job.aborted) {
+        c->abort("job " + std::to_string(job.plan.job) + " is over here");
+        return;
+    }
+    job.lanes_in.push_back(c);
+    std::lock_guard lock(mu);
+    lanes[c.get()] = {job.plan.job, true};
+}
+
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     if (forget_bulk(c.get())) return;
     const std::string& who = c->peer();
+    std::optional<LaneOf> lane;
     std::vector<std::shared_ptr<Job>> js;
     std::vector<std::shared_ptr<Coord>> cs;
     {
         std::lock_guard lock(mu);
+        if (auto it = lanes.find(c.get()); it != lanes.end()) {
+            lane = it->second;
+            lanes.erase(it);
+        }
+        if (lane && !lane->in) return;  // the sends on it fail on their own
         if (auto it = out.find(who); it != out.end() && it->second == c) out.erase(it);
-        for (auto& [id, j] : jobs) js.push_back(j);
-        for (auto& [id, k] : coords) cs.push_back(k);
+        for (auto& [id, j] : jobs) {
+            if (!lane || id == lane->job) js.push_back(j);
+        }
+        if (!lane) {
+            for (auto& [id, k] : coords) cs.push_back(k);
+        }
     }
     if (stopping || who.empty()) return;
-    log(LogLevel::debug, "connection with '" + who + "' closed: " + why);
+    log(LogLevel::debug, std::string(lane ? "data lane of job " + std::to_string(lane->job) : std::string("connection")) +
+                             " with '" + who + "' closed: " + why);
     for (auto& j : js) {
         std::lock_guard lock(j->mu);
-        if (j->coordinator == c && !j->finished) {
+        if (!lane && j->coordinator == c && !j->finished) {
             j->aborted = true;
             j->abort_reason = "lost the coordinator '" + who + "': " + why;
+            end_lanes(*j, true, j->abort_reason);
         }
         for (auto& [m, r] : j->recv) {
+            // Data comes on lanes only: a lane that closes ends what it was bringing; a
+            // control connection that closes is the coordinator's business.
             const bool in = r.ended && (!r.pieces || r.pieces->complete());
-            if (r.from == who && !r.done && r.error.empty() && !in) {
+            if (lane && r.from == who && !r.done && r.error.empty() && !in) {
                 r.error = "lost the connection with '" + who + "' before " + message_label(m) + " was in: " + why;
                 r.from_failed = true;
             }
@@ -216,8 +280,9 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         return;
     }
     // Quick requests answer from what the peer holds; the rest may run for minutes.
-    static const std::set<std::string> quick_cmds{"hello", "status", "map", "ping", "jobs", "set_map", "set_members"};
-    auto& pool = quick_cmds.count(req.value("cmd", "")) ? quick : slow;
+    static const std::set<std::string> quick_cmds{"status", "map", "ping", "jobs", "set_map", "set_members"};
+    const std::string cmd = req.value("cmd", "");
+    auto& pool = cmd == "hello" ? live : quick_cmds.count(cmd) ? quick : slow;
     const bool queued = spawn(pool, [this, handler, from = c->identity(), req, respond] {
         try {
             handler(from, req, respond);
@@ -311,6 +376,7 @@ void Peer::stop() {
         if (j->runner.joinable()) j->runner.join();
     }
     d.transport->stop();
+    d.live.stop();
     d.quick.stop();
     d.slow.stop();
     {

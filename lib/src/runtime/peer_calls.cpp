@@ -106,6 +106,61 @@ json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& r
     });
 }
 
+Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
+                             std::chrono::milliseconds timeout) {
+    Impl& d = *impl_;
+    Answers out;
+    out.responses.resize(members.size());
+    out.errors.resize(members.size());
+    std::vector<ConnectionPtr> conns(members.size());
+    {
+        // Connecting can take the connect timeout for a host that is off: in parallel.
+        std::vector<std::future<void>> dials;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            {
+                std::lock_guard lock(d.mu);
+                if (auto it = d.out.find(members[i]); it != d.out.end()) conns[i] = it->second;
+            }
+            if (conns[i]) continue;
+            dials.push_back(std::async(std::launch::async, [&, i] {
+                try {
+                    conns[i] = d.conn_to(members[i]);
+                } catch (const std::exception& e) {
+                    out.errors[i] = e.what();
+                }
+            }));
+        }
+    }
+    const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::vector<std::pair<std::uint32_t, std::future<json>>> asked(members.size());
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        if (!conns[i]) continue;
+        {
+            std::lock_guard lock(d.mu);
+            asked[i].first = ++d.call_seq;
+            asked[i].second = d.calls[asked[i].first].get_future();
+        }
+        conns[i]->send(make_frame(FrameType::request, 0, asked[i].first, text));
+    }
+    const auto deadline = Clock::now() + timeout;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        auto& [seq, answer] = asked[i];
+        if (!answer.valid()) continue;
+        if (answer.wait_until(deadline) != std::future_status::ready) {
+            std::lock_guard lock(d.mu);
+            d.calls.erase(seq);
+            out.errors[i] = "'" + members[i] + "' did not answer in " + std::to_string(timeout.count()) + " ms";
+            continue;
+        }
+        try {
+            out.responses[i] = answer.get();
+        } catch (const std::future_error&) {
+            out.errors[i] = "the peer stopped before '" + members[i] + "' answered";
+        }
+    }
+    return out;
+}
+
 std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
     Impl& d = *impl_;
     ConnectionPtr c = d.conn_to(member);

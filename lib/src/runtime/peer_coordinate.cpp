@@ -70,6 +70,10 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
         case JobEvent::Kind::progress:
             k->bytes_in += e.bytes;
             k->got[who] += e.bytes;
+            // Data arriving is a sign of life of whoever sends it, however slow its link.
+            for (const auto& [key, from] : k->feeder) {
+                if (key.second == who) hear(from);
+            }
             break;
         case JobEvent::Kind::done: n.finished = true; break;
         case JobEvent::Kind::failed:
@@ -93,6 +97,11 @@ void Peer::Impl::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& 
             n.error = "'" + name + "' stopped answering (nothing from it for " + std::to_string(static_cast<int>(stall)) +
                       " s)";
             to_close.push_back(n.conn);
+            // This member's own sends to it end now, and what its socket holds is dropped.
+            if (auto own = find_job(job)) {
+                std::lock_guard jl(own->mu);
+                if (auto lane = own->lanes_out.find(name); lane != own->lanes_out.end()) lane->second->abort(n.error);
+            }
         } else if (now - heard > 1 && now - n.pinged > 1) {
             n.pinged = now;
             n.conn->send(Frame{FrameHeader{FrameType::ping, 0, 0, 0, 0}, std::vector<std::byte>(sizeof(double))});

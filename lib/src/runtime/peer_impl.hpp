@@ -68,6 +68,24 @@ inline std::string message_label(MessageId m) { return "message " + std::to_stri
 /// Progress events go out after this many bytes of a message arrive.
 inline constexpr std::uint64_t progress_step = std::uint64_t{4} << 20;
 
+/// Bytes per data frame of a job. Under --bwlimit at most an eighth of a second's worth
+/// (at least 16 KiB): a receiver then sees data several times a second, however far below
+/// chunk / stall_timeout the limit is.
+inline std::size_t frame_bytes(const JobPlan& p) {
+    if (p.bwlimit == 0) return p.chunk;
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(p.bwlimit / 8, std::uint64_t{16} << 10, p.chunk));
+}
+
+/// How long a receive of this job may see no data before it counts as stalled: the stall
+/// timeout, and under --bwlimit also the time a sender's frames to every other participant
+/// take at the limit (its sends of the job draw on one bucket, one frame each in turn).
+inline std::chrono::milliseconds receive_stall(const JobPlan& p, std::chrono::milliseconds stall) {
+    if (p.bwlimit == 0) return stall;
+    const double others = static_cast<double>(std::max<std::size_t>(p.participants.size(), 2) - 1);
+    const double turn = others * static_cast<double>(frame_bytes(p)) / static_cast<double>(p.bwlimit);
+    return stall + std::chrono::milliseconds(static_cast<std::int64_t>(2000 * turn));
+}
+
 }  // namespace detail
 
 /// What a participant knows of one message it receives.
@@ -112,6 +130,11 @@ struct Job {
     std::shared_ptr<detail::TokenBucket> pace;
     /// Where each send (message, to) starts: a receiver that holds a prefix from an earlier try.
     std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
+    /// Data lanes (docs/protocol.md): the connections this member dialled for this job's
+    /// data to each receiver, and those that brought it this job's data. Never a member's
+    /// control connection. Under mu.
+    std::map<std::string, net::ConnectionPtr> lanes_out;
+    std::vector<net::ConnectionPtr> lanes_in;
 };
 
 /// The coordinator's view of one job.
@@ -229,6 +252,9 @@ struct Peer::Impl {
     /// joins, describes that hash a file, job set-ups). A slow request holds its thread
     /// for as long as it runs, so quick ones have threads of their own.
     detail::WorkerPool quick{4, 1024};
+    /// Hellos (what `status` and a coordinator ask to see who is up) never wait behind
+    /// other requests, quick or not.
+    detail::WorkerPool live{2, 4096};
     /// Wakes sends held back by a job's --bwlimit; made by the first such job.
     std::shared_ptr<detail::Alarm> alarm;
     detail::WorkerPool slow{16, 64};
@@ -281,7 +307,24 @@ struct Peer::Impl {
 
     // --- connections (peer.cpp) --------------------------------------------------------
     std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
+    /// The control connection with a member (dialled once, kept): requests, pings and a
+    /// job's plan, start, events and cancels; never a job's data.
     net::ConnectionPtr conn_to(const std::string& name, const std::vector<Member>* hint = nullptr);
+    /// The data lane of `job` to `name`: a connection of its own, dialled on the first send.
+    /// Throws when the job is aborted meanwhile (the new lane is reset).
+    net::ConnectionPtr lane_to(Job& job, const std::string& name);
+    /// Ends a job's lanes: reset (what is queued and in the kernel is dropped) or closed.
+    /// Under job.mu.
+    void end_lanes(Job& job, bool reset, const std::string& why);
+    /// Notes that `c` brought data of `job`: a lane to close when the job ends here. Under job.mu.
+    void note_lane(Job& job, const net::ConnectionPtr& c);
+    /// The job each known lane carries, and whether this member receives on it, so that its
+    /// closing concerns that job only.
+    struct LaneOf {
+        std::uint64_t job = 0;
+        bool in = false;
+    };
+    std::map<const net::Connection*, LaneOf> lanes;  ///< under mu
     /// Every connection, whichever side dialled, paces what this peer sends on it: answers
     /// (pongs, events) cross the emulated link as data does.
     void on_open(const net::ConnectionPtr& c) const;

@@ -115,7 +115,7 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
 
 void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return;  // late, as in on_data
+    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");  // as in on_data
     const std::uint64_t k = get_index(f.payload);
     std::vector<std::byte> payload = f.payload;
     const auto bytes = std::span(payload).subspan(8);
@@ -150,7 +150,8 @@ void Peer::Impl::wait_first_piece(Job& job, MessageId m) {
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
-        } else if (Clock::now() - last.second > cfg.stall_timeout && (r.got > 0 || Clock::now() - started > 2 * cfg.stall_timeout)) {
+        } else if (const auto stall = receive_stall(job.plan, cfg.stall_timeout);
+                   Clock::now() - last.second > stall && (r.got > 0 || Clock::now() - started > 2 * stall)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " bytes";
         }
     }

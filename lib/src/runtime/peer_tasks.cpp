@@ -227,13 +227,14 @@ Recv& Peer::Impl::expect(Job& job, const ConnectionPtr& c, MessageId m) {
 
 void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
     auto job = find_job(f.header.job);
-    // What was in flight when a job ended here (failed, cancelled) still arrives; the
-    // connection may carry other jobs, so that is no reason to drop it.
-    if (!job) return;
+    // Data comes on a lane of its job only: a lane whose job is over here is reset, so that
+    // its sender stops at once.
+    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");
     std::uint64_t report = 0;
     {
         std::lock_guard lock(job->mu);
         Recv& r = expect(*job, c, f.header.message);
+        note_lane(*job, c);
         if (r.done || r.ended || !r.error.empty() || job->aborted) return;
         const std::uint64_t size = job->plan.messages[f.header.message].size;
         if (r.got + f.payload.size() > size) {
@@ -271,10 +272,11 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
 
 void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return;  // late, as in on_data
+    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");  // as in on_data
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
+    note_lane(*job, c);
     if (r.done || r.ended) return;
     r.ended = true;
     std::copy(f.payload.begin(), f.payload.end(), r.sent_sha.begin());
@@ -348,7 +350,7 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
-        } else if (r.got > 0 && Clock::now() - last.second > cfg.stall_timeout) {
+        } else if (r.got > 0 && Clock::now() - last.second > receive_stall(job.plan, cfg.stall_timeout)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
                       std::to_string(msg.size) + " bytes";
         }
@@ -462,14 +464,14 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 }
                 if (job->pace) body = detail::paced(std::move(body), job->pace);
                 emulate_send(t.peer, static_cast<double>(msg.size));
-                ConnectionPtr c = conn_to(t.peer, &plan.participants);
+                ConnectionPtr c = lane_to(*job, t.peer);
                 {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;
                 }
                 // A child that cannot be fed (gone, frozen) costs only itself: the
                 // coordinator sees it fail and re-serves what it feeds; its siblings go on.
-                c->send_stream(plan.job, t.message, body, plan.chunk,
+                c->send_stream(plan.job, t.message, body, frame_bytes(plan),
                                [this, job, peer = t.peer, m = t.message](std::error_code ec) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
@@ -522,6 +524,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     }
     {
         std::lock_guard lock(job->mu);
+        end_lanes(*job, !failure.empty(), failure);
         // A cut-through child may still ask for a piece again after every byte went out:
         // what was sent stays readable until the job is reaped.
         if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
@@ -599,6 +602,7 @@ void Peer::Impl::abort_job(Job& job, const std::string& why) {
     std::lock_guard lock(job.mu);
     job.aborted = true;
     job.abort_reason = why;
+    end_lanes(job, true, why);
     for (auto& [m, r] : job.recv) {
         if (r.pieces) r.pieces->fail(why);
     }

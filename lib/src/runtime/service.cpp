@@ -423,19 +423,27 @@ json Service::Impl::hello() const {
 
 json Service::Impl::status(bool hellos) {
     json ms = json::array();
-    for (const auto& m : current_members()) {
+    const auto members = current_members();
+    // Every other member is asked at once, with one deadline for all.
+    std::vector<std::string> others;
+    for (const auto& m : members) {
+        if (m.name != cfg.name) others.push_back(m.name);
+    }
+    const auto answers = hellos ? peer->call_all(others, {{"cmd", "hello"}}, cfg.down_after) : Peer::Answers{};
+    std::size_t next = 0;
+    for (const auto& m : members) {
         json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
         if (m.name == cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
         } else if (hellos) {
-            try {
-                const json a = peer->call(m.name, {{"cmd", "hello"}}, cfg.down_after);
-                row["up"] = true;
-                row["version"] = get_or<std::string>(a, "version", "?");
-            } catch (const std::exception& e) {
-                row["up"] = false;
-                row["error"] = e.what();
+            const json& a = answers.responses[next];
+            const std::string& error = answers.errors[next++];
+            row["up"] = error.empty();
+            if (error.empty()) {
+                row["version"] = a.is_object() ? get_or<std::string>(a, "version", "?") : "?";
+            } else {
+                row["error"] = error;
             }
         }
         ms.push_back(std::move(row));

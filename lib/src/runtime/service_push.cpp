@@ -203,21 +203,13 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     // All asked at once, each given the connect timeout at least: a member that is only
     // busy must not be left out (down_after is for `status`).
     const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
-    std::vector<std::future<std::string>> answers;
-    for (NodeId v : wanted) {
-        answers.push_back(std::async(std::launch::async, [this, name = net->name(v), patience]() -> std::string {
-            try {
-                (void)peer->call(name, {{"cmd", "hello"}}, patience);
-                return {};
-            } catch (const std::exception& e) {
-                return e.what();
-            }
-        }));
-    }
+    std::vector<std::string> names;
+    for (NodeId v : wanted) names.push_back(net->name(v));
+    const auto answers = peer->call_all(names, {{"cmd", "hello"}}, patience);
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
-        const std::string why = answers[i].get();
+        const std::string& why = answers.errors[i];
         if (why.empty()) {
             dests.push_back(wanted[i]);
         } else {

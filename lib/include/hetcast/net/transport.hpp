@@ -4,7 +4,7 @@
 /// The TCP backend (net/tcp/, Asio) implements it; nothing outside net/tcp includes Asio.
 ///
 /// Threading: the transport runs one I/O thread. Callbacks run on it and must not block.
-/// send()/send_stream()/close() are thread-safe. connect() blocks and must not be called
+/// send()/send_stream()/close()/abort() are thread-safe. connect() blocks and must not be called
 /// from a callback.
 #include <chrono>
 #include <cstdint>
@@ -90,6 +90,9 @@ public:
                              std::size_t chunk, std::function<void(std::error_code)> done = {}) = 0;
     /// Sends an `error` frame with the reason (when non-empty) and closes.
     virtual void close(const std::string& reason = {}) = 0;
+    /// Closes at once with a reset (SO_LINGER 0): what is queued and what the kernel still
+    /// holds to send are dropped, not delivered. A job's data lane ends so on a cancel.
+    virtual void abort(const std::string& why) = 0;
     /// Pacing of what this side sends on this connection.
     virtual void set_shape(LinkShape shape) = 0;
 };
@@ -101,8 +104,10 @@ struct TransportConfig {
     std::uint16_t port = 0;  ///< 0: an ephemeral port (see Transport::port())
     std::size_t max_frame = 16u << 20;
     std::chrono::milliseconds timeout{5000};  ///< connect and handshake
-    /// A connection with data ready to send that the socket takes none of for this long
-    /// is closed ("no progress sending for 10 s"), and so are its queued sends. Time spent
+    /// A connection with data ready to send that the socket takes none of, and whose peer
+    /// acknowledges none of what the socket holds, for this long is closed ("no progress
+    /// sending for 10 s"), and so are its queued sends. A slow or congested link that
+    /// drains the socket's buffer, however slowly, is progress. Time spent
     /// waiting for a stream's body to grow (a relay waiting for its own upstream) or for
     /// emulated pacing does not count. Also the sockets' TCP_USER_TIMEOUT (with TCP
     /// keepalive: probes after 5 s idle, every 1 s, 5 of them). 0: no limit.

@@ -264,6 +264,16 @@ public:
     [[nodiscard]] nlohmann::json call(const std::string& member, const nlohmann::json& request,
                                       std::chrono::milliseconds timeout);
 
+    /// call() to several members at once, with one deadline for all: `timeout` from when
+    /// the requests went out (members not connected yet are dialled in parallel first).
+    /// Per member, in order: its first response (null when none), or why there is none.
+    struct Answers {
+        std::vector<nlohmann::json> responses;
+        std::vector<std::string> errors;  ///< empty for a member that answered
+    };
+    [[nodiscard]] Answers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
+                                               std::chrono::milliseconds timeout);
+
     /// Why `member` cannot be reached now (connected and authenticated within the connect
     /// timeout); nothing when it can.
     [[nodiscard]] std::optional<std::string> unreachable(const std::string& member);

@@ -8,7 +8,9 @@
 // bindings, temporaries around it): every co_await here is a statement of its own, and
 // errors come back through redirect_error rather than tuples.
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <asio.hpp>
@@ -80,6 +82,7 @@ public:
                      Clock::now()});
     }
     void close(const std::string& reason) override;
+    void abort(const std::string& why) override;
     void set_shape(LinkShape shape) override {
         asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }
@@ -95,7 +98,8 @@ public:
     std::string refuse(bool server, const std::string& why);
     asio::awaitable<void> read_loop();
     asio::awaitable<void> write_loop();
-    void shutdown(const std::string& why);
+    /// `reset`: no FIN after what the socket holds; a reset that drops it.
+    void shutdown(const std::string& why, bool reset = false);
 
 private:
     void enqueue(Item item) {
@@ -141,6 +145,14 @@ private:
     asio::steady_timer data_;  ///< a stream waiting for its body to grow
     asio::steady_timer stall_;  ///< checks a write waiting on the socket
     Clock::time_point progress_{};  ///< when the socket last took bytes (or the write began)
+    /// Bytes the socket held unacknowledged when last looked at: a queue that shrinks is
+    /// progress too (on a congested link the writer is woken only once a third of a
+    /// megabytes-deep buffer has drained).
+    int outq_ = -1;
+    [[nodiscard]] int unacked() {
+        int n = -1;
+        return ::ioctl(sock().native_handle(), SIOCOUTQ, &n) == 0 ? n : -1;
+    }
     bool writing_ = false;          ///< a write waits on the socket
     bool stall_armed_ = false;
     std::deque<Item> queue_;

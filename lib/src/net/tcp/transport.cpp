@@ -45,6 +45,7 @@ TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket, asio::ssl:
 void TcpConnection::begin_write() {
     writing_ = true;
     progress_ = Clock::now();
+    outq_ = unacked();
     arm_stall();
 }
 
@@ -58,6 +59,10 @@ void TcpConnection::arm_stall() {
         if (!self) return;
         self->stall_armed_ = false;
         if (ec || self->closed_ || !self->writing_) return;
+        if (const int q = self->unacked(); q >= 0 && q != self->outq_) {
+            self->outq_ = q;
+            self->progress_ = Clock::now();
+        }
         if (Clock::now() - self->progress_ >= stall) {
             self->shutdown(self->stall_reason());
         } else {

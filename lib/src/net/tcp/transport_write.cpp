@@ -142,11 +142,15 @@ asio::awaitable<void> TcpConnection::write_loop() {
     }
 }
 
-void TcpConnection::shutdown(const std::string& why) {
+void TcpConnection::shutdown(const std::string& why, bool reset) {
     if (closed_) return;
     closed_ = true;
     std::error_code ec;
-    sock().shutdown(tcp::socket::shutdown_both, ec);
+    if (reset) {
+        sock().set_option(asio::socket_base::linger(true, 0), ec);
+    } else {
+        sock().shutdown(tcp::socket::shutdown_both, ec);
+    }
     sock().close(ec);
     wake_.cancel();
     pace_.cancel();
@@ -157,6 +161,10 @@ void TcpConnection::shutdown(const std::string& why) {
     }
     queue_.clear();
     owner_.closed(shared_from_this(), why);
+}
+
+void TcpConnection::abort(const std::string& why) {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), why] { self->shutdown(why, true); });
 }
 
 void TcpConnection::close(const std::string& reason) {
