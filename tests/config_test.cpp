@@ -72,6 +72,24 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.log_level == LogLevel::info);
 }
 
+TEST_CASE("config: a push has no time limit unless one is configured; heartbeat and history") {
+    // Issue 22: a fixed 10-minute job limit killed every long push.
+    CHECK(JobSpec{}.timeout == std::chrono::milliseconds::zero());
+    const DaemonConfig c = parse_daemon_config(minimal, "d.yaml", "/etc/hetcast");
+    CHECK(c.job_timeout == std::chrono::milliseconds::zero());
+    CHECK(c.heartbeat == std::chrono::milliseconds(5000));
+    CHECK(c.history == 100);
+    CHECK(parse_daemon_config(minimal + "job_timeout: none\n", "d.yaml", "/").job_timeout == std::chrono::milliseconds::zero());
+    CHECK(parse_daemon_config(minimal + "job_timeout: 7200\n", "d.yaml", "/").job_timeout == std::chrono::hours(2));
+    CHECK(parse_daemon_config(minimal + "heartbeat: 0.2\n", "d.yaml", "/").heartbeat == std::chrono::milliseconds(200));
+    CHECK(parse_daemon_config(minimal + "history: 0\n", "d.yaml", "/").history == 0);
+    CHECK(daemon_error(minimal + "job_timeout: 0\n").find("d.yaml:5:14: job_timeout") == 0);
+    CHECK(daemon_error(minimal + "job_timeout: soon\n").find("d.yaml:5:14: job_timeout") == 0);
+    CHECK(daemon_error(minimal + "heartbeat: 0\n").find("d.yaml:5:12: heartbeat") == 0);
+    CHECK(daemon_error(minimal + "history: -1\n").find("d.yaml:5:10: history") == 0);
+    CHECK(daemon_error(minimal + "history: 1000000\n").find("d.yaml:5:10: history") == 0);
+}
+
 TEST_CASE("config: every key is read") {
     const DaemonConfig c = parse_daemon_config(minimal +
                                                    "listen: 0.0.0.0:7801\n"

@@ -245,12 +245,12 @@ for algo in chain ecef; do
     unset "pid[n1]"
     kill_at=$(secs_since "$t0")
     finish_push
-    [[ $push_rc -eq 1 ]] || fail "a/$algo: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+    [[ $push_rc -eq 4 ]] || fail "a/$algo: push status $push_rc, expected 4 (partial): $(cat "$out" "$out.err")"
     res=$(check_failed "$out" n1 "$file" . $orphans) || fail "a/$algo: $res; report: $(cat "$out")"
     check_survivors "$file" n2 n3 n4 n5
     [[ ! -e $c/n1/dest/$(basename "$file") ]] || fail "a/$algo: the killed n1 has the final file"
     read -r pred bound tries reason <<< "$res"
-    step "a. $algo: n1 SIGKILLed at ${kill_at} s (.part $part_size B); push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n1: ${reason//_/ }; n2..n5 identical (re-served: $orphans); no .part, fds back"
+    step "a. $algo: n1 SIGKILLed at ${kill_at} s (.part $part_size B); push exit 4 in $push_secs s (bound $bound, predicted $pred), $tries tries, n1: ${reason//_/ }; n2..n5 identical (re-served: $orphans); no .part, fds back"
     # Restarted, n1 removes its temporaries and takes part again.
     start "$c" n1
     [[ -z $(parts "$c/n1/dest") ]] || fail "a/$algo: restarted n1 kept its temporaries: $(parts "$c/n1/dest")"
@@ -269,12 +269,12 @@ finish_push
 pid[n3]=$stopped_pid
 kill -CONT "${pid[n3]}"
 cont_t=$(now)
-[[ $push_rc -eq 1 ]] || fail "c: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+[[ $push_rc -eq 4 ]] || fail "c: push status $push_rc, expected 4 (partial): $(cat "$out" "$out.err")"
 res=$(check_failed "$out" n3 "$tmp/f4.bin" .) || fail "c: $res; report: $(cat "$out")"
 read -r pred bound tries reason <<< "$res"
 check_survivors "$tmp/f4.bin" n1 n2 n4 n5
 [[ ! -e $c/n3/dest/f4.bin ]] || fail "c: the stopped n3 has the file"
-step "c. ecef --to n1..n5, n3 SIGSTOPped before: push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n3: ${reason//_/ }; the 4 others identical; after SIGCONT no .part on n3 ($(secs_since "$cont_t") s)"
+step "c. ecef --to n1..n5, n3 SIGSTOPped before: push exit 4 in $push_secs s (bound $bound, predicted $pred), $tries tries, n3: ${reason//_/ }; the 4 others identical; after SIGCONT no .part on n3 ($(secs_since "$cont_t") s)"
 
 # --- d. a destination whose dest_root is a regular file ---------------------------------------
 clean_dests f4.bin
@@ -284,14 +284,14 @@ record_fds
 out=$tmp/d.json
 push_bg "$tmp/f4.bin" ecef "$out" --all
 finish_push
-[[ $push_rc -eq 1 ]] || fail "d: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+[[ $push_rc -eq 4 ]] || fail "d: push status $push_rc, expected 4 (partial): $(cat "$out" "$out.err")"
 res=$(check_failed "$out" n4 "$tmp/f4.bin" .) || fail "d: $res; report: $(cat "$out")"
 read -r pred bound tries reason <<< "$res"
 check_survivors "$tmp/f4.bin" n1 n2 n3 n5
 [[ $(cat "$c/n4/dest") == "not a folder" ]] || fail "d: n4's dest_root file was changed"
 rm "$c/n4/dest"
 mv "$c/n4/dest.away" "$c/n4/dest"
-step "d. ecef, n4's dest_root a regular file: push exit 1 in $push_secs s (bound $bound, predicted $pred), n4: ${reason//_/ }; the 4 others identical"
+step "d. ecef, n4's dest_root a regular file: push exit 4 in $push_secs s (bound $bound, predicted $pred), n4: ${reason//_/ }; the 4 others identical"
 
 # --- b and e: stall_timeout 2 s; n0 sends at 4 MB/s to all but n5 (1.5 MB/s) -----------------
 for n in "${names[@]}"; do stop "$n"; done
@@ -313,7 +313,7 @@ finish_push
 pid[n1]=$stopped_pid
 kill -CONT "${pid[n1]}"
 cont_t=$(now)
-[[ $push_rc -eq 1 ]] || fail "b: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+[[ $push_rc -eq 4 ]] || fail "b: push status $push_rc, expected 4 (partial): $(cat "$out" "$out.err")"
 res=$(check_failed "$out" n1 "$tmp/f6.bin" 'stopped answering|nothing from it|silent|stall|timed out' n2 n3 n4 n5) ||
     fail "b: $res; report: $(cat "$out")"
 read -r pred bound tries reason <<< "$res"
@@ -339,7 +339,7 @@ timeout 120 "$hetcast" push "$tmp/f6.bin" --config "$c/n0.yaml" --all --algo cha
 next_secs=$(secs_since "$t0")
 recover_secs=$(secs_since "$cont_t")
 check_survivors "$tmp/f6.bin" n1 n2 n3 n4 n5
-step "b. chain: n1 SIGSTOPped at $stop_at s; push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n1: ${reason//_/ }; n2..n5 identical"
+step "b. chain: n1 SIGSTOPped at $stop_at s; push exit 4 in $push_secs s (bound $bound, predicted $pred), $tries tries, n1: ${reason//_/ }; n2..n5 identical"
 step "b. SIGCONT: n1 without .part after $n1_clean s (fds $n1_fds, $fd_n1 before); the next chain push through n1 ok in $next_secs s ($recover_secs s after SIGCONT)"
 [[ $n1_fds -le $((fd_n1 + 2)) ]] || fail "b: after SIGCONT n1 holds $n1_fds descriptors, $fd_n1 before: $(ls -l "/proc/${pid[n1]}/fd")"
 
@@ -392,7 +392,7 @@ else
     out=$tmp/f.json
     push_bg "$tmp/f6.bin" ecef "$out" --all
     finish_push
-    [[ $push_rc -eq 1 ]] || fail "f: push status $push_rc, expected 1: $(cat "$out" "$out.err")"
+    [[ $push_rc -eq 4 ]] || fail "f: push status $push_rc, expected 4 (partial): $(cat "$out" "$out.err")"
     res=$(check_failed "$out" n4 "$tmp/f6.bin" '(?i)no space') || fail "f: $res; report: $(cat "$out")"
     read -r pred bound tries reason <<< "$res"
     check_survivors "$tmp/f6.bin" n1 n2 n3 n5
@@ -403,7 +403,7 @@ else
 import json, sys
 r = json.load(open(sys.argv[1]))["reports"][0]
 print([f["reason"] for f in r["failed_members"] if f["member"] == "n4"][0].rsplit(": ", 1)[-1])' "$out")
-    step "f. ecef --all, n4's dest_root a 2 MiB tmpfs: push exit 1 in $push_secs s (bound $bound, predicted $pred), $tries tries, n4: cannot write its .part: $why; the 4 others identical; n4's tmpfs holds $used B after, no .part"
+    step "f. ecef --all, n4's dest_root a 2 MiB tmpfs: push exit 4 in $push_secs s (bound $bound, predicted $pred), $tries tries, n4: cannot write its .part: $why; the 4 others identical; n4's tmpfs holds $used B after, no .part"
     stop n4
     umount "$c/n4/dest" || fail "f: umount $c/n4/dest"
     mounted=""

@@ -341,7 +341,7 @@ for n in k1 k2; do
 done
 rc=0
 "$hetcast" cancel 12345 --config "$k/k0.yaml" 2> "$tmp/cancel.err" || rc=$?
-[[ $rc -eq 1 ]] && grep -q "no job 12345" "$tmp/cancel.err" || fail "cancel of an unknown job: status $rc: $(cat "$tmp/cancel.err")"
+[[ $rc -eq 2 ]] && grep -q "no job 12345" "$tmp/cancel.err" || fail "cancel of an unknown job: status $rc: $(cat "$tmp/cancel.err")"
 step "Ctrl-C on push: job listed by 'hetcast jobs', cancelled everywhere (exit 130), nothing left; unknown job refused"
 
 # --bwlimit: k0 sends 2 × 6 MiB at 6 MiB/s at most, so no less than 2 s; the planner knew.

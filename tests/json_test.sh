@@ -189,6 +189,16 @@ valid push "$tmp/push-big.json"
 [[ $(field "$tmp/push-big.json" '[d["ok"], d["reports"][0]["job"]]') == "[False, '$job']" ]] ||
     fail "the cancelled push's report does not carry job $job as a string: $(head -c 1000 "$tmp/push-big.json")"
 step "jobs, cancel, the cancelled push (exit 1, ok false): valid; job $job the same string in all and in 'hetcast jobs'"
+rc=0
+"$hetcast" wait "$job" --config "$cfg" --json > "$tmp/wait.json" 2> /dev/null || rc=$?
+[[ $rc -eq 1 ]] || fail "wait of the cancelled push exited $rc"
+valid wait "$tmp/wait.json"
+[[ $(field "$tmp/wait.json" '[d["ok"], d["reports"][0]["job"]]') == "[False, '$job']" ]] || fail "wait: $(head -c 1000 "$tmp/wait.json")"
+"$hetcast" jobs --history --config "$cfg" --json > "$tmp/history.json" || fail "jobs --history --json"
+valid jobs-history "$tmp/history.json"
+[[ $(field "$tmp/history.json" '[j["outcome"] for j in d["jobs"] if j["job"] == "'"$job"'"]') == "['cancelled']" ]] ||
+    fail "jobs --history: $(head -c 2000 "$tmp/history.json")"
+step "wait of the cancelled push and jobs --history: valid, the job 'cancelled'"
 
 rc=0
 "$hetcast" cancel $'1\xff' --config "$cfg" --json > "$tmp/cancel-bad.out" 2> "$tmp/cancel-bad.err" || rc=$?

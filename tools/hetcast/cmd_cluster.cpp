@@ -149,6 +149,11 @@ void print_nics(std::ostream& out, const Network& net) {
 
 }  // namespace
 
+/// Whether every member listed answered (status exits 4 otherwise: see hetcast(1)).
+bool all_up(const json& members) {
+    return std::all_of(members.begin(), members.end(), [](const json& m) { return m.value("up", false); });
+}
+
 int cmd_status(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string nodes, exclude;
@@ -179,7 +184,7 @@ int cmd_status(const std::vector<std::string>& args) {
         out["members"] = a.value("members", json::array());
         out["map_age"] = a.contains("map_age") && a["map_age"].is_number() ? a["map_age"] : json(nullptr);
         std::cout << dump_json(out) << '\n';
-        return 0;
+        return all_up(out["members"]) ? exit_ok : exit_partial;
     }
     const json members = a.value("members", json::array());
     std::vector<std::vector<std::string>> rows{{"NAME", "ADDRESS", "STATE", "VERSION"}};
@@ -207,7 +212,7 @@ int cmd_status(const std::vector<std::string>& args) {
     } else {
         std::cout << "map: no map (run 'hetcast probe')\n";
     }
-    return 0;
+    return all_up(members) ? exit_ok : exit_partial;
 }
 
 int cmd_probe(const std::vector<std::string>& args) {

@@ -1,4 +1,6 @@
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -110,6 +112,10 @@ public:
         job_ = id;
     }
     [[nodiscard]] bool asked() const { return interrupts > 0; }
+    [[nodiscard]] std::string job() {
+        std::lock_guard lock(mu_);
+        return job_;
+    }
 
 private:
     void watch() {
@@ -167,12 +173,99 @@ private:
     std::map<std::string, std::string> states_;
 };
 
+/// "90", "90s", "15m", "2h", "1d" (a number and a unit, none: seconds; fractions allowed),
+/// or "none"; in milliseconds, 0 for none.
+std::uint64_t parse_duration(const std::string& text, const std::string& what) {
+    if (text == "none") return 0;
+    const auto bad = [&]() -> InputError {
+        return InputError(what + ": expected a duration like 90s, 15m, 2h or none, got '" + text.substr(0, 40) + "'");
+    };
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw bad();
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
+    if (scale < 0 || !std::isfinite(v) || text.find_first_of("0123456789") != 0) throw bad();
+    const double ms = v * scale * 1000;
+    if (ms < 1000) throw InputError(what + ": at least 1 s, got '" + text + "'");
+    if (ms > 366.0 * 86400 * 1000) throw InputError(what + ": at most a year, got '" + text + "'");
+    return static_cast<std::uint64_t>(ms);
+}
+
+/// The exit status of pushes, from their reports (hetcast(1)): 0 every destination has
+/// the files, 4 some do, 1 none does (or the push was cancelled).
+int push_status(const std::vector<JobReport>& reports) {
+    bool any_ok = false, any_failed = false, cancelled = false;
+    for (const auto& r : reports) {
+        for (const auto& o : r.outcomes) {
+            (o.ok ? any_ok : any_failed) = true;
+            cancelled = cancelled || (!o.ok && o.error.rfind("cancelled", 0) == 0);
+        }
+    }
+    if (!any_failed) return reports.empty() ? exit_failed : exit_ok;
+    if (cancelled) return exit_failed;  // stopped on purpose, whatever had landed
+    return any_ok ? exit_partial : exit_failed;
+}
+
+/// The reports of a push (or a re-attached one) as push prints them; its exit status.
+int print_push_answers(const std::vector<JobReport>& reports, json json_reports, bool json_out, bool side_by_side,
+                       const char* cmd) {
+    const int status = push_status(reports);
+    if (json_out) {
+        json out = json_document(cmd);
+        out["ok"] = status == exit_ok;
+        out["reports"] = std::move(json_reports);
+        std::cout << dump_json(out) << '\n';
+    } else if (side_by_side) {
+        print_reports_side_by_side(std::cout, reports);
+    } else {
+        for (const auto& r : reports) print_report(std::cout, r);
+    }
+    if (!json_out) {
+        for (const auto& r : json_reports) {
+            const auto t = r.find("tree");
+            if (t == r.end() || !t->is_object()) continue;
+            std::cout << "tree: " << t->value("files", 0) << " files, " << t->value("dirs", 0) << " directories, "
+                      << t->value("links", 0) << " links, " << t->value("bytes", 0) << " bytes\n";
+        }
+    }
+    for (const auto& r : reports) {
+        for (const auto& o : r.outcomes) {
+            if (!o.ok) std::cerr << "hetcast " << cmd << ": " << o.dest << " failed: " << o.error << '\n';
+        }
+    }
+    return status;
+}
+
+/// Draws a push's progress frames (push and wait).
+struct ProgressView {
+    ProgressBar& bar;
+    MemberStates& states;
+    bool verbose;
+    std::string label;
+    void operator()(const json& p) {
+        if (verbose && p.contains("members") && p["members"].is_array()) states.update(p["members"], bar);
+        if (p.contains("everywhere") && p.contains("size")) {
+            // What every destination holds, labelled with the file in flight.
+            const std::string name = p.value("name", std::string());
+            const std::string shown = fs::path(name).is_absolute() ? fs::path(name).filename().string() : name;
+            bar.update(shown.empty() ? label : shown, p["everywhere"].get<double>(), p["size"].get<double>());
+        } else if (p.contains("bytes") && p.contains("of")) {
+            bar.update(label, p["bytes"].get<double>(), p["of"].get<double>());
+        }
+    }
+};
+
 }  // namespace
 
 int cmd_push(const std::vector<std::string>& args) {
     DaemonOptions daemon;
     std::vector<std::string> files;
-    std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece, bwlimit;
+    std::string to, exclude, algos = "auto", dest, model = "nonblocking", pattern, piece, bwlimit, timeout;
     po::options_description opts(
         "hetcast push: push files to the cluster along a planned schedule; report achieved vs predicted\n\n"
         "usage: hetcast push [-r] FILE|DIR... (--to NODESET | --all) [--exclude NODESET] [options]\n"
@@ -201,6 +294,9 @@ int cmd_push(const std::vector<std::string>& args) {
                                       "'piece', else 2MiB, more for messages over 128 GiB)")
         ("bwlimit", po::value(&bwlimit), "send at most RATE per member for this push, e.g. 20MiB/s, 100Mbit "
                                           "(a bare number is bytes/s); the plan and its prediction account for it")
+        ("timeout", po::value(&timeout), "cancel the push if it has not ended after DURATION (90s, 15m, 2h; "
+                                          "default: the daemon's job_timeout, none unless configured): a push "
+                                          "otherwise runs as long as it makes progress")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
         ("json", "print the reports as one JSON object (docs/json.md)")
         ("quiet,q", "no progress bar")
@@ -240,6 +336,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (vm.count("exclude")) (void)expand_nodeset(exclude, any_group);
     }
     if (!bwlimit.empty() && parse_rate(bwlimit) < 1024) throw InputError("--bwlimit must be at least 1KiB/s");
+    const std::uint64_t timeout_ms = timeout.empty() ? 0 : parse_duration(timeout, "--timeout");
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     const bool recursive = vm.count("recursive") != 0;
@@ -263,7 +360,6 @@ int cmd_push(const std::vector<std::string>& args) {
     MemberStates states;
     std::vector<JobReport> reports;
     json json_reports = json::array();
-    bool ok = true;
     Cancel cancel(daemon);
     for (const auto& algo : algo_list) {
         if (cancel.asked()) break;
@@ -282,70 +378,92 @@ int cmd_push(const std::vector<std::string>& args) {
         if (verbose) req["verbose"] = true;
         if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
         if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
+        if (timeout_ms > 0) req["timeout"] = timeout_ms;
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;
         }
         json answer;
+        ProgressView view{bar, states, verbose, algo};
         try {
             answer = client->call(req, [&](const json& p) {
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
-                if (verbose && p.contains("members") && p["members"].is_array()) states.update(p["members"], bar);
-                if (p.contains("everywhere") && p.contains("size")) {
-                    // What every destination holds, labelled with the file in flight.
+                if (algo_list.size() > 1 && p.contains("everywhere")) {
+                    json q = p;
                     const std::string name = p.value("name", std::string());
-                    const std::string label = fs::path(name).is_absolute() ? fs::path(name).filename().string() : name;
-                    bar.update((label.empty() ? algo : label) + (algo_list.size() > 1 ? " (" + algo + ")" : ""),
-                               p["everywhere"].get<double>(), p["size"].get<double>());
-                } else if (p.contains("bytes") && p.contains("of")) {
-                    bar.update(algo, p["bytes"].get<double>(), p["of"].get<double>());
+                    const std::string base = name.empty() ? algo
+                                             : fs::path(name).is_absolute() ? fs::path(name).filename().string()
+                                                                            : name;
+                    q["name"] = base + " (" + algo + ")";
+                    return view(q);
                 }
+                view(p);
             });
-        } catch (const Error& e) {
+        } catch (const Unreachable& e) {
             bar.done();
-            // The coordinating daemon is gone: its job ends on every member with it.
+            // The push does not depend on this connection: the coordinator goes on without it.
             const std::string who = daemon.from.empty() ? load_config(daemon).name : daemon.from;
-            throw Error("'" + who + "', which coordinated this push, is gone (" + e.what() +
-                        "); the push ended on every member without landing anything more");
+            const std::string job = cancel.job();
+            throw Unreachable("lost '" + who + "', which coordinates this push (" + e.what() + ")" +
+                              (job.empty() ? std::string()
+                                           : "; if it runs, the push goes on: 'hetcast wait " + job + "' re-attaches"));
         }
         bar.done();
         if (!answer.contains("reports")) {
-            // Refused before anything moved: a planning or input error.
-            throw InputError(answer.value("error", std::string("the daemon refused the push")));
+            // Refused before anything moved: the request's fault (2) or the daemon's (1).
+            const std::string why = answer.value("error", std::string("the daemon refused the push"));
+            if (answer.value("input", false)) throw InputError(why);
+            throw Error(why);
         }
-        ok = ok && answer.value("ok", false);
         for (const auto& r : answer["reports"]) {
             reports.push_back(report_from_json(r));
             json_reports.push_back(r);
         }
     }
-    if (json_out) {
-        json out = json_document("push");
-        out["ok"] = ok;
-        out["reports"] = std::move(json_reports);
-        std::cout << dump_json(out) << '\n';
-    } else if (algo_list.size() > 1) {
-        print_reports_side_by_side(std::cout, reports);
-    } else {
-        for (const auto& r : reports) print_report(std::cout, r);
+    const int status = print_push_answers(reports, std::move(json_reports), json_out, algo_list.size() > 1, "push");
+    if (cancel.asked()) return exit_interrupted;
+    return status;
+}
+
+int cmd_wait(const std::vector<std::string>& args) {
+    DaemonOptions daemon;
+    std::string job;
+    po::options_description opts(
+        "hetcast wait: wait for a push to end and print its report, as push does (re-attach after the\n"
+        "command that started it was lost); a push that ended: its report from the history\n\n"
+        "  hetcast wait JOB [--json] [-q] [-v] [--config FILE] [--from NODE]   (JOB as 'hetcast jobs' lists it)\n\noptions");
+    opts.add_options()("help,h", "show this help")("json", "print the report as one JSON object (docs/json.md)")(
+        "quiet,q", "no progress bar")("verbose,v", "a line on standard error whenever a member's state changes");
+    add_daemon_options(opts, daemon);
+    po::variables_map vm;
+    if (parse_options_with(args, opts, "job", job, vm)) return 0;
+    if (job.empty()) throw InputError("which job? (see 'hetcast jobs' and 'hetcast jobs --history')");
+    if (job.find_first_not_of("0123456789") != std::string::npos) {
+        throw InputError("'" + job.substr(0, 40) + "' is not a job id (see 'hetcast jobs')");
     }
-    if (!json_out) {
-        for (const auto& r : json_reports) {
-            const auto t = r.find("tree");
-            if (t == r.end() || !t->is_object()) continue;
-            std::cout << "tree: " << t->value("files", 0) << " files, " << t->value("dirs", 0) << " directories, "
-                      << t->value("links", 0) << " links, " << t->value("bytes", 0) << " bytes\n";
+    const bool json_out = vm.count("json") != 0;
+    ProgressBar bar(!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO));
+    MemberStates states;
+    ProgressView view{bar, states, vm.count("verbose") != 0, "job " + job};
+    json answer;
+    for (int hop = 0; hop < 2; ++hop) {
+        answer = connect_daemon(daemon)->call({{"cmd", "wait"}, {"job", job}, {"all", true}}, std::ref(view));
+        bar.done();
+        // Coordinated by another member: asked there (once).
+        if (answer.contains("coordinator") && answer["coordinator"].is_string() && hop == 0) {
+            daemon.from = answer["coordinator"].get<std::string>();
+            continue;
         }
+        break;
     }
-    if (!ok) {
-        for (const auto& r : reports) {
-            for (const auto& o : r.outcomes) {
-                if (!o.ok) std::cerr << "hetcast push: " << o.dest << " failed: " << o.error << '\n';
-            }
-        }
+    if (!answer.contains("reports")) (void)checked(answer, "wait");
+    std::vector<JobReport> reports;
+    json json_reports = json::array();
+    for (const auto& r : answer["reports"]) {
+        reports.push_back(report_from_json(r));
+        json_reports.push_back(r);
     }
-    if (cancel.asked()) return 130;
-    return ok ? 0 : 1;
+    return print_push_answers(reports, std::move(json_reports), json_out, false, "wait");
 }
 
 }  // namespace hetcast::cli

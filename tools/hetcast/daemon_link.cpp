@@ -81,7 +81,7 @@ std::unique_ptr<Client> open_client(const std::string& host, std::uint16_t port,
     } catch (const Error& e) {
         const std::string why = e.what();
         const bool unreachable = why.find("refused") != std::string::npos || why.find("timed out") != std::string::npos;
-        throw Error(unreachable ? why + " (is hetcastd running there?)" : why);
+        throw Unreachable(unreachable ? why + " (is hetcastd running there?)" : why);
     }
 }
 
@@ -175,8 +175,10 @@ std::string str(const nlohmann::json& j, const char* key, const std::string& fal
 }
 
 nlohmann::json checked(const nlohmann::json& answer, const std::string& what) {
-    if (!answer.value("ok", false)) throw Error(str(answer, "error", what + " failed"));
-    return answer;
+    if (answer.value("ok", false)) return answer;
+    // The daemon's word on whose fault it is: the request's (exit 2) or the operation's.
+    if (answer.value("input", false) || answer.value("unknown", false)) throw InputError(str(answer, "error", what + " failed"));
+    throw Error(str(answer, "error", what + " failed"));
 }
 
 std::vector<std::string> split_commas(const std::string& text) {

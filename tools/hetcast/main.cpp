@@ -11,6 +11,7 @@
 #include "build_version.hpp"
 #include "commands.hpp"
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/client.hpp"
 
 namespace {
 
@@ -30,13 +31,14 @@ constexpr const char* usage =
     "  leave     remove a member from the cluster (every daemon's member list and map)\n"
     "  jobs      list the jobs running on every member\n"
     "  cancel    stop a job everywhere (Ctrl-C on push does it too; a second Ctrl-C detaches)\n"
+    "  wait      wait for a push to end and print its report (re-attach; or a finished one's)\n"
     "  map show  print the daemons' current map (subnets and matrices, or --dot)\n"
     "  keys      make the cluster's CA and issue member and operator identities (TLS)\n"
     "\n"
     "'hetcast <command> --help' shows the options of a command.\n";
 
 constexpr std::string_view commands[] = {"plan", "map",  "sweep", "push",   "probe",
-                                         "status", "leave", "jobs", "cancel", "keys"};
+                                         "status", "leave", "jobs", "cancel", "wait", "keys"};
 
 /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
 /// neighbours cost 1 ("psuh" is 1 from "push").
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
         if (cmd == "leave") return hetcast::cli::cmd_leave(args);
         if (cmd == "jobs") return hetcast::cli::cmd_jobs(args);
         if (cmd == "cancel") return hetcast::cli::cmd_cancel(args);
+        if (cmd == "wait") return hetcast::cli::cmd_wait(args);
         if (cmd == "keys") return hetcast::cli::cmd_keys(args);
         std::cerr << unknown_command(cmd) << '\n';
         return 2;
@@ -111,6 +114,9 @@ int main(int argc, char** argv) {
     } catch (const boost::program_options::error& e) {
         std::cerr << "hetcast " << cmd << ": " << e.what() << " (see 'hetcast " << cmd << " --help')\n";
         return 2;
+    } catch (const hetcast::Unreachable& e) {
+        std::cerr << "hetcast " << cmd << ": " << e.what() << '\n';
+        return hetcast::cli::exit_unreachable;
     } catch (const hetcast::Error& e) {
         std::cerr << "hetcast " << cmd << ": " << e.what() << '\n';
         return 1;

@@ -16,6 +16,11 @@
 namespace hetcast {
 using json = nlohmann::json;
 
+namespace {
+/// Heartbeats in a row a daemon may miss before a client takes it for gone.
+constexpr int missed_heartbeats = 6;
+}  // namespace
+
 struct Client::Impl {
     std::mutex mu;
     std::condition_variable cv;
@@ -55,7 +60,13 @@ Client::Client(const std::string& host, std::uint16_t port, const net::Identity&
     };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
-    d.conn = d.transport->connect(host, port, expect);
+    try {
+        d.conn = d.transport->connect(host, port, expect);
+    } catch (const Unreachable&) {
+        throw;
+    } catch (const Error& e) {
+        throw Unreachable(e.what());
+    }
 }
 
 Client::~Client() {
@@ -78,12 +89,21 @@ json Client::call(const json& request, const std::function<void(const json&)>& p
     std::unique_lock lock(d.mu);
     while (true) {
         if (!d.cv.wait_for(lock, idle, [&] { return !d.responses.empty() || !d.closed.empty(); })) {
-            throw Error("the daemon at " + d.where + " sent nothing for " +
-                        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(idle).count()) + " s");
+            const auto ms = idle.count();
+            throw Unreachable("the daemon at " + d.where + " sent nothing for " +
+                              (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms"));
         }
-        if (d.responses.empty()) throw Error("lost the daemon at " + d.where + ": " + d.closed);
+        if (d.responses.empty()) throw Unreachable("lost the daemon at " + d.where + ": " + d.closed);
         json r = std::move(d.responses.front());
         d.responses.pop_front();
+        if (const auto p = r.find("progress"); p != r.end() && p->is_object() && p->contains("heartbeat")) {
+            // A daemon that says how often it beats is given up on after missing several.
+            const double every = p->value("heartbeat", 0.0);
+            if (every > 0 && every < 3600) {
+                idle = std::chrono::milliseconds(static_cast<std::int64_t>(every * 1000 * missed_heartbeats));
+            }
+            continue;
+        }
         if (r.contains("progress")) {
             if (progress) {
                 lock.unlock();

@@ -243,7 +243,7 @@ public:
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
                                              "stall_timeout", "down_after", "link_profile", "umask", "serve_roots",
-                                             "log_level"});
+                                             "log_level", "job_timeout", "heartbeat", "history"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -308,6 +308,20 @@ public:
         }
         if (const auto it = e.find("down_after"); it != e.end()) {
             c.down_after = seconds(it->second.value, "down_after", 0.01, 3600, "0.01 and 3600");
+        }
+        if (const auto it = e.find("job_timeout"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            if (!(n.IsScalar() && n.Scalar() == "none")) {
+                c.job_timeout = seconds(n, "job_timeout", 1, 86400.0 * 365, "1 and one year (or none)");
+            }
+        }
+        if (const auto it = e.find("heartbeat"); it != e.end()) {
+            c.heartbeat = seconds(it->second.value, "heartbeat", 0.05, 600, "0.05 and 600");
+        }
+        if (const auto it = e.find("history"); it != e.end()) {
+            const YAML::Node& n = it->second.value;
+            c.history = n.IsScalar() && n.Scalar() == "0" ? 0 : positive_count(n, "history");
+            if (c.history > 100000) fail(n.Mark(), "history: at most 100000 reports, got " + shown(n.Scalar()));
         }
         if (const auto it = e.find("umask"); it != e.end()) {
             const YAML::Node& n = it->second.value;

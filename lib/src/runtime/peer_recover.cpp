@@ -17,7 +17,8 @@ using namespace detail;
 JobReport Peer::Impl::run(JobSpec spec) {
     if (!spec.network) throw InputError("a job needs the network it was planned on");
     const Network& net = *spec.network;
-    const auto deadline = Clock::now() + spec.timeout;
+    const auto deadline = spec.timeout > std::chrono::milliseconds::zero() ? Clock::now() + spec.timeout
+                                                                           : Clock::time_point::max();
     Try result;
     JobReport report = run_try(spec, 0, deadline, result);
     const double first_start = result.started;

@@ -436,6 +436,10 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 } else {
                     land_bundle(*job, m, *sink);
                 }
+                const JobMessage& lm = job->plan.messages[m];
+                log(LogLevel::info, "job " + std::to_string(job->plan.job) + ": landed " + (cfg.dest_root / lm.name).string() +
+                    (lm.tree.empty() ? "" : " (" + std::to_string(lm.tree.size()) + " entries)") + ", " +
+                    std::to_string(lm.size) + " bytes, sha256 " + net::to_hex(lm.sha) + ", from '" + lm.source + "'");
                 emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
             }));
         } else if (r.keep) {

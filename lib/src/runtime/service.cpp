@@ -312,10 +312,24 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "map") return respond(map_answer());
         if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
         if (cmd == "ping") return respond(answer_ping(*peer, req));
-        if (cmd == "probe") return op ? respond(probe(req, respond)) : needs_operator();
+        if (cmd == "probe") {
+            if (!op) return needs_operator();
+            const Heartbeat beats(respond, cfg.heartbeat);
+            return respond(probe(req, respond));
+        }
         if (cmd == "goodput") return respond(goodput(req));
-        if (cmd == "push") return op ? respond(push(req, respond)) : needs_operator();
+        if (cmd == "push") {
+            if (!op) return needs_operator();
+            json answer;
+            {
+                const Heartbeat beats(respond, cfg.heartbeat);
+                answer = push(req, respond, from.name);
+            }
+            return respond(answer);
+        }
         if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
+        if (cmd == "history") return respond(history_answer(op && get_or<bool>(req, "all", false)));
+        if (cmd == "wait") return wait(req, respond, op);
         if (cmd == "cancel") {
             // A member passes on the operator's order (to look on every member); it was
             // given to that member, and it goes no further from here.
@@ -343,6 +357,10 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             return respond({{"ok", true}});
         }
         respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
+    } catch (const InputError& e) {
+        // "input": the caller's request was wrong (the CLI exits 2), not the operation.
+        say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
+        respond({{"ok", false}, {"error", e.what()}, {"input", true}});
     } catch (const std::exception& e) {
         say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}});
@@ -409,7 +427,7 @@ json Service::Impl::cancel(const json& req, bool from_operator) {
             }
         }
     }
-    return {{"ok", false}, {"error", "no job " + text + " is coordinated here" + std::string(get_or<bool>(req, "all", false) ? " or on any member that answers" : "")}};
+    return {{"ok", false}, {"unknown", true}, {"error", "no job " + text + " is coordinated here" + std::string(get_or<bool>(req, "all", false) ? " or on any member that answers" : "")}};
 }
 
 json Service::Impl::hello() const {
@@ -516,6 +534,7 @@ Service::Service(DaemonConfig config, LogFn log)
     // created and removed: a second daemon on the same state would remove the first one's
     // files in flight (remove_leftovers below).
     d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
+    d.history = std::make_unique<JobHistory>(d.cfg.state_dir / "history.json", d.cfg.history, d.log);
     fs::create_directories(d.cfg.dest_root);
     fs::create_directories(pc.spool);
     if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(LogLevel::warn, l); });

@@ -7,6 +7,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <map>
+#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
@@ -23,6 +26,7 @@
 #include "hetcast/map/probe.hpp"
 #include "hetcast/model/network.hpp"
 #include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/history.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/report.hpp"
@@ -56,6 +60,24 @@ T get_or(const json& j, const char* key, T fallback) {
         throw InputError(std::string("request: '") + key + "' has the wrong type");
     }
 }
+
+/// While it lives, sends the caller {"progress": {"heartbeat": SECONDS}} every `every`
+/// (and to the callers `more` lists then), so that a client tells a daemon that is gone
+/// from one whose push is quiet (hetcast/runtime/client.hpp).
+class Heartbeat {
+public:
+    Heartbeat(Peer::Responder respond, std::chrono::milliseconds every,
+              std::function<std::vector<Peer::Responder>()> more = {});
+    ~Heartbeat();
+    Heartbeat(const Heartbeat&) = delete;
+    Heartbeat& operator=(const Heartbeat&) = delete;
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
 
 }  // namespace detail
 
@@ -99,6 +121,11 @@ struct Service::Impl {
     std::optional<Network> map;
     std::filesystem::file_time_type map_time{};
     std::atomic<std::size_t> running{0};
+    std::unique_ptr<JobHistory> history;
+    /// Callers re-attached to a push this daemon coordinates (`hetcast wait`), by job;
+    /// each gets the push's progress and its final answer. Under watch_mu.
+    std::mutex watch_mu;
+    std::map<std::uint64_t, std::vector<Peer::Responder>> watchers;
 
     std::filesystem::path map_file() const { return cfg.state_dir / "map.yaml"; }
     /// The member list as joins and leaves left it; newer than the configured cluster file.
@@ -158,8 +185,23 @@ struct Service::Impl {
     // service_push.cpp: pushes
     /// `label` names what moves in the progress frames (a file; a bundle: the file in flight).
     JobReport run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label, bool members);
-    nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond);
-    nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond);
+    /// The callers watching job `job` (re-attached), besides the one that pushed it.
+    std::vector<Peer::Responder> watching(std::uint64_t job);
+    nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond,
+                                const std::string& who);
+    /// `who`: the operator whose identity asked (the audit line and history name it).
+    nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond, const std::string& who);
+    /// Ends a push that got a job id: its audit line, its history entry, the answer to the
+    /// callers re-attached to it.
+    void finish_push(const JobReport& r, const nlohmann::json& answer, const std::string& who, const std::string& what,
+                     const std::string& started);
+    /// {"job": ID}: the push's final answer once it ends (responded later when it runs),
+    /// from the history when it ended. Unknown here: with "all", the member that knows it
+    /// ({"ok": false, "coordinator": NAME}); "peek": whether it is known here, at once.
+    void wait(const nlohmann::json& req, const Peer::Responder& respond, bool from_operator);
+    /// The pushes this daemon coordinated (`everywhere`: every member's), oldest first, each
+    /// naming its member; without their answers.
+    nlohmann::json history_answer(bool everywhere);
 };
 
 }  // namespace hetcast

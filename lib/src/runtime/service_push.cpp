@@ -102,37 +102,120 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 }  // namespace
 
+Heartbeat::Heartbeat(Peer::Responder respond, std::chrono::milliseconds every,
+                     std::function<std::vector<Peer::Responder>()> more) {
+    thread_ = std::thread([this, respond = std::move(respond), every, more = std::move(more)] {
+        const json beat{{"progress", {{"heartbeat", std::chrono::duration<double>(every).count()}}}};
+        std::unique_lock lock(mu_);
+        while (true) {
+            lock.unlock();
+            if (respond) respond(beat);
+            if (more) {
+                for (const auto& r : more()) r(beat);
+            }
+            lock.lock();
+            if (cv_.wait_for(lock, every, [this] { return done_; })) return;
+        }
+    });
+}
+
+Heartbeat::~Heartbeat() {
+    {
+        std::lock_guard lock(mu_);
+        done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+std::vector<Peer::Responder> Service::Impl::watching(std::uint64_t job) {
+    std::lock_guard lock(watch_mu);
+    const auto it = watchers.find(job);
+    return it == watchers.end() ? std::vector<Peer::Responder>{} : it->second;
+}
+
 /// Runs one job and streams its progress to the caller: which file is in flight (of a
 /// bundle: the first not yet everywhere), the bytes every destination holds of what each
 /// is owed, and (as before) the bytes delivered over the bytes owed, summed over them.
 /// When the caller asked for `members` (push --verbose), each participant's state too.
+/// Callers re-attached with `hetcast wait` get the same frames (with members) and the
+/// heartbeats.
 JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label,
                                  bool members) {
     const std::vector<TreeEntry> tree = spec.inputs.size() == 1 ? spec.inputs[0].tree : std::vector<TreeEntry>{};
-    spec.progress = [&respond, label, tree, members](const JobProgress& p) {
+    auto id = std::make_shared<std::atomic<std::uint64_t>>(0);
+    spec.progress = [this, id, &respond, label, tree, members](const JobProgress& p) {
         InFlight f{0, 1, label};
         if (!tree.empty()) f = in_flight(tree, p.everywhere);
         json progress{{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered},
                       {"of", p.owed},    {"everywhere", p.everywhere}, {"size", p.size}};
-        if (members) {
+        const auto others = watching(*id);
+        if (members || !others.empty()) {
             json list = json::array();
             for (const auto& m : p.members) {
                 list.push_back({{"name", m.name}, {"state", m.state}, {"bytes", m.bytes}, {"owed", m.owed}});
             }
             progress["members"] = std::move(list);
         }
+        for (const auto& w : others) w({{"progress", progress}});
+        if (!members) progress.erase("members");
         respond({{"progress", std::move(progress)}});
     };
-    // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`).
-    spec.started = [&respond](std::uint64_t job) {
+    // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`)
+    // and re-attaches with (`hetcast wait`).
+    spec.started = [this, id, &respond](std::uint64_t job) {
+        {
+            std::lock_guard lock(watch_mu);
+            watchers.emplace(job, std::vector<Peer::Responder>{});
+        }
+        *id = job;
         respond({{"progress", {{"file", 0}, {"job", std::to_string(job)}}}});
     };
-    return peer->run(std::move(spec));
+    if (spec.timeout == std::chrono::milliseconds::zero()) spec.timeout = cfg.job_timeout;
+    const Heartbeat beats({}, cfg.heartbeat, [this, id] { return watching(*id); });
+    try {
+        return peer->run(std::move(spec));
+    } catch (const std::exception& e) {
+        std::vector<Peer::Responder> left;
+        {
+            std::lock_guard lock(watch_mu);
+            if (const auto it = watchers.find(*id); it != watchers.end()) {
+                left = std::move(it->second);
+                watchers.erase(it);
+            }
+        }
+        for (const auto& w : left) w({{"ok", false}, {"error", e.what()}});
+        throw;
+    }
+}
+
+void Service::Impl::finish_push(const JobReport& r, const json& answer, const std::string& who, const std::string& what,
+                                const std::string& started) {
+    const PushRecord record{who, what, started, utc_now(), answer};
+    say(LogLevel::info, audit_line(record, r));
+    if (r.job != 0 && history) history->add(history_entry(record, r));
+    std::vector<Peer::Responder> left;
+    {
+        std::lock_guard lock(watch_mu);
+        if (const auto it = watchers.find(r.job); it != watchers.end()) {
+            left = std::move(it->second);
+            watchers.erase(it);
+        }
+    }
+    for (const auto& w : left) w(answer);
+}
+
+/// The push's own time limit: "timeout" (ms) in the request, else the daemon's job_timeout.
+static std::chrono::milliseconds push_timeout(const json& req) {
+    const auto ms = get_or<std::uint64_t>(req, "timeout", 0);
+    if (ms > std::uint64_t{366} * 86400 * 1000) throw InputError("--timeout: at most a year");
+    return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
 }
 
 /// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
 /// generated payload); sizes come from the sources before planning.
-json Service::Impl::push_pattern(const json& req, const Network& net, const Peer::Responder& respond) {
+json Service::Impl::push_pattern(const json& req, const Network& net, const Peer::Responder& respond,
+                                 const std::string& who) {
     const auto algo = get_or<std::string>(req, "algo", "wrp");
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     PatternRequest pr = parse_pattern(get_or<std::string>(req, "pattern", ""),
@@ -170,20 +253,23 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = bwlimit_of(req);
+    spec.timeout = push_timeout(req);
+    const std::string label = "pattern " + get_or<std::string>(req, "pattern_name", "pattern");
+    const std::string started = utc_now();
     say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
-    const JobReport r = run_job(std::move(spec), respond, "pattern " + get_or<std::string>(req, "pattern_name", "pattern"),
-                                get_or<bool>(req, "verbose", false));
+    const JobReport r = run_job(std::move(spec), respond, label, get_or<bool>(req, "verbose", false));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
+    finish_push(r, out, who, label, started);
     return out;
 }
 
-json Service::Impl::push(const json& req, const Peer::Responder& respond) {
+json Service::Impl::push(const json& req, const Peer::Responder& respond, const std::string& who) {
     const std::uint64_t bwlimit = bwlimit_of(req);
     if (req.contains("pattern")) {
         const auto net = map_for_push(current_map(), bwlimit);
         const Busy busy(*this);
-        return push_pattern(req, *net, respond);
+        return push_pattern(req, *net, respond, who);
     }
     std::vector<std::string> files;
     if (const auto it = req.find("files"); it != req.end()) {
@@ -217,7 +303,22 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
-    if (dests.empty()) throw Error(everyone ? "no other member answers" : "no destination answers");
+    if (dests.empty()) {
+        // Nothing to plan: a report all the same, naming every member and why.
+        JobReport none;
+        none.algorithm = algo_name;
+        for (const auto& [name, why] : down) {
+            if (everyone) none.skipped.push_back(name);
+            none.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+            none.failed_members.push_back({name, "unreachable: " + why});
+        }
+        json rj = to_json(none);
+        if (files.size() == 1 && !get_or<bool>(req, "recursive", false)) rj["file"] = files[0];
+        const std::string why = everyone ? "no other member answers" : "no destination answers";
+        say(LogLevel::info, "push by '" + who + "' of " + std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
+            ": " + why);
+        return {{"ok", false}, {"error", why}, {"reports", json::array({std::move(rj)})}};
+    }
 
     // Everything is checked before the first byte moves. One file stays a plain message;
     // several files, or any -r, are one bundle (runtime/tree.hpp): one plan, one job.
@@ -272,10 +373,12 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     const PlanRequest pr = make_request(*net, root, dests, size, model);
     JobSpec spec = plan_push(*net, pr, algo.name, piece);
     spec.bwlimit = bwlimit;
+    spec.timeout = push_timeout(req);
     const std::vector<TreeEntry> tree = input.tree;
     spec.inputs.push_back(std::move(input));
+    const std::string started = utc_now();
     say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
-        spec.schedule.algorithm);
+        spec.schedule.algorithm + ", by '" + who + "'");
     JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(),
                           get_or<bool>(req, "verbose", false));
     for (const auto& [name, why] : down) {
@@ -294,6 +397,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     json reports = json::array({std::move(rj)});
     json out{{"ok", ok}, {"reports", reports}};
     if (!ok) out["error"] = "some destinations failed";
+    finish_push(r, out, who, what, started);
     return out;
 }
 

@@ -7,9 +7,17 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "hetcast/error.hpp"
 #include "hetcast/net/identity.hpp"
 
 namespace hetcast {
+
+/// A daemon could not be reached, did not accept this side's identity, or was lost or went
+/// silent during a request. Front ends exit with status 3 (hetcast(1)).
+class Unreachable : public Error {
+public:
+    using Error::Error;
+};
 
 class Client {
 public:
@@ -24,8 +32,11 @@ public:
     Client& operator=(const Client&) = delete;
 
     /// Sends a request and waits for its final response (one with "ok"), passing every
-    /// {"progress": ...} response to `progress` on the way. Throws hetcast::Error when the
-    /// connection is lost or nothing arrives for `idle` (a long push keeps sending progress).
+    /// {"progress": ...} response to `progress` on the way. Throws hetcast::Unreachable when
+    /// the connection is lost or nothing arrives for `idle`; once the daemon sent a
+    /// heartbeat ({"progress": {"heartbeat": SECONDS}}, every few seconds of a push or a
+    /// probe, however quiet), for six of its periods instead: no wall-clock limit on a
+    /// request that keeps beating.
     [[nodiscard]] nlohmann::json call(const nlohmann::json& request,
                                       const std::function<void(const nlohmann::json&)>& progress = {},
                                       std::chrono::milliseconds idle = std::chrono::minutes(5));

@@ -37,6 +37,14 @@ struct DaemonConfig {
     /// A member that does not answer a hello within this is down: status shows it down and
     /// a push to --all skips it.
     std::chrono::milliseconds down_after{2000};
+    /// A push this daemon coordinates is cancelled after this long (0: never, the default;
+    /// `push --timeout` sets one per push).
+    std::chrono::milliseconds job_timeout{0};
+    /// While a request runs (a push, a probe), the caller gets a keep-alive this often, so
+    /// that it tells a daemon that is gone from one that is busy with a quiet push.
+    std::chrono::milliseconds heartbeat{5000};
+    /// Reports of the pushes this daemon coordinated kept in state_dir/history.json (0: none).
+    std::size_t history = 100;
     std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
     LogLevel log_level = LogLevel::info;    ///< the least a line must matter to be logged
 };

@@ -166,8 +166,10 @@ struct JobSpec {
     /// Bytes per second each member may send for this job in all (0: no limit). Plan on
     /// Network::with_rate_limit() of the same rate, so that the prediction holds.
     std::uint64_t bwlimit = 0;
-    /// The whole job must end within this, or it is aborted and reported as failed.
-    std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+    /// The whole job must end within this, or it is aborted and reported as failed; 0: no
+    /// limit (the default), a job ends when it is done, fails (an error, a member silent for
+    /// stall_timeout) or is cancelled, however long it runs.
+    std::chrono::milliseconds timeout{0};
     /// Called from the coordinator's job thread when the job moved on.
     std::function<void(const JobProgress&)> progress;
     /// Called once with the job's id, before anything moves (what Peer::cancel takes).
