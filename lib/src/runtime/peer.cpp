@@ -74,6 +74,7 @@ void Peer::Impl::on_open(const ConnectionPtr& c) const {
 }
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
+    streams_closed(c.get(), why);
     if (forget_bulk(c.get())) return;
     const std::string& who = c->peer();
     std::vector<std::shared_ptr<Job>> js;
@@ -117,6 +118,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
     hear(c->peer());
     try {
+        if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && route_stream(c, f)) return;
         switch (f.header.type) {
             case FrameType::job_plan:
                 // Preparing a job resolves its origins (hashing a file, making a payload).

@@ -314,7 +314,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "ping") return respond(answer_ping(*peer, req));
         if (cmd == "probe") return op ? respond(probe(req, respond)) : needs_operator();
         if (cmd == "goodput") return respond(goodput(req));
-        if (cmd == "push") return op ? respond(push(req, respond)) : needs_operator();
+        if (cmd == "push") return op ? respond(push(req, respond, from.name)) : needs_operator();
         if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
         if (cmd == "cancel") {
             // A member passes on the operator's order (to look on every member); it was
@@ -417,6 +417,7 @@ json Service::Impl::hello() const {
     return {{"ok", true},
             {"name", cfg.name},
             {"version", version()},
+            {"piece", cfg.piece},  // what an upload is cut into (0: by size)
             {"send_overhead", {send.fixed, send.per_byte}},
             {"recv_overhead", {recv.fixed, recv.per_byte}}};
 }

@@ -159,7 +159,8 @@ struct Service::Impl {
     /// `label` names what moves in the progress frames (a file; a bundle: the file in flight).
     JobReport run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label, bool members);
     nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond);
-    nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond);
+    /// `who`: the operator that asked (an upload comes on its connection alone).
+    nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond, const std::string& who);
 };
 
 }  // namespace hetcast
