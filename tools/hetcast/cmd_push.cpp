@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -25,6 +26,8 @@
 #include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/report.hpp"
+#include "hetcast/runtime/upload.hpp"
+#include "hetcast/sched/schedule.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -298,6 +301,10 @@ int cmd_push(const std::vector<std::string>& args) {
                                           "default: the daemon's job_timeout, none unless configured): a push "
                                           "otherwise runs as long as it makes progress")
         ("model,m", po::value(&model), "execution model to plan and predict with (default nonblocking)")
+        ("upload", "stream FILE from this machine's disk through the member this command talks to, which "
+                   "forwards it as it arrives (the default with no local daemon and no --from)")
+        ("remote", "read FILE at the member pushing, under its serve_roots (the default with a local daemon "
+                   "or --from)")
         ("json", "print the reports as one JSON object (docs/json.md)")
         ("quiet,q", "no progress bar")
         ("verbose,v", "a line on standard error whenever a member's state changes: planned, receiving, "
@@ -340,8 +347,18 @@ int cmd_push(const std::vector<std::string>& args) {
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     const bool recursive = vm.count("recursive") != 0;
+    if (vm.count("upload") && vm.count("remote")) throw InputError("give --upload or --remote, not both");
+    if (vm.count("upload") && !pattern.empty()) throw InputError("--pattern files are read at their sources: no --upload");
+    // The operator's disk is the source when no daemon runs here (as scp and pdcp read it);
+    // a member's serve_roots with a local daemon (the same disk) or a member named by --from.
+    const bool upload = pattern.empty() && !vm.count("remote") &&
+                        (vm.count("upload") || (daemon.from.empty() && without_local_daemon(daemon)));
+    if (upload && (files.size() != 1 || recursive)) {
+        throw InputError("a push from this machine's disk takes one regular file (-r and several files are read at a "
+                         "member: --remote, under its serve_roots)");
+    }
     for (auto& f : files) {
-        if (daemon.from.empty()) {
+        if (upload || (daemon.from.empty() && !vm.count("remote"))) {
             // The local daemon reads the file; a missing one is this command's error, said here.
             std::error_code ec;
             if (fs::is_directory(f, ec)) {
@@ -361,9 +378,22 @@ int cmd_push(const std::vector<std::string>& args) {
     std::vector<JobReport> reports;
     json json_reports = json::array();
     Cancel cancel(daemon);
+    std::optional<LocalFile> local;
     for (const auto& algo : algo_list) {
         if (cancel.asked()) break;
         auto client = connect_daemon(daemon);
+        if (upload && !local) {
+            // Cut as the member cuts what it sends (its `piece`), so that each piece it
+            // forwards is one it has checked.
+            std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
+            if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
+            if (cut == 0) {
+                std::error_code ec;
+                cut = piece_for(static_cast<double>(fs::file_size(files[0], ec)));
+                if (cut == 0) throw InputError("'" + files[0] + "' is too large to push");
+            }
+            local = describe_local_file(files[0], cut);
+        }
         states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
         json names = json::array();
@@ -383,10 +413,17 @@ int cmd_push(const std::vector<std::string>& args) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;
         }
+        if (local) {
+            req["upload"] = to_json(local->spec);
+            if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
+        }
         json answer;
         ProgressView view{bar, states, verbose, algo};
         try {
             answer = client->call(req, [&](const json& p) {
+                if (local && p.contains("upload") && p["upload"].is_string()) {
+                    client->upload(std::stoull(p["upload"].get<std::string>()), local->body, std::size_t{1} << 20);
+                }
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
                 if (algo_list.size() > 1 && p.contains("everywhere")) {
                     json q = p;
@@ -402,7 +439,7 @@ int cmd_push(const std::vector<std::string>& args) {
         } catch (const Unreachable& e) {
             bar.done();
             // The push does not depend on this connection: the coordinator goes on without it.
-            const std::string who = daemon.from.empty() ? load_config(daemon).name : daemon.from;
+            const std::string who = client->name();
             const std::string job = cancel.job();
             throw Unreachable("lost '" + who + "', which coordinates this push (" + e.what() + ")" +
                               (job.empty() ? std::string()

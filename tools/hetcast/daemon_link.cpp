@@ -1,6 +1,7 @@
 #include "daemon_link.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdlib>
 #include <optional>
 #include <unistd.h>
@@ -18,7 +19,9 @@ namespace hetcast::cli {
 void add_daemon_options(po::options_description& opts, DaemonOptions& d) {
     opts.add_options()("config,c", po::value(&d.config),
                        "the local daemon's config (default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml)")(
-        "from", po::value(&d.from), "talk to this member's daemon instead of the local one")(
+        "cluster", po::value(&d.cluster),
+        "a cluster file: talk to its members when this machine runs no daemon (default: $HETCAST_CLUSTER)")(
+        "from", po::value(&d.from), "talk to this member's daemon (a name, or HOST:PORT) instead of the local one")(
         "identity,i", po::value(&d.identity),
         "the operator's identity file (default: $HETCAST_IDENTITY, ~/.config/hetcast/operator.pem, "
         "/etc/hetcast/operator.pem)");
@@ -43,18 +46,55 @@ std::string identity_path(const DaemonOptions& d) {
                      "; 'hetcast keys init' makes one)");
 }
 
-DaemonConfig load_config(const DaemonOptions& d) {
-    std::string path = d.config;
-    if (path.empty()) {
-        const char* env = std::getenv("HETCAST_CONFIG");
-        path = env && *env ? env : "/etc/hetcast/hetcastd.yaml";
-    }
+namespace {
+
+std::string default_config_path() {
+    const char* env = std::getenv("HETCAST_CONFIG");
+    return env && *env ? env : "/etc/hetcast/hetcastd.yaml";
+}
+
+}  // namespace
+
+std::optional<DaemonConfig> local_config(const DaemonOptions& d) {
+    if (!d.config.empty()) return load_daemon_config(d.config);
+    if (!d.cluster.empty()) return std::nullopt;
+    const std::string path = default_config_path();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return std::nullopt;
     return load_daemon_config(path);
 }
 
+std::optional<std::string> cluster_path(const DaemonOptions& d) {
+    if (!d.cluster.empty()) return d.cluster;
+    if (const char* env = std::getenv("HETCAST_CLUSTER"); env && *env) return std::string(env);
+    return std::nullopt;
+}
+
+std::optional<std::pair<std::string, std::uint16_t>> host_port(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() || text.size() - colon > 6) return std::nullopt;
+    std::string host = text.substr(0, colon);
+    const std::string port = text.substr(colon + 1);
+    if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+    if (host.front() == '[') {
+        if (host.size() < 3 || host.back() != ']') return std::nullopt;
+        host = host.substr(1, host.size() - 2);
+    } else if (host.find_first_of("@[],!&^: ") != std::string::npos) {
+        return std::nullopt;  // a node set (@subnet:2), or IPv6 without brackets
+    }
+    const unsigned long n = std::stoul(port);
+    if (n == 0 || n > 65535) throw InputError("--from " + text + ": the port must be 1 to 65535");
+    return std::pair{host, static_cast<std::uint16_t>(n)};
+}
+
+bool without_local_daemon(const DaemonOptions& d) {
+    return host_port(d.from).has_value() || !local_config(d).has_value();
+}
+
 NodeGroups cluster_groups(const DaemonOptions& d) {
-    const DaemonConfig cfg = load_config(d);
-    return cfg.cluster_file ? load_cluster_file(*cfg.cluster_file).groups : NodeGroups{};
+    if (const auto cfg = local_config(d)) return cfg->cluster_file ? load_cluster_file(*cfg->cluster_file).groups : NodeGroups{};
+    const auto cluster = cluster_path(d);
+    return cluster ? load_cluster_file(*cluster).groups : NodeGroups{};
 }
 
 std::vector<std::string> select_nodes(const DaemonOptions& d, Client& daemon, const std::vector<std::string>& members,
@@ -91,27 +131,8 @@ std::string local_host(const DaemonConfig& cfg) {
     return cfg.host;
 }
 
-/// The one member --from names (a name, or a node set naming one): among the local
-/// daemon's members (joined ones too), or the cluster file's when no local daemon answers.
-Member from_member(const DaemonOptions& d, const DaemonConfig& cfg, const net::Identity& identity) {
-    std::vector<Member> members;
-    std::string source;
-    try {
-        Client local(local_host(cfg), cfg.port, identity, std::chrono::seconds(2), cfg.name);
-        const nlohmann::json a = checked(local.call({{"cmd", "status"}, {"hellos", false}}), "status");
-        for (const auto& m : a.at("members")) {
-            members.push_back({m.at("name").get<std::string>(), m.at("host").get<std::string>(), m.at("port").get<std::uint16_t>()});
-        }
-        source = "the members '" + cfg.name + "' knows";
-    } catch (const InputError&) {
-        throw;
-    } catch (const std::exception&) {
-        if (!cfg.cluster_file) {
-            throw InputError("--from " + d.from + ": no local daemon answers and the config names no cluster file");
-        }
-        members = load_cluster(*cfg.cluster_file);
-        source = cfg.cluster_file->string();
-    }
+/// The one member --from names (a name, or a node set naming one) among `members`.
+Member pick_member(const DaemonOptions& d, const std::vector<Member>& members, const std::string& source) {
     std::vector<std::string> names;
     for (const auto& m : members) names.push_back(m.name);
     const GroupResolver groups = named_groups(cluster_groups(d), [](const std::string& name) -> std::vector<std::string> {
@@ -132,13 +153,70 @@ Member from_member(const DaemonOptions& d, const DaemonConfig& cfg, const net::I
     return *std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == chosen[0]; });
 }
 
+/// The member --from names: among the local daemon's members (joined ones too), or the
+/// cluster file's when no local daemon answers.
+Member from_member(const DaemonOptions& d, const DaemonConfig& cfg, const net::Identity& identity) {
+    std::vector<Member> members;
+    std::string source;
+    try {
+        Client local(local_host(cfg), cfg.port, identity, std::chrono::seconds(2), cfg.name);
+        const nlohmann::json a = checked(local.call({{"cmd", "status"}, {"hellos", false}}), "status");
+        for (const auto& m : a.at("members")) {
+            members.push_back({m.at("name").get<std::string>(), m.at("host").get<std::string>(), m.at("port").get<std::uint16_t>()});
+        }
+        source = "the members '" + cfg.name + "' knows";
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::exception&) {
+        if (!cfg.cluster_file) {
+            throw InputError("--from " + d.from + ": no local daemon answers and the config names no cluster file");
+        }
+        members = load_cluster(*cfg.cluster_file);
+        source = cfg.cluster_file->string();
+    }
+    return pick_member(d, members, source);
+}
+
+/// Without a local daemon: the member --from names, else the first of the cluster file's
+/// members that answers, in the file's order.
+std::unique_ptr<Client> connect_through_cluster(const DaemonOptions& d, const std::string& file,
+                                                const net::Identity& identity) {
+    const std::vector<Member> members = load_cluster(file);
+    if (!d.from.empty()) {
+        const Member m = pick_member(d, members, file);
+        return open_client(m.host, m.port, identity, m.name);
+    }
+    if (members.empty()) throw InputError(file + ": no members");
+    std::string first;
+    for (const auto& m : members) {
+        try {
+            return std::make_unique<Client>(m.host, m.port, identity, std::chrono::seconds(3), m.name);
+        } catch (const Error& e) {
+            if (first.empty()) first = std::string(e.what());
+        }
+    }
+    throw Error("no member of " + file + " answers (" + std::to_string(members.size()) + " tried; the first: " + first + ")");
+}
+
 }  // namespace
 
 std::unique_ptr<Client> connect_daemon(const DaemonOptions& d) {
-    const DaemonConfig cfg = load_config(d);
+    if (const auto addr = host_port(d.from)) {
+        return open_client(addr->first, addr->second, read_identity(identity_path(d)), {});
+    }
+    const auto cfg = local_config(d);
+    if (!cfg) {
+        const auto cluster = cluster_path(d);
+        if (!cluster) {
+            throw InputError("no daemon config (" + default_config_path() +
+                             " is missing) and no cluster file: give --cluster FILE (or set HETCAST_CLUSTER), "
+                             "or --from HOST:PORT");
+        }
+        return connect_through_cluster(d, *cluster, read_identity(identity_path(d)));
+    }
     const net::Identity identity = read_identity(identity_path(d));
-    if (d.from.empty() || d.from == cfg.name) return open_client(local_host(cfg), cfg.port, identity, cfg.name);
-    const Member m = from_member(d, cfg, identity);
+    if (d.from.empty() || d.from == cfg->name) return open_client(local_host(*cfg), cfg->port, identity, cfg->name);
+    const Member m = from_member(d, *cfg, identity);
     return open_client(m.host, m.port, identity, m.name);
 }
 

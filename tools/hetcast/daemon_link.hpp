@@ -1,8 +1,12 @@
 #pragma once
 /// How a `hetcast` command finds and reaches a daemon: the local daemon's config file (its
-/// address), the cluster file for `--from NODE`, and the operator's identity, found the
-/// way ssh finds its keys (identity_path()).
+/// address), else a cluster file (`--cluster`, $HETCAST_CLUSTER: an operator's machine that
+/// runs no daemon), `--from NODE` or `--from HOST:PORT`, and the operator's identity, found
+/// the way ssh finds its keys (identity_path()).
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options/options_description.hpp>
@@ -16,17 +20,28 @@ namespace hetcast::cli {
 
 struct DaemonOptions {
     std::string config;  ///< default: $HETCAST_CONFIG, else /etc/hetcast/hetcastd.yaml
-    std::string from;    ///< a member name: talk to that daemon instead of the local one
+    std::string cluster;  ///< --cluster; default $HETCAST_CLUSTER (see local_config())
+    std::string from;    ///< a member (node set naming one) or HOST:PORT: talk to that daemon
     std::string identity;  ///< --identity; see identity_path()
 };
 
-/// Adds --config, --from and --identity to `opts`.
+/// Adds --config, --cluster, --from and --identity to `opts`.
 void add_daemon_options(boost::program_options::options_description& opts, DaemonOptions& d);
 
-/// The config in use (InputError with the file and line when it is bad).
-[[nodiscard]] DaemonConfig load_config(const DaemonOptions& d);
+/// The local daemon's config, when this machine has one: --config (which must be
+/// readable), else none with --cluster, else $HETCAST_CONFIG or /etc/hetcast/hetcastd.yaml
+/// when that file exists. InputError with the file and line when it is bad.
+[[nodiscard]] std::optional<DaemonConfig> local_config(const DaemonOptions& d);
 
-/// The groups of the cluster file the config names (none without one): `@NAME` in node sets.
+/// The cluster file the commands use without a local config: --cluster, else
+/// $HETCAST_CLUSTER; none when neither is given.
+[[nodiscard]] std::optional<std::string> cluster_path(const DaemonOptions& d);
+
+/// HOST:PORT (or [IPV6]:PORT) as --from takes it, split; none when `text` is no address.
+[[nodiscard]] std::optional<std::pair<std::string, std::uint16_t>> host_port(const std::string& text);
+
+/// The groups of the cluster file in use (the config's, else --cluster's; none without
+/// one): `@NAME` in node sets.
 [[nodiscard]] NodeGroups cluster_groups(const DaemonOptions& d);
 
 /// The names of `members` that node set `nodes` names less `exclude` (hetcast/runtime/
@@ -59,7 +74,12 @@ nlohmann::json checked(const nlohmann::json& answer, const std::string& what);
 /// /etc/hetcast/operator.pem that exists. InputError saying where it looked when none.
 [[nodiscard]] std::string identity_path(const DaemonOptions& d);
 
-/// Connects to the local daemon, or to `--from`. Throws hetcast::Error naming the address.
+/// Connects to `--from` (a member, or HOST:PORT), else to the local daemon, else to the first
+/// member of the cluster file that answers. Throws hetcast::Error naming the address, or
+/// saying no member answers; InputError when there is neither a config nor a cluster file.
 [[nodiscard]] std::unique_ptr<Client> connect_daemon(const DaemonOptions& d);
+
+/// Whether the commands run without a local daemon (through a cluster file or HOST:PORT).
+[[nodiscard]] bool without_local_daemon(const DaemonOptions& d);
 
 }  // namespace hetcast::cli

@@ -188,11 +188,29 @@ private:
     std::uint64_t offset_;
 };
 
+class ModeBody final : public net::MessageBody {
+public:
+    ModeBody(std::shared_ptr<const net::MessageBody> inner, unsigned mode) : inner_(std::move(inner)), mode_(mode) {}
+    std::uint64_t size() const override { return inner_->size(); }
+    net::Digest sha256() const override { return inner_->sha256(); }
+    std::unique_ptr<Reader> open() const override { return inner_->open(); }
+    unsigned mode() const { return mode_; }
+
+private:
+    std::shared_ptr<const net::MessageBody> inner_;
+    unsigned mode_;
+};
+
 }  // namespace
 
+std::shared_ptr<const net::MessageBody> with_mode(std::shared_ptr<const net::MessageBody> inner, unsigned mode) {
+    return std::make_shared<ModeBody>(std::move(inner), mode & 0777);
+}
+
 unsigned mode_of(const net::MessageBody& body) {
-    const auto* file = dynamic_cast<const FileBody*>(&body);
-    return file ? file->mode() : 0644;
+    if (const auto* file = dynamic_cast<const FileBody*>(&body)) return file->mode();
+    if (const auto* moded = dynamic_cast<const ModeBody*>(&body)) return moded->mode();
+    return 0644;
 }
 
 std::shared_ptr<const net::MessageBody> suffix_of(std::shared_ptr<const net::MessageBody> body, std::uint64_t offset) {

@@ -67,6 +67,22 @@ Client::Client(const std::string& host, std::uint16_t port, const net::Identity&
     } catch (const Error& e) {
         throw Unreachable(e.what());
     }
+    // Reached by address alone (--from HOST:PORT): orders are given to the member its
+    // certificate names.
+    if (d.expect.empty()) d.expect = d.conn->peer();
+}
+
+const std::string& Client::name() const { return impl_->expect; }
+
+void Client::limit_rate(std::uint64_t bytes_per_second) {
+    impl_->conn->set_shape({0, static_cast<double>(bytes_per_second), {}});
+}
+
+const std::string& Client::address() const { return impl_->where; }
+
+void Client::upload(std::uint64_t id, std::shared_ptr<const net::MessageBody> body, std::size_t chunk,
+                    std::function<void(std::error_code)> done) {
+    impl_->conn->send_stream(id, 0, std::move(body), chunk, std::move(done));
 }
 
 Client::~Client() {

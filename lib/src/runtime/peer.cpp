@@ -124,6 +124,7 @@ void Peer::Impl::note_lane(Job& job, const ConnectionPtr& c) {
 }
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
+    streams_closed(c.get(), why);
     if (forget_bulk(c.get())) return;
     const std::string& who = c->peer();
     std::optional<LaneOf> lane;
@@ -181,6 +182,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
     hear(c->peer());
     try {
+        if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && route_stream(c, f)) return;
         switch (f.header.type) {
             case FrameType::job_plan:
                 // Preparing a job resolves its origins (hashing a file, making a payload).

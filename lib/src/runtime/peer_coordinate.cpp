@@ -193,7 +193,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         if (s.relay == Relay::cut_through) {
             // The source's digests reach every relay inside its plan, over the control
             // connection; computing them costs the source one read of the message.
-            if (jm.origin.empty()) {
+            if (jm.origin.empty() && in.pieces.empty()) {
                 jm.pieces = piece_digests(*in.body, s.piece);
             } else {
                 if (in.pieces.size() != piece_count(jm.size, s.piece)) throw InputError("no piece digests for " + message_label(m));

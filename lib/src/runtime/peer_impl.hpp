@@ -352,6 +352,13 @@ struct Peer::Impl {
     }
     void on_response(const net::Frame& f);
 
+    // --- streams that are no job: uploads (peer_streams.cpp) ----------------------------
+    std::mutex streams_mu;
+    std::map<std::uint64_t, std::shared_ptr<const StreamHooks>> streams;
+    /// Whether `f` (data or data_end) belongs to a stream; then it went to its hooks.
+    bool route_stream(const net::ConnectionPtr& c, net::Frame& f);
+    void streams_closed(const net::Connection* c, const std::string& why);
+
     // --- goodput measurements (peer_goodput.cpp) -----------------------------------------
     /// What a receiver counts of one bulk transfer it asked for: arrivals (time, bytes so
     /// far) at the edges of its window.

@@ -435,6 +435,7 @@ json Service::Impl::hello() const {
     return {{"ok", true},
             {"name", cfg.name},
             {"version", version()},
+            {"piece", cfg.piece},  // what an upload is cut into (0: by size)
             {"send_overhead", {send.fixed, send.per_byte}},
             {"recv_overhead", {recv.fixed, recv.per_byte}}};
 }

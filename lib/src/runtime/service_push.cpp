@@ -21,6 +21,7 @@
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/tree.hpp"
+#include "hetcast/runtime/upload.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -50,9 +51,11 @@ std::string landing_name(const std::string& dest_dir, const std::string& file_na
 struct Destinations {
     std::vector<NodeId> ids;
     bool everyone = false;  // --all: unreachable members are also listed as skipped
+    bool self = false;      // an upload: the pushing member named too (it lands a copy)
 };
 
-Destinations push_destinations(const json& req, const Network& net, NodeId root) {
+/// `upload`: the files come from the operator, so the pushing member may be a destination.
+Destinations push_destinations(const json& req, const Network& net, NodeId root, bool upload) {
     const auto exclude = get_or<std::string>(req, "exclude", "");
     const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
@@ -62,8 +65,9 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
         const std::string text = to->get<std::string>();
         for (const NodeId v : select_members(net, text, exclude, groups)) {
             if (v != root) out.push_back(v);
+            d.self = d.self || (upload && v == root);
         }
-        if (out.empty()) {
+        if (out.empty() && !d.self) {
             throw InputError("node set '" + text + "'" + (exclude.empty() ? "" : " less '" + exclude + "'") +
                              " leaves no destination (the member pushing, '" + net.name(root) + "', is never one)");
         }
@@ -71,7 +75,14 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
     }
     const auto names = get_or<std::vector<std::string>>(req, "to", {});
     d.everyone = names.empty();
-    for (const auto& name : names) out.push_back(net.id(name));
+    for (const auto& name : names) {
+        if (upload && name == net.name(root)) {
+            d.self = true;
+        } else {
+            out.push_back(net.id(name));
+        }
+    }
+    d.self = d.self || (upload && d.everyone);
     if (d.everyone) {
         for (NodeId v = 0; v < net.size(); ++v) {
             if (v != root) out.push_back(v);
@@ -80,9 +91,24 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
     if (!exclude.empty()) {
         const auto left_out = select_members(net, exclude, {}, groups);
         std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
-        if (out.empty()) throw InputError("node set '" + exclude + "' excludes every destination");
+        if (std::find(left_out.begin(), left_out.end(), root) != left_out.end()) d.self = false;
+        if (out.empty() && !d.self) throw InputError("node set '" + exclude + "' excludes every destination");
     }
     return d;
+}
+
+/// After an upload's job: this member's own copy lands once the whole upload is in and
+/// verified (an outcome of its own, from the operator). When no destination got the file
+/// the job is over (failed, cancelled) and so is the upload.
+void finish_upload(Upload& up, JobReport& r, bool self, const std::string& who, const std::string& here,
+                   std::chrono::steady_clock::time_point started) {
+    const bool delivered = std::any_of(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.ok; });
+    if (!r.outcomes.empty() && !delivered) up.fail("the push ended without a delivery");
+    if (!self) return;
+    const std::optional<std::string> why = up.finish();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.outcomes.push_back({0, who, here, 0, secs, !why, why.value_or("")});
+    r.achieved = std::max(r.achieved, why ? r.achieved : secs);
 }
 
 /// A push's --bwlimit (bytes/s; 0: none).
@@ -283,7 +309,9 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const Algorithm& algo = find_algorithm(algo_name);
     const auto net = map_for_push(current_map(), bwlimit);
     const NodeId root = net->id(cfg.name);
-    const auto [wanted, everyone] = push_destinations(req, *net, root);
+    const auto upload_it = req.find("upload");
+    const bool upload = upload_it != req.end();
+    const auto [wanted, everyone, self] = push_destinations(req, *net, root, upload);
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
     // All asked at once, each given the connect timeout at least: a member that is only
@@ -303,7 +331,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
-    if (dests.empty()) {
+    if (dests.empty() && !self) {
         // Nothing to plan: a report all the same, naming every member and why.
         JobReport none;
         none.algorithm = algo_name;
@@ -327,7 +355,32 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const bool owner = get_or<bool>(req, "preserve_owner", false);
     JobInput input;
     std::string what;
-    if (files.size() == 1 && !recursive) {
+    // A file on the operator's disk: streamed in by the CLI on this request's connection;
+    // this member is the source and forwards each piece once it is in and verified.
+    std::unique_ptr<Upload> up;
+    std::uint64_t upload_piece = 0;
+    if (upload) {
+        if (files.size() != 1 || recursive) {
+            throw InputError("push: a push from the operator's disk takes one regular file (not -r or several files yet)");
+        }
+        UploadSpec u = upload_from_json(*upload_it);
+        if (u.size > cfg.max_message) {
+            throw InputError("push: '" + files[0] + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+        }
+        const std::string name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        std::optional<Upload::Landing> landing;
+        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask};
+        upload_piece = u.piece;
+        std::vector<net::Digest> pieces = u.pieces;
+        const std::int64_t mtime = u.mtime;
+        up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::move(landing));
+        input = JobInput(up->body(), name);
+        input.pieces = std::move(pieces);
+        input.preserve = preserve;
+        if (preserve) input.mtime = mtime;
+        what = files[0] + " from the disk of '" + who + "'";
+        respond({{"progress", {{"file", 0}, {"upload", std::to_string(up->id())}}}});
+    } else if (files.size() == 1 && !recursive) {
         const std::string& f = files[0];
         if (!fs::path(f).is_absolute()) throw InputError("push: '" + f + "' is not an absolute path");
         std::error_code ec;
@@ -366,21 +419,34 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
                std::to_string(n.links) + " links";
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
-    const std::uint64_t piece = get_or<std::uint64_t>(req, "piece", cfg.piece);
+    const std::uint64_t piece = up ? upload_piece : get_or<std::uint64_t>(req, "piece", cfg.piece);
     const Busy busy(*this);
 
     const double size = static_cast<double>(input.body->size());
-    const PlanRequest pr = make_request(*net, root, dests, size, model);
-    JobSpec spec = plan_push(*net, pr, algo.name, piece);
-    spec.bwlimit = bwlimit;
-    spec.timeout = push_timeout(req);
     const std::vector<TreeEntry> tree = input.tree;
-    spec.inputs.push_back(std::move(input));
+    const auto began = std::chrono::steady_clock::now();
     const std::string started = utc_now();
-    say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
-        spec.schedule.algorithm + ", by '" + who + "'");
-    JobReport r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(),
-                          get_or<bool>(req, "verbose", false));
+    JobReport r;
+    if (!dests.empty()) {
+        const PlanRequest pr = make_request(*net, root, dests, size, model);
+        JobSpec spec = plan_push(*net, pr, algo.name, piece);
+        spec.bwlimit = bwlimit;
+        spec.timeout = push_timeout(req);
+        spec.inputs.push_back(std::move(input));
+        say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
+            spec.schedule.algorithm + ", by '" + who + "'");
+        r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(), get_or<bool>(req, "verbose", false));
+    } else {
+        say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
+            " bytes) here only, by '" + who + "'");
+        r.algorithm = "upload";
+        r.model = std::string(to_string(model));
+        r.bytes = static_cast<std::uint64_t>(size);
+    }
+    if (up) {
+        finish_upload(*up, r, self, who, cfg.name, began);
+        if (const auto why = up->failure()) say(LogLevel::warn, "the upload of " + what + " failed: " + *why);
+    }
     for (const auto& [name, why] : down) {
         if (everyone) r.skipped.push_back(name);
         r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});

@@ -79,7 +79,12 @@ private:
 /// A GeneratedBody of `size` bytes from `seed`.
 [[nodiscard]] std::shared_ptr<const net::MessageBody> make_generated_body(std::uint64_t size, std::uint64_t seed);
 
-/// The permission bits a copy of `body` lands with: a file's own, else 0644.
+/// `inner`, whose copies land with permission bits `mode` (a file that arrives from elsewhere:
+/// an operator's upload).
+[[nodiscard]] std::shared_ptr<const net::MessageBody> with_mode(std::shared_ptr<const net::MessageBody> inner,
+                                                                unsigned mode);
+
+/// The permission bits a copy of `body` lands with: a file's own (or with_mode()'s), else 0644.
 [[nodiscard]] unsigned mode_of(const net::MessageBody& body);
 
 /// The bytes of `body` from `offset` on, for a receiver that resumes with the rest; its

@@ -4,11 +4,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "hetcast/error.hpp"
 #include "hetcast/net/identity.hpp"
+#include "hetcast/net/transport.hpp"
 
 namespace hetcast {
 
@@ -40,6 +42,21 @@ public:
     [[nodiscard]] nlohmann::json call(const nlohmann::json& request,
                                       const std::function<void(const nlohmann::json&)>& progress = {},
                                       std::chrono::milliseconds idle = std::chrono::minutes(5));
+
+    /// The daemon's name: `expect`, else the one its certificate carries.
+    [[nodiscard]] const std::string& name() const;
+    /// HOST:PORT as connected to.
+    [[nodiscard]] const std::string& address() const;
+
+    /// Streams `body` to the daemon as upload `id` (a push of a file on this machine: the
+    /// daemon said the id in a progress answer): data frames of at most `chunk` bytes as the
+    /// socket takes them, then its SHA-256. Returns at once; `done` runs once it is sent
+    /// or has failed. Thread-safe, also while call() waits.
+    void upload(std::uint64_t id, std::shared_ptr<const net::MessageBody> body, std::size_t chunk,
+                std::function<void(std::error_code)> done = {});
+
+    /// Sends at most `bytes_per_second` on this connection (an upload under --bwlimit).
+    void limit_rate(std::uint64_t bytes_per_second);
 
 private:
     struct Impl;

@@ -261,6 +261,16 @@ public:
     /// of times).
     void on_request(std::function<void(const net::PeerIdentity& from, const nlohmann::json& request, Responder)> handler);
 
+    /// Data and data_end frames of a stream that is no job (an operator's upload: Service
+    /// push) whose id is `stream`: they go to `frame`, on the I/O thread (it must not block
+    /// long); `closed` hears of every connection that closes. Until end_stream().
+    struct StreamHooks {
+        std::function<void(const net::ConnectionPtr&, net::Frame&&)> frame;
+        std::function<void(const net::Connection*, const std::string& why)> closed;
+    };
+    void accept_stream(std::uint64_t stream, StreamHooks hooks);
+    void end_stream(std::uint64_t stream);
+
     /// Sends `request` to a member and waits for its first response. Throws hetcast::Error
     /// when the member cannot be reached or does not answer within `timeout`.
     [[nodiscard]] nlohmann::json call(const std::string& member, const nlohmann::json& request,
