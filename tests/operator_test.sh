@@ -8,7 +8,8 @@
 #  - probe, then a push of a file that exists only in the operator's temporary folder
 #    (outside every serve_root): it is streamed by the CLI into the member it talks to,
 #    which forwards it as it arrives; every member's copy is byte for byte the file, with its
-#    mode (the entry member lands its own); to others only, nothing lands at the entry;
+#    mode (the entry member lands its own); to others only, nothing lands at the entry; a
+#    tree (push -r) and a file as one job, the same way;
 #  - an upload stopped half-way, by Ctrl-C and by the CLI's death (SIGKILL): no temporary
 #    left at the entry member (no .part file, no descriptor of an upload), nothing landed;
 #  - the first member down: the next one in the file answers.
@@ -106,10 +107,26 @@ run push "$op/other.bin" --to n1,n2
 [[ $rc -eq 0 ]] || fail "push of the operator's file to n1,n2: exit $rc: $err"
 for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/other.bin" || fail "$n's copy of other.bin"; done
 [[ ! -e $c/n0/dest/other.bin ]] || fail "n0, not a destination, landed other.bin"
-run push -r "$op" --all
-[[ $rc -eq 2 ]] || fail "push -r of the operator's folder: exit $rc: $err"
-one_line "push -r from the operator's disk"
-step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept; -r refused in one line"
+step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept"
+
+# A directory tree and a loose file, one job: files, an empty directory, a symlink.
+mkdir -p "$op/tree/sub" "$op/tree/empty"
+head -c 300000 /dev/urandom > "$op/tree/sub/b.bin"
+echo hello > "$op/tree/a.txt"
+chmod 600 "$op/tree/a.txt"
+ln -s a.txt "$op/tree/link"
+run push -r "$op/tree" "$op/other.bin" --all --dest t
+[[ $rc -eq 0 ]] || fail "push -r of the operator's tree: exit $rc: $err"
+for n in n0 n1 n2; do
+    diff -r --no-dereference "$op/tree" "$c/$n/dest/t/tree" > /dev/null || fail "$n's copy of the tree differs"
+    cmp -s "$op/other.bin" "$c/$n/dest/t/other.bin" || fail "$n's t/other.bin"
+    [[ -d $c/$n/dest/t/tree/empty && $(readlink "$c/$n/dest/t/tree/link") == a.txt ]] || fail "$n: no empty directory or link"
+    [[ $(stat -c %a "$c/$n/dest/t/tree/a.txt") == 600 ]] || fail "$n: a.txt has mode $(stat -c %a "$c/$n/dest/t/tree/a.txt")"
+done
+run push -r "$op/tree" --to n1 --dest u
+[[ $rc -eq 0 && -f $c/n1/dest/u/tree/sub/b.bin && ! -e $c/n0/dest/u ]] || fail "push -r to n1 only: exit $rc: $err"
+[[ -z $(find "$c" -name '*.part' -o -name 'hetcast-upload*') ]] || fail "temporaries left: $(find "$c" -name '*.part' -o -name 'hetcast-upload*')"
+step "a tree and a file from the operator's disk (push -r), one job, landed alike on every member"
 
 # --- an upload stopped half-way ---------------------------------------------------------------
 # The upload is paced by --bwlimit like any sender of the push: 24 MiB at 2 MiB/s.

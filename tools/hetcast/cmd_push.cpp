@@ -256,10 +256,6 @@ int cmd_push(const std::vector<std::string>& args) {
     // a member's serve_roots with a local daemon (the same disk) or a member named by --from.
     const bool upload = pattern.empty() && !vm.count("remote") &&
                         (vm.count("upload") || (daemon.from.empty() && without_local_daemon(daemon)));
-    if (upload && (files.size() != 1 || recursive)) {
-        throw InputError("a push from this machine's disk takes one regular file (-r and several files are read at a "
-                         "member: --remote, under its serve_roots)");
-    }
     for (auto& f : files) {
         if (upload || (daemon.from.empty() && !vm.count("remote"))) {
             // The local daemon reads the file; a missing one is this command's error, said here.
@@ -291,12 +287,15 @@ int cmd_push(const std::vector<std::string>& args) {
             // forwards is one it has checked.
             std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
             if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
-            if (cut == 0) {
+            const auto cut_for = [cut](std::uint64_t size) { return cut != 0 ? cut : piece_for(static_cast<double>(size)); };
+            if (files.size() == 1 && !recursive) {
                 std::error_code ec;
-                cut = piece_for(static_cast<double>(fs::file_size(files[0], ec)));
-                if (cut == 0) throw InputError("'" + files[0] + "' is too large to push");
+                const std::uint64_t size = fs::file_size(files[0], ec);
+                if (cut_for(size) == 0) throw InputError("'" + files[0] + "' is too large to push");
+                local = describe_local_file(files[0], cut_for(size));
+            } else {
+                local = describe_local_tree(files, TreeOptions{recursive, vm.count("preserve-owner") != 0}, cut_for);
             }
-            local = describe_local_file(files[0], cut);
         }
         states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
@@ -318,6 +317,7 @@ int cmd_push(const std::vector<std::string>& args) {
         }
         if (local) {
             req["upload"] = to_json(local->spec);
+            if (!local->tree.empty()) req["tree"] = tree_to_json(local->tree);
             if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
         }
         json answer;

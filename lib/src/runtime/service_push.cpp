@@ -267,16 +267,32 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     std::unique_ptr<Upload> up;
     std::uint64_t upload_piece = 0;
     if (upload) {
-        if (files.size() != 1 || recursive) {
-            throw InputError("push: a push from the operator's disk takes one regular file (not -r or several files yet)");
-        }
         UploadSpec u = upload_from_json(*upload_it);
         if (u.size > cfg.max_message) {
-            throw InputError("push: '" + files[0] + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+            throw InputError("push: the upload's " + std::to_string(u.size) + " bytes are over the limit of " +
+                             std::to_string(cfg.max_message));
         }
-        const std::string name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        // Several files or -r: a bundle whose manifest comes with the request (checked as a
+        // receiver checks one from a plan).
+        const auto tree_it = req.find("tree");
+        std::vector<TreeEntry> entries;
+        if (tree_it != req.end()) entries = tree_from_json(*tree_it, u.size);
+        if (entries.empty() && (files.size() != 1 || recursive)) throw InputError("push: an upload of several files needs its 'tree'");
+        if (const std::size_t text = tree_it == req.end() ? 0 : tree_it->dump().size(); text > max_manifest_bytes) {
+            throw InputError("push: the list of " + std::to_string(entries.size()) + " entries takes " +
+                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
+                             " MiB one job carries: push the tree in parts");
+        }
+        std::string name;
+        if (entries.empty()) {
+            name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        } else {
+            name = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
+            while (name.size() > 1 && name.back() == '/') name.pop_back();
+            if (name != ".") (void)confine("/", name);
+        }
         std::optional<Upload::Landing> landing;
-        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask};
+        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
         upload_piece = u.piece;
         std::vector<net::Digest> pieces = u.pieces;
         const std::int64_t mtime = u.mtime;
@@ -284,8 +300,16 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         input = JobInput(up->body(), name);
         input.pieces = std::move(pieces);
         input.preserve = preserve;
-        if (preserve) input.mtime = mtime;
-        what = files[0] + " from the disk of '" + who + "'";
+        if (entries.empty()) {
+            if (preserve) input.mtime = mtime;
+            what = files[0] + " from the disk of '" + who + "'";
+        } else {
+            const TreeCounts n = count_tree(entries);
+            input.tree = std::move(entries);
+            input.owner = owner;
+            what = std::to_string(n.files) + " files, " + std::to_string(n.dirs) + " directories, " +
+                   std::to_string(n.links) + " links from the disk of '" + who + "'";
+        }
         respond({{"progress", {{"file", 0}, {"upload", std::to_string(up->id())}}}});
     } else if (files.size() == 1 && !recursive) {
         const std::string& f = files[0];
