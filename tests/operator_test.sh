@@ -132,7 +132,8 @@ step "a tree and a file from the operator's disk (push -r), one job, landed alik
 # The upload is paced by --bwlimit like any sender of the push: 24 MiB at 2 MiB/s.
 head -c $((24 << 20)) /dev/urandom > "$op/big.bin"
 upload_fds() { find "/proc/${pid[n0]}/fd" -lname '*hetcast-upload*' 2>/dev/null | wc -l; }
-parts_growing() { [[ -n $(find "$c" -name '*.part' -size +0) ]]; }
+# n1 and n2 get bytes while the CLI still uploads: n0 forwards what is in (cut-through).
+parts_growing() { [[ -n $(find "$c/n1/dest" "$c/n2/dest" -name '*.part' -size +0) ]]; }
 # The entry member has the upload's nameless file and some of its bytes (the CLI is then known
 # by its connection, not only by the timeout).
 upload_open() {
@@ -153,6 +154,9 @@ nothing_left() { [[ $(upload_fds) -eq 0 && -z $(find "$c" -name '*.part') ]] && 
 "$hetcast" push "$op/big.bin" --all --bwlimit 2MiB/s --json > "$tmp/int.json" 2> "$tmp/int.err" &
 cli_pid=$!
 wait_for "the upload to n0 never got under way: $(cat "$tmp/int.err")" parts_growing
+kill -0 "$cli_pid" 2>/dev/null || fail "the CLI ended before n0 forwarded anything: $(cat "$tmp/int.err")"
+[[ $(find "$c/n0/dest" -name '*.part' -size -$((24 << 10))k | wc -l) -eq 1 ]] ||
+    fail "n0 has all of big.bin before it forwards any of it: $(ls -l "$c/n0/dest")"
 kill -INT "$cli_pid"
 rc=0
 wait "$cli_pid" || rc=$?
@@ -165,7 +169,7 @@ for n in n0 n1 n2; do [[ ! -e $c/$n/dest/big.bin ]] || fail "$n landed big.bin a
 cli_pid=$!
 wait_for "the upload to n0 (not a destination) never got under way: $(cat "$tmp/kill.err")" upload_open
 kill -KILL "$cli_pid"
-wait "$cli_pid" 2>/dev/null || true
+{ wait "$cli_pid"; } 2>/dev/null || true
 cli_pid=
 wait_for "after the CLI died: left behind: $(find "$c" -name '*.part') ($(upload_fds) upload descriptors)" nothing_left
 for n in n1 n2; do [[ ! -e $c/$n/dest/big.bin ]] || fail "$n landed big.bin after the CLI died"; done
