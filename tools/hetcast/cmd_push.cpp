@@ -258,7 +258,8 @@ int cmd_push(const std::vector<std::string>& args) {
                         (vm.count("upload") || (daemon.from.empty() && without_local_daemon(daemon)));
     for (auto& f : files) {
         if (upload || (daemon.from.empty() && !vm.count("remote"))) {
-            // The local daemon reads the file; a missing one is this command's error, said here.
+            // This disk's file (an upload, or the local daemon reads it): a missing one is this
+            // command's error, said here.
             std::error_code ec;
             if (fs::is_directory(f, ec)) {
                 if (!recursive) throw InputError("'" + f + "' is a directory (use -r)");
@@ -288,6 +289,10 @@ int cmd_push(const std::vector<std::string>& args) {
             std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
             if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
             const auto cut_for = [cut](std::uint64_t size) { return cut != 0 ? cut : piece_for(static_cast<double>(size)); };
+            if (!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO)) {
+                std::fprintf(stderr, "hetcast push: reading %s for its SHA-256...", files.size() == 1 ? files[0].c_str() : "the files");
+                std::fflush(stderr);
+            }
             if (files.size() == 1 && !recursive) {
                 std::error_code ec;
                 const std::uint64_t size = fs::file_size(files[0], ec);
@@ -296,6 +301,8 @@ int cmd_push(const std::vector<std::string>& args) {
             } else {
                 local = describe_local_tree(files, TreeOptions{recursive, vm.count("preserve-owner") != 0}, cut_for);
             }
+            if (!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+            if (cancel.asked()) break;
         }
         states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
