@@ -161,6 +161,7 @@ struct Upload::Core {
     std::condition_variable cv;
     const net::Connection* conn = nullptr;  // compared only, never used: the operator's connection
     std::uint64_t received = 0;
+    std::uint64_t flushed = 0;  // of the temporary file: written back up to here (started)
     bool ended = false;
     bool stopping = false;
     std::optional<std::string> failed;
@@ -182,6 +183,13 @@ struct Upload::Core {
             if (n <= 0) throw Error(std::string("writing the upload's temporary file: ") + std::strerror(errno));
             data = data.subspan(static_cast<std::size_t>(n));
             at += static_cast<std::uint64_t>(n);
+        }
+        // As FileSink does: dirty pages written back as they come, not all at once when
+        // the kernel throttles this (the I/O) thread.
+        constexpr std::uint64_t step = std::uint64_t{8} << 20;
+        if (at - flushed >= step) {
+            ::sync_file_range(*temp, static_cast<off_t>(flushed), static_cast<off_t>(at - flushed), SYNC_FILE_RANGE_WRITE);
+            flushed = at;
         }
     }
 
