@@ -107,7 +107,13 @@ run push "$op/other.bin" --to n1,n2
 [[ $rc -eq 0 ]] || fail "push of the operator's file to n1,n2: exit $rc: $err"
 for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/other.bin" || fail "$n's copy of other.bin"; done
 [[ ! -e $c/n0/dest/other.bin ]] || fail "n0, not a destination, landed other.bin"
-step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept"
+# On a member (its config: a local daemon), the daemon reads the file, within its serve_roots;
+# the refusal says how to stream it instead, and --upload does.
+run push "$op/other.bin" --to n1 --dest m --config "$c/n0.yaml"
+[[ $rc -eq 2 && $err == *serve_roots*--upload* ]] || fail "push outside serve_roots with a local daemon: exit $rc: $err"
+run push "$op/other.bin" --to n1 --dest m --config "$c/n0.yaml" --upload
+[[ $rc -eq 0 ]] && cmp -s "$op/other.bin" "$c/n1/dest/m/other.bin" || fail "push --upload with a local daemon: exit $rc: $err"
+step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept; with a local daemon: serve_roots, or --upload"
 
 # A directory tree and a loose file, one job: files, an empty directory, a symlink.
 mkdir -p "$op/tree/sub" "$op/tree/empty"

@@ -355,7 +355,11 @@ int cmd_push(const std::vector<std::string>& args) {
         bar.done();
         if (!answer.contains("reports")) {
             // Refused before anything moved: a planning or input error.
-            throw InputError(answer.value("error", std::string("the daemon refused the push")));
+            std::string why = answer.value("error", std::string("the daemon refused the push"));
+            if (!local && pattern.empty() && why.find("(serve_roots: ") != std::string::npos) {
+                why += "; or stream it from this machine's disk: --upload";
+            }
+            throw InputError(why);
         }
         ok = ok && answer.value("ok", false);
         for (const auto& r : answer["reports"]) {
