@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <optional>
@@ -331,7 +332,11 @@ int cmd_push(const std::vector<std::string>& args) {
         try {
             answer = client->call(req, [&](const json& p) {
                 if (local && p.contains("upload") && p["upload"].is_string()) {
-                    client->upload(std::stoull(p["upload"].get<std::string>()), local->body, std::size_t{1} << 20);
+                    // The entry member hears of the upload frame by frame and fails it after
+                    // stall_timeout without one: frames small enough for a slow uplink.
+                    std::size_t chunk = std::size_t{256} << 10;
+                    if (!bwlimit.empty()) chunk = std::clamp<std::size_t>(static_cast<std::size_t>(parse_rate(bwlimit) / 4), 16 << 10, chunk);
+                    client->upload(std::stoull(p["upload"].get<std::string>()), local->body, chunk);
                 }
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
                 if (verbose && p.contains("members") && p["members"].is_array()) states.update(p["members"], bar);
