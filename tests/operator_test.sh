@@ -107,6 +107,15 @@ run push "$op/other.bin" --to n1,n2
 [[ $rc -eq 0 ]] || fail "push of the operator's file to n1,n2: exit $rc: $err"
 for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/other.bin" || fail "$n's copy of other.bin"; done
 [[ ! -e $c/n0/dest/other.bin ]] || fail "n0, not a destination, landed other.bin"
+# The entry member cannot write its own copy (a file where the folder goes): the others
+# still get it through it, and it is named as failed.
+echo in-the-way > "$c/n0/dest/blocked"
+run push "$op/other.bin" --all --dest blocked
+[[ $rc -eq 1 ]] || fail "push with n0's copy blocked: exit $rc: $err"
+for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/blocked/other.bin" || fail "$n's copy with n0's blocked"; done
+grep -q "^hetcast push: n0 failed" <<< "$err" || fail "push with n0's copy blocked does not name n0: $err"
+rm "$c/n0/dest/blocked"
+
 # On a member (its config: a local daemon), the daemon reads the file, within its serve_roots;
 # the refusal says how to stream it instead, and --upload does.
 run push "$op/other.bin" --to n1 --dest m --config "$c/n0.yaml"

@@ -100,12 +100,12 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
 /// After an upload's job: this member's own copy lands once the whole upload is in and
 /// verified (an outcome of its own, from the operator). When no destination got the file
 /// the job is over (failed, cancelled) and so is the upload.
-void finish_upload(Upload& up, JobReport& r, bool self, const std::string& who, const std::string& here,
-                   std::chrono::steady_clock::time_point started) {
+void finish_upload(Upload& up, JobReport& r, bool self, const std::optional<std::string>& self_error,
+                   const std::string& who, const std::string& here, std::chrono::steady_clock::time_point started) {
     const bool delivered = std::any_of(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.ok; });
     if (!r.outcomes.empty() && !delivered) up.fail("the push ended without a delivery");
     if (!self) return;
-    const std::optional<std::string> why = up.finish();
+    const std::optional<std::string> why = self_error ? self_error : up.finish();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     r.outcomes.push_back({0, who, here, 0, secs, !why, why.value_or("")});
     r.achieved = std::max(r.achieved, why ? r.achieved : secs);
@@ -266,6 +266,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     // this member is the source and forwards each piece once it is in and verified.
     std::unique_ptr<Upload> up;
     std::uint64_t upload_piece = 0;
+    std::optional<std::string> self_error;  // this member, a destination, cannot take its copy
     if (upload) {
         UploadSpec u = upload_from_json(*upload_it);
         if (u.size > cfg.max_message) {
@@ -296,7 +297,17 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         upload_piece = u.piece;
         std::vector<net::Digest> pieces = u.pieces;
         const std::int64_t mtime = u.mtime;
-        up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::move(landing));
+        try {
+            up = std::make_unique<Upload>(*peer, u, who, cfg.stall_timeout, cfg.state_dir, landing);
+        } catch (const InputError&) {
+            throw;
+        } catch (const Error& e) {
+            // Its own copy cannot be written (a destination root it cannot use): this member
+            // still forwards to the others, and fails as a destination.
+            if (!landing) throw;
+            self_error = e.what();
+            up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::nullopt);
+        }
         input = JobInput(up->body(), name);
         input.pieces = std::move(pieces);
         input.preserve = preserve;
@@ -372,7 +383,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         r.bytes = static_cast<std::uint64_t>(size);
     }
     if (up) {
-        finish_upload(*up, r, self, who, cfg.name, started);
+        finish_upload(*up, r, self, self_error, who, cfg.name, started);
         if (const auto why = up->failure()) say(LogLevel::warn, "the upload of " + what + " failed: " + *why);
     }
     for (const auto& [name, why] : down) {
