@@ -65,9 +65,19 @@ _hetcast_config() {
 
 # The cluster file the config names (`cluster: PATH`, relative to the config's folder).
 _hetcast_cluster_file() {
-    local config cluster
+    local config cluster i
+    for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+        if [[ ${COMP_WORDS[i]} == --cluster ]]; then
+            cluster=${COMP_WORDS[i + 1]/#\~/$HOME}
+            [[ -r $cluster ]] && printf '%s\n' "$cluster"
+            return 0
+        fi
+    done
     config=$(_hetcast_config)
-    [[ -r $config ]] || return 0
+    if [[ ! -r $config ]]; then  # no daemon here: the operator's cluster file
+        [[ -n ${HETCAST_CLUSTER:-} && -r $HETCAST_CLUSTER ]] && printf '%s\n' "$HETCAST_CLUSTER"
+        return 0
+    fi
     cluster=$(sed -n 's/^cluster: *["'\'']\{0,1\}\([^"'\''#]*[^"'\''# ]\).*/\1/p' "$config" 2>/dev/null | head -n 1)
     [[ -n $cluster && $cluster != /* ]] && cluster=$(dirname -- "$config")/$cluster
     [[ -n $cluster && -r $cluster ]] && printf '%s\n' "$cluster"
@@ -99,7 +109,7 @@ _hetcast_members() {
     config=$(_hetcast_config)
     for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
         case ${COMP_WORDS[i]} in
-            -c | --config | -i | --identity | --from) args+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]/#\~/$HOME}") ;;
+            -c | --config | --cluster | -i | --identity | --from) args+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]/#\~/$HOME}") ;;
         esac
     done
     if [[ $_hetcast_members_key == "${args[*]}|$config" ]] && ((SECONDS - _hetcast_members_time < 30)); then

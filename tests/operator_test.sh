@@ -8,7 +8,8 @@
 #  - probe, then a push of a file that exists only in the operator's temporary folder
 #    (outside every serve_root): it is streamed by the CLI into the member it talks to,
 #    which forwards it as it arrives; every member's copy is byte for byte the file, with its
-#    mode (the entry member lands its own); to others only, nothing lands at the entry;
+#    mode (the entry member lands its own); to others only, nothing lands at the entry; a
+#    tree (push -r) and a file as one job, the same way;
 #  - an upload stopped half-way, by Ctrl-C and by the CLI's death (SIGKILL): no temporary
 #    left at the entry member (no .part file, no descriptor of an upload), nothing landed;
 #  - the first member down: the next one in the file answers.
@@ -106,16 +107,48 @@ run push "$op/other.bin" --to n1,n2
 [[ $rc -eq 0 ]] || fail "push of the operator's file to n1,n2: exit $rc: $err"
 for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/other.bin" || fail "$n's copy of other.bin"; done
 [[ ! -e $c/n0/dest/other.bin ]] || fail "n0, not a destination, landed other.bin"
-run push -r "$op" --all
-[[ $rc -eq 2 ]] || fail "push -r of the operator's folder: exit $rc: $err"
-one_line "push -r from the operator's disk"
-step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept; -r refused in one line"
+# The entry member cannot write its own copy (a file where the folder goes): the others
+# still get it through it, and it is named as failed.
+echo in-the-way > "$c/n0/dest/blocked"
+run push "$op/other.bin" --all --dest blocked
+[[ $rc -eq 1 ]] || fail "push with n0's copy blocked: exit $rc: $err"
+for n in n1 n2; do cmp -s "$op/other.bin" "$c/$n/dest/blocked/other.bin" || fail "$n's copy with n0's blocked"; done
+grep -q "^hetcast push: n0 failed" <<< "$err" || fail "push with n0's copy blocked does not name n0: $err"
+rm "$c/n0/dest/blocked"
+
+# On a member (its config: a local daemon), the daemon reads the file, within its serve_roots;
+# the refusal says how to stream it instead, and --upload does.
+run push "$op/other.bin" --to n1 --dest m --config "$c/n0.yaml"
+[[ $rc -eq 2 && $err == *serve_roots*--upload* ]] || fail "push outside serve_roots with a local daemon: exit $rc: $err"
+run push "$op/other.bin" --to n1 --dest m --config "$c/n0.yaml" --upload
+[[ $rc -eq 0 ]] && cmp -s "$op/other.bin" "$c/n1/dest/m/other.bin" || fail "push --upload with a local daemon: exit $rc: $err"
+step "a file only on the operator's disk pushed to every member (the entry lands its own) and to others only, verified, mode kept; with a local daemon: serve_roots, or --upload"
+
+# A directory tree and a loose file, one job: files, an empty directory, a symlink.
+mkdir -p "$op/tree/sub" "$op/tree/empty"
+head -c 300000 /dev/urandom > "$op/tree/sub/b.bin"
+echo hello > "$op/tree/a.txt"
+chmod 600 "$op/tree/a.txt"
+ln -s a.txt "$op/tree/link"
+run push -r "$op/tree" "$op/other.bin" --all --dest t
+[[ $rc -eq 0 ]] || fail "push -r of the operator's tree: exit $rc: $err"
+for n in n0 n1 n2; do
+    diff -r --no-dereference "$op/tree" "$c/$n/dest/t/tree" > /dev/null || fail "$n's copy of the tree differs"
+    cmp -s "$op/other.bin" "$c/$n/dest/t/other.bin" || fail "$n's t/other.bin"
+    [[ -d $c/$n/dest/t/tree/empty && $(readlink "$c/$n/dest/t/tree/link") == a.txt ]] || fail "$n: no empty directory or link"
+    [[ $(stat -c %a "$c/$n/dest/t/tree/a.txt") == 600 ]] || fail "$n: a.txt has mode $(stat -c %a "$c/$n/dest/t/tree/a.txt")"
+done
+run push -r "$op/tree" --to n1 --dest u
+[[ $rc -eq 0 && -f $c/n1/dest/u/tree/sub/b.bin && ! -e $c/n0/dest/u ]] || fail "push -r to n1 only: exit $rc: $err"
+[[ -z $(find "$c" -name '*.part' -o -name 'hetcast-upload*') ]] || fail "temporaries left: $(find "$c" -name '*.part' -o -name 'hetcast-upload*')"
+step "a tree and a file from the operator's disk (push -r), one job, landed alike on every member"
 
 # --- an upload stopped half-way ---------------------------------------------------------------
 # The upload is paced by --bwlimit like any sender of the push: 24 MiB at 2 MiB/s.
 head -c $((24 << 20)) /dev/urandom > "$op/big.bin"
 upload_fds() { find "/proc/${pid[n0]}/fd" -lname '*hetcast-upload*' 2>/dev/null | wc -l; }
-parts_growing() { [[ -n $(find "$c" -name '*.part' -size +0) ]]; }
+# n1 and n2 get bytes while the CLI still uploads: n0 forwards what is in (cut-through).
+parts_growing() { [[ -n $(find "$c/n1/dest" "$c/n2/dest" -name '*.part' -size +0) ]]; }
 # The entry member has the upload's nameless file and some of its bytes (the CLI is then known
 # by its connection, not only by the timeout).
 upload_open() {
@@ -136,6 +169,9 @@ nothing_left() { [[ $(upload_fds) -eq 0 && -z $(find "$c" -name '*.part') ]] && 
 "$hetcast" push "$op/big.bin" --all --bwlimit 2MiB/s --json > "$tmp/int.json" 2> "$tmp/int.err" &
 cli_pid=$!
 wait_for "the upload to n0 never got under way: $(cat "$tmp/int.err")" parts_growing
+kill -0 "$cli_pid" 2>/dev/null || fail "the CLI ended before n0 forwarded anything: $(cat "$tmp/int.err")"
+[[ $(find "$c/n0/dest" -name '*.part' -size -$((24 << 10))k | wc -l) -eq 1 ]] ||
+    fail "n0 has all of big.bin before it forwards any of it: $(ls -l "$c/n0/dest")"
 kill -INT "$cli_pid"
 rc=0
 wait "$cli_pid" || rc=$?
@@ -148,7 +184,7 @@ for n in n0 n1 n2; do [[ ! -e $c/$n/dest/big.bin ]] || fail "$n landed big.bin a
 cli_pid=$!
 wait_for "the upload to n0 (not a destination) never got under way: $(cat "$tmp/kill.err")" upload_open
 kill -KILL "$cli_pid"
-wait "$cli_pid" 2>/dev/null || true
+{ wait "$cli_pid"; } 2>/dev/null || true
 cli_pid=
 wait_for "after the CLI died: left behind: $(find "$c" -name '*.part') ($(upload_fds) upload descriptors)" nothing_left
 for n in n1 n2; do [[ ! -e $c/$n/dest/big.bin ]] || fail "$n landed big.bin after the CLI died"; done

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <optional>
@@ -353,13 +354,10 @@ int cmd_push(const std::vector<std::string>& args) {
     // a member's serve_roots with a local daemon (the same disk) or a member named by --from.
     const bool upload = pattern.empty() && !vm.count("remote") &&
                         (vm.count("upload") || (daemon.from.empty() && without_local_daemon(daemon)));
-    if (upload && (files.size() != 1 || recursive)) {
-        throw InputError("a push from this machine's disk takes one regular file (-r and several files are read at a "
-                         "member: --remote, under its serve_roots)");
-    }
     for (auto& f : files) {
         if (upload || (daemon.from.empty() && !vm.count("remote"))) {
-            // The local daemon reads the file; a missing one is this command's error, said here.
+            // This disk's file (an upload, or the local daemon reads it): a missing one is this
+            // command's error, said here.
             std::error_code ec;
             if (fs::is_directory(f, ec)) {
                 if (!recursive) throw InputError("'" + f + "' is a directory (use -r)");
@@ -387,12 +385,21 @@ int cmd_push(const std::vector<std::string>& args) {
             // forwards is one it has checked.
             std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
             if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
-            if (cut == 0) {
-                std::error_code ec;
-                cut = piece_for(static_cast<double>(fs::file_size(files[0], ec)));
-                if (cut == 0) throw InputError("'" + files[0] + "' is too large to push");
+            const auto cut_for = [cut](std::uint64_t size) { return cut != 0 ? cut : piece_for(static_cast<double>(size)); };
+            if (!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO)) {
+                std::fprintf(stderr, "hetcast push: reading %s for its SHA-256...", files.size() == 1 ? files[0].c_str() : "the files");
+                std::fflush(stderr);
             }
-            local = describe_local_file(files[0], cut);
+            if (files.size() == 1 && !recursive) {
+                std::error_code ec;
+                const std::uint64_t size = fs::file_size(files[0], ec);
+                if (cut_for(size) == 0) throw InputError("'" + files[0] + "' is too large to push");
+                local = describe_local_file(files[0], cut_for(size));
+            } else {
+                local = describe_local_tree(files, TreeOptions{recursive, vm.count("preserve-owner") != 0}, cut_for);
+            }
+            if (!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+            if (cancel.asked()) break;
         }
         states.reset();
         // "to": the node set's text ([] for --all), expanded by the daemon.
@@ -415,6 +422,7 @@ int cmd_push(const std::vector<std::string>& args) {
         }
         if (local) {
             req["upload"] = to_json(local->spec);
+            if (!local->tree.empty()) req["tree"] = tree_to_json(local->tree);
             if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
         }
         json answer;
@@ -422,7 +430,11 @@ int cmd_push(const std::vector<std::string>& args) {
         try {
             answer = client->call(req, [&](const json& p) {
                 if (local && p.contains("upload") && p["upload"].is_string()) {
-                    client->upload(std::stoull(p["upload"].get<std::string>()), local->body, std::size_t{1} << 20);
+                    // The entry member hears of the upload frame by frame and fails it after
+                    // stall_timeout without one: frames small enough for a slow uplink.
+                    std::size_t chunk = std::size_t{256} << 10;
+                    if (!bwlimit.empty()) chunk = std::clamp<std::size_t>(static_cast<std::size_t>(parse_rate(bwlimit) / 4), 16 << 10, chunk);
+                    client->upload(std::stoull(p["upload"].get<std::string>()), local->body, chunk);
                 }
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());
                 if (algo_list.size() > 1 && p.contains("everywhere")) {
@@ -448,7 +460,10 @@ int cmd_push(const std::vector<std::string>& args) {
         bar.done();
         if (!answer.contains("reports")) {
             // Refused before anything moved: the request's fault (2) or the daemon's (1).
-            const std::string why = answer.value("error", std::string("the daemon refused the push"));
+            std::string why = answer.value("error", std::string("the daemon refused the push"));
+            if (!local && pattern.empty() && why.find("(serve_roots: ") != std::string::npos) {
+                why += "; or stream it from this machine's disk: --upload";
+            }
             if (answer.value("input", false)) throw InputError(why);
             throw Error(why);
         }

@@ -100,12 +100,12 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
 /// After an upload's job: this member's own copy lands once the whole upload is in and
 /// verified (an outcome of its own, from the operator). When no destination got the file
 /// the job is over (failed, cancelled) and so is the upload.
-void finish_upload(Upload& up, JobReport& r, bool self, const std::string& who, const std::string& here,
-                   std::chrono::steady_clock::time_point started) {
+void finish_upload(Upload& up, JobReport& r, bool self, const std::optional<std::string>& self_error,
+                   const std::string& who, const std::string& here, std::chrono::steady_clock::time_point started) {
     const bool delivered = std::any_of(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.ok; });
     if (!r.outcomes.empty() && !delivered) up.fail("the push ended without a delivery");
     if (!self) return;
-    const std::optional<std::string> why = up.finish();
+    const std::optional<std::string> why = self_error ? self_error : up.finish();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     r.outcomes.push_back({0, who, here, 0, secs, !why, why.value_or("")});
     r.achieved = std::max(r.achieved, why ? r.achieved : secs);
@@ -359,26 +359,61 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     // this member is the source and forwards each piece once it is in and verified.
     std::unique_ptr<Upload> up;
     std::uint64_t upload_piece = 0;
+    std::optional<std::string> self_error;  // this member, a destination, cannot take its copy
     if (upload) {
-        if (files.size() != 1 || recursive) {
-            throw InputError("push: a push from the operator's disk takes one regular file (not -r or several files yet)");
-        }
         UploadSpec u = upload_from_json(*upload_it);
         if (u.size > cfg.max_message) {
-            throw InputError("push: '" + files[0] + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+            throw InputError("push: the upload's " + std::to_string(u.size) + " bytes are over the limit of " +
+                             std::to_string(cfg.max_message));
         }
-        const std::string name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        // Several files or -r: a bundle whose manifest comes with the request (checked as a
+        // receiver checks one from a plan).
+        const auto tree_it = req.find("tree");
+        std::vector<TreeEntry> entries;
+        if (tree_it != req.end()) entries = tree_from_json(*tree_it, u.size);
+        if (entries.empty() && (files.size() != 1 || recursive)) throw InputError("push: an upload of several files needs its 'tree'");
+        if (const std::size_t text = tree_it == req.end() ? 0 : tree_it->dump().size(); text > max_manifest_bytes) {
+            throw InputError("push: the list of " + std::to_string(entries.size()) + " entries takes " +
+                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
+                             " MiB one job carries: push the tree in parts");
+        }
+        std::string name;
+        if (entries.empty()) {
+            name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        } else {
+            name = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
+            while (name.size() > 1 && name.back() == '/') name.pop_back();
+            if (name != ".") (void)confine("/", name);
+        }
         std::optional<Upload::Landing> landing;
-        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask};
+        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
         upload_piece = u.piece;
         std::vector<net::Digest> pieces = u.pieces;
         const std::int64_t mtime = u.mtime;
-        up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::move(landing));
+        try {
+            up = std::make_unique<Upload>(*peer, u, who, cfg.stall_timeout, cfg.state_dir, landing);
+        } catch (const InputError&) {
+            throw;
+        } catch (const Error& e) {
+            // Its own copy cannot be written (a destination root it cannot use): this member
+            // still forwards to the others, and fails as a destination.
+            if (!landing) throw;
+            self_error = e.what();
+            up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::nullopt);
+        }
         input = JobInput(up->body(), name);
         input.pieces = std::move(pieces);
         input.preserve = preserve;
-        if (preserve) input.mtime = mtime;
-        what = files[0] + " from the disk of '" + who + "'";
+        if (entries.empty()) {
+            if (preserve) input.mtime = mtime;
+            what = files[0] + " from the disk of '" + who + "'";
+        } else {
+            const TreeCounts n = count_tree(entries);
+            input.tree = std::move(entries);
+            input.owner = owner;
+            what = std::to_string(n.files) + " files, " + std::to_string(n.dirs) + " directories, " +
+                   std::to_string(n.links) + " links from the disk of '" + who + "'";
+        }
         respond({{"progress", {{"file", 0}, {"upload", std::to_string(up->id())}}}});
     } else if (files.size() == 1 && !recursive) {
         const std::string& f = files[0];
@@ -444,7 +479,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         r.bytes = static_cast<std::uint64_t>(size);
     }
     if (up) {
-        finish_upload(*up, r, self, who, cfg.name, began);
+        finish_upload(*up, r, self, self_error, who, cfg.name, began);
         if (const auto why = up->failure()) say(LogLevel::warn, "the upload of " + what + " failed: " + *why);
     }
     for (const auto& [name, why] : down) {

@@ -128,6 +128,26 @@ LocalFile describe_local_file(const fs::path& file, std::uint64_t piece) {
     return out;
 }
 
+LocalFile describe_local_tree(const std::vector<std::string>& args, const TreeOptions& options,
+                              const std::function<std::uint64_t(std::uint64_t size)>& piece) {
+    auto body = std::make_shared<TreeBody>(build_tree(args, options), nullptr);
+    LocalFile out;
+    UploadSpec& u = out.spec;
+    u.size = body->size();
+    u.sha = body->sha256();
+    u.piece = piece(u.size);
+    if (u.piece == 0) throw InputError("the files add up to " + std::to_string(u.size) + " bytes: too large to push");
+    try {
+        u.pieces = piece_digests(*body, u.piece);
+    } catch (const Error& e) {
+        throw InputError(e.what());
+    }
+    u.mode = 0755;
+    out.tree = body->entries();
+    out.body = std::move(body);
+    return out;
+}
+
 struct Upload::Core {
     UploadSpec spec;
     std::string operator_name;
@@ -141,6 +161,7 @@ struct Upload::Core {
     std::condition_variable cv;
     const net::Connection* conn = nullptr;  // compared only, never used: the operator's connection
     std::uint64_t received = 0;
+    std::uint64_t flushed = 0;  // of the temporary file: written back up to here (started)
     bool ended = false;
     bool stopping = false;
     std::optional<std::string> failed;
@@ -162,6 +183,13 @@ struct Upload::Core {
             if (n <= 0) throw Error(std::string("writing the upload's temporary file: ") + std::strerror(errno));
             data = data.subspan(static_cast<std::size_t>(n));
             at += static_cast<std::uint64_t>(n);
+        }
+        // As FileSink does: dirty pages written back as they come, not all at once when
+        // the kernel throttles this (the I/O) thread.
+        constexpr std::uint64_t step = std::uint64_t{8} << 20;
+        if (at - flushed >= step) {
+            ::sync_file_range(*temp, static_cast<off_t>(flushed), static_cast<off_t>(at - flushed), SYNC_FILE_RANGE_WRITE);
+            flushed = at;
         }
     }
 
@@ -228,7 +256,7 @@ Upload::Upload(Peer& peer, UploadSpec spec, std::string operator_name, std::chro
     k.stall = stall;
     k.landing = std::move(landing);
     std::shared_ptr<const int> fd;
-    if (k.landing) {
+    if (k.landing && k.landing->tree.empty()) {
         k.sink = std::make_unique<FileSink>(confine(k.landing->root, k.landing->name), k.spec.size, k.landing->root);
         fd = k.sink->descriptor();
     } else {
@@ -282,8 +310,14 @@ std::optional<std::string> Upload::finish() {
         k.cv.wait(lock, [&] { return k.ended || k.failed.has_value(); });
         if (k.failed) return k.failed;
     }
-    if (!k.sink) return std::nullopt;
+    if (!k.landing) return std::nullopt;
     try {
+        if (!k.landing->tree.empty()) {
+            const auto failed = land_tree(k.landing->root, k.landing->name, k.landing->tree, *k.temp,
+                                          LandOptions{k.landing->preserve, k.landing->umask, k.landing->owner});
+            if (!failed.empty()) return land_failures_text(failed, k.landing->tree.size());
+            return std::nullopt;
+        }
         k.sink->verify(k.spec.sha);
         k.sink->set_mode(k.spec.mode, k.landing->preserve ? 0 : k.landing->umask);
         if (k.landing->preserve) k.sink->set_mtime(k.spec.mtime);

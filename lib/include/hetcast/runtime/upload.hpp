@@ -5,6 +5,7 @@
 /// and verified, while the rest is still arriving (cut-through from the upload on).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 
 #include "hetcast/net/digest.hpp"
 #include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/tree.hpp"
 
 namespace hetcast {
 
@@ -42,8 +44,13 @@ struct UploadSpec {
 struct LocalFile {
     UploadSpec spec;
     std::shared_ptr<const net::MessageBody> body;
+    std::vector<TreeEntry> tree;  ///< a bundle's manifest (describe_local_tree())
 };
 [[nodiscard]] LocalFile describe_local_file(const std::filesystem::path& file, std::uint64_t piece);
+/// Several files or directory trees (`push -r`, runtime/tree.hpp) as one bundle; `piece`
+/// is asked for once the bundle's size is known (0: refused as too large). Two reads.
+[[nodiscard]] LocalFile describe_local_tree(const std::vector<std::string>& args, const TreeOptions& options,
+                                            const std::function<std::uint64_t(std::uint64_t size)>& piece);
 
 /// The entry member's side: the bytes of upload `id()` from the operator's connection, each
 /// piece checked against its digest before anything reads it; body() is the message as its
@@ -57,9 +64,11 @@ class Upload {
 public:
     struct Landing {
         std::filesystem::path root;  ///< dest_root
-        std::string name;            ///< relative to it
+        std::string name;            ///< relative to it (a bundle: the directory it lands in)
         bool preserve = true;        ///< mode and mtime exactly; else mode less umask, landing time
         unsigned umask = 022;
+        std::vector<TreeEntry> tree;  ///< a bundle's manifest: landed from the temporary file at the end
+        bool owner = false;           ///< a bundle's owners applied (a daemon running as root)
     };
     Upload(Peer& peer, UploadSpec spec, std::string operator_name, std::chrono::milliseconds stall,
            const std::filesystem::path& temp_dir, std::optional<Landing> landing);
