@@ -309,6 +309,9 @@ int cmd_push(const std::vector<std::string>& args) {
                         "); the push ended on every member without landing anything more");
         }
         bar.done();
+        for (const auto& w : answer.value("warnings", json::array())) {
+            if (w.is_string()) std::cerr << "hetcast push: warning: " << w.get<std::string>() << '\n';
+        }
         if (!answer.contains("reports")) {
             // Refused before anything moved: a planning or input error.
             throw InputError(answer.value("error", std::string("the daemon refused the push")));

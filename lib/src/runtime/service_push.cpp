@@ -52,7 +52,7 @@ struct Destinations {
     bool everyone = false;  // --all: unreachable members are also listed as skipped
 };
 
-Destinations push_destinations(const json& req, const Network& net, NodeId root) {
+Destinations push_destinations(const json& req, const Network& net, NodeId root, const GroupWarning& warn) {
     const auto exclude = get_or<std::string>(req, "exclude", "");
     const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
@@ -60,7 +60,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
     auto& out = d.ids;
     if (to != req.end() && to->is_string()) {
         const std::string text = to->get<std::string>();
-        for (const NodeId v : select_members(net, text, exclude, groups)) {
+        for (const NodeId v : select_members(net, text, exclude, groups, warn)) {
             if (v != root) out.push_back(v);
         }
         if (out.empty()) {
@@ -78,7 +78,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root)
         }
     }
     if (!exclude.empty()) {
-        const auto left_out = select_members(net, exclude, {}, groups);
+        const auto left_out = select_members(net, exclude, {}, groups, warn);
         std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
         if (out.empty()) throw InputError("node set '" + exclude + "' excludes every destination");
     }
@@ -197,7 +197,11 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     const Algorithm& algo = find_algorithm(algo_name);
     const auto net = map_for_push(current_map(), bwlimit);
     const NodeId root = net->id(cfg.name);
-    const auto [wanted, everyone] = push_destinations(req, *net, root);
+    std::vector<std::string> warnings;
+    const auto [wanted, everyone] = push_destinations(req, *net, root, [&](const std::string& line) {
+        say(LogLevel::warn, "push: " + line);
+        warnings.push_back(line);
+    });
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
     // All asked at once, each given the connect timeout at least: a member that is only
@@ -226,6 +230,15 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         }
     }
     if (dests.empty()) throw Error(everyone ? "no other member answers" : "no destination answers");
+    // A member the last probe could not reach is not in the map: --all names it as skipped.
+    std::vector<std::string> unmapped;
+    if (everyone) {
+        for (const auto& m : current_members()) {
+            if (m.name == cfg.name || net->find(m.name)) continue;
+            say(LogLevel::warn, "leaving out '" + m.name + "': not in the map (probe again to include it)");
+            unmapped.push_back(m.name);
+        }
+    }
 
     // Everything is checked before the first byte moves. One file stays a plain message;
     // several files, or any -r, are one bundle (runtime/tree.hpp): one plan, one job.
@@ -291,6 +304,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
         r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
         r.failed_members.push_back({name, "unreachable: " + why});
     }
+    r.skipped.insert(r.skipped.end(), unmapped.begin(), unmapped.end());
     const bool ok = r.ok();
     json rj = to_json(r);
     if (tree.empty()) {
@@ -301,6 +315,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond) {
     }
     json reports = json::array({std::move(rj)});
     json out{{"ok", ok}, {"reports", reports}};
+    if (!warnings.empty()) out["warnings"] = warnings;
     if (!ok) out["error"] = "some destinations failed";
     return out;
 }
