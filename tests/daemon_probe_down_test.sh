@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A lab where one machine is off: three daemons on 127.0.0.1, one stopped. `hetcast probe`
 # measures the two that answer, exits 0 with one warning line naming the third, lists it in
-# its text and in --json (`unreachable`), and stores a map of the two on both; a push --all
-# then reaches the other one and names the stopped one as skipped. Back up, a probe takes
-# it in again.
+# its text and in --json (`unreachable`), and stores a map of the two on both; status says
+# the map lacks it; a push --all then reaches the other one and names the stopped one as
+# skipped. Back up, a probe takes it in again.
 #   usage: daemon_probe_down_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -44,7 +44,10 @@ assert [u["name"] for u in d["unreachable"]] == ["off"], d["unreachable"]
 assert d["unreachable"][0]["error"], "no reason"
 assert sorted(d["map"]["nodes"]) == ["a", "b"], d["map"]["nodes"]
 ' "$tmp/probe.json" || fail "probe --json: $(head -c 1500 "$tmp/probe.json")"
-step "the map of a and b is stored on both; --json lists 'off' in unreachable"
+"$hetcast" status --config "$c/a.yaml" > "$tmp/status.out" || true
+grep -q "^map: measured .*; not in it: off (probe again to include)" "$tmp/status.out" ||
+    fail "status does not say the map lacks 'off': $(cat "$tmp/status.out")"
+step "the map of a and b is stored on both; --json lists 'off' in unreachable; status says the map lacks it"
 
 head -c 100000 /dev/urandom > "$tmp/f.bin"
 "$hetcast" push "$tmp/f.bin" --config "$c/a.yaml" --all --json > "$tmp/push.json" 2> "$tmp/push.err" ||
@@ -67,5 +70,7 @@ d = json.load(open(sys.argv[1]))
 assert d["unreachable"] == [], d["unreachable"]
 assert len(d["map"]["nodes"]) == 3
 ' "$tmp/probe2.json" || fail "probe with all up: $(head -c 1500 "$tmp/probe2.json")"
+"$hetcast" status --config "$c/a.yaml" > "$tmp/status.out" || fail "status: $(cat "$tmp/status.out")"
+grep -q "not in it" "$tmp/status.out" && fail "status after the full probe: $(cat "$tmp/status.out")"
 step "'off' back up: the next probe measures all three"
 step "passed"

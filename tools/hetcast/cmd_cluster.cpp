@@ -178,6 +178,7 @@ int cmd_status(const std::vector<std::string>& args) {
         out["asked"] = {{"name", str(a, "name", "?")}, {"version", str(a, "version", "?")}};
         out["members"] = a.value("members", json::array());
         out["map_age"] = a.contains("map_age") && a["map_age"].is_number() ? a["map_age"] : json(nullptr);
+        out["unmapped"] = a.value("unmapped", json::array());
         std::cout << dump_json(out) << '\n';
         return 0;
     }
@@ -203,7 +204,11 @@ int cmd_status(const std::vector<std::string>& args) {
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {
-        std::cout << "map: measured " << human_age(age->get<double>()) << " ago\n";
+        std::cout << "map: measured " << human_age(age->get<double>()) << " ago";
+        std::string unmapped;
+        for (const auto& n : a.value("unmapped", json::array())) unmapped += (unmapped.empty() ? "" : ", ") + n.get<std::string>();
+        if (!unmapped.empty()) std::cout << "; not in it: " << unmapped << " (probe again to include)";
+        std::cout << '\n';
     } else {
         std::cout << "map: no map (run 'hetcast probe')\n";
     }

@@ -274,9 +274,14 @@ json Service::Impl::status(bool hellos) {
     }
     json out{{"ok", true}, {"name", cfg.name}, {"version", version()}, {"members", ms}, {"map_age", nullptr}};
     std::lock_guard lock(mu);
+    json unmapped = json::array();
     if (map) {
         out["map_age"] = std::chrono::duration<double>(fs::file_time_type::clock::now() - map_time).count();
+        for (const auto& m : members) {
+            if (!map->find(m.name)) unmapped.push_back(m.name);
+        }
     }
+    out["unmapped"] = unmapped;
     return out;
 }
 
