@@ -87,6 +87,10 @@ void start_logging(LogLevel level, bool journal, const std::filesystem::path& fi
     logger->flush_on(spdlog::level::trace);  // tail -f and tests see each line as it is written
 }
 
+void set_log_level(LogLevel level) {
+    if (logger) logger->set_level(to_spdlog(level));
+}
+
 void log_line(LogLevel level, const std::string& text) {
     if (!logger || !logger->should_log(to_spdlog(level))) return;
     std::string clean = text;

@@ -18,6 +18,9 @@ namespace hetcastd {
 /// `2026-11-23T15:00:00.123Z LEVEL text` (UTC). Throws when the file cannot be opened.
 void start_logging(hetcast::LogLevel level, bool journal, const std::filesystem::path& file);
 
+/// Changes the least level logged (SIGHUP). Thread safe.
+void set_log_level(hetcast::LogLevel level);
+
 /// One line; control characters (a peer's words may hold some) become spaces. Thread safe.
 void log_line(hetcast::LogLevel level, const std::string& text);
 

@@ -2,6 +2,7 @@
 // for SIGINT/SIGTERM. The logic lives in lib/ (hetcast/runtime/service.hpp).
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <exception>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include <boost/program_options.hpp>
+#include <systemd/sd-daemon.h>
 
 #include "build_version.hpp"
 #include "hetcast/error.hpp"
@@ -43,6 +45,14 @@ void parse_listen(const std::string& s, hetcast::DaemonConfig& cfg) {
     cfg.port = static_cast<std::uint16_t>(p);
 }
 
+const char* level_name(LogLevel l) {
+    constexpr const char* names[] = {"trace", "debug", "info", "warn", "error"};
+    return names[static_cast<int>(l)];
+}
+
+/// systemd's readiness protocol ($NOTIFY_SOCKET; nothing without it).
+void notify(const std::string& state) { (void)sd_notify(0, state.c_str()); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +76,21 @@ int main(int argc, char** argv) {
     const bool journal = hetcastd::stderr_is_journal();
     const char* failed = journal ? "<3>hetcastd: " : "hetcastd: ";
     hetcast::DaemonConfig cfg;
+    // The file, then the flags over it: at start and again on SIGHUP.
+    const auto read_config = [&](const std::optional<LogLevel>& level) {
+        hetcast::DaemonConfig c = hetcast::load_daemon_config(config);
+        if (level) c.log_level = *level;
+        if (!name.empty()) c.name = name;
+        if (!listen.empty()) parse_listen(listen, c);
+        if (!dest_root.empty()) c.dest_root = fs::absolute(dest_root);
+        if (!state_dir.empty()) c.state_dir = fs::absolute(state_dir);
+        if (!link_profile.empty()) c.link_profile = fs::absolute(link_profile);
+        if (!identity.empty()) c.identity_file = fs::absolute(identity);
+        if (!cluster.empty()) c.cluster_file = fs::absolute(cluster);
+        if (!join.empty()) c.seeds.insert(c.seeds.begin(), join);
+        return c;
+    };
+    std::optional<LogLevel> level;
     try {
         po::variables_map vm;
         po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
@@ -78,22 +103,12 @@ int main(int argc, char** argv) {
             std::cout << "hetcastd " << hetcast::build::version_line() << '\n';
             return 0;
         }
-        std::optional<LogLevel> level;
         if (vm.count("log-level") && !(level = hetcast::parse_log_level(log_level))) {
             throw hetcast::InputError("--log-level: expected one of " + std::string(hetcast::log_level_names) +
                                       ", got '" + log_level + "'");
         }
         if (config.empty()) throw hetcast::InputError("--config FILE is required (see --help)");
-        cfg = hetcast::load_daemon_config(config);
-        if (level) cfg.log_level = *level;
-        if (!name.empty()) cfg.name = name;
-        if (!listen.empty()) parse_listen(listen, cfg);
-        if (!dest_root.empty()) cfg.dest_root = fs::absolute(dest_root);
-        if (!state_dir.empty()) cfg.state_dir = fs::absolute(state_dir);
-        if (!link_profile.empty()) cfg.link_profile = fs::absolute(link_profile);
-        if (!identity.empty()) cfg.identity_file = fs::absolute(identity);
-        if (!cluster.empty()) cfg.cluster_file = fs::absolute(cluster);
-        if (!join.empty()) cfg.seeds.insert(cfg.seeds.begin(), join);
+        cfg = read_config(level);
     } catch (const po::error& e) {
         std::cerr << failed << e.what() << " (see --help)\n";
         return 2;
@@ -107,6 +122,7 @@ int main(int argc, char** argv) {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
 
@@ -137,10 +153,33 @@ int main(int argc, char** argv) {
     }
     log_line(LogLevel::info, "ready: '" + cfg.name + "' (hetcast " + hetcast::version() + ") on port " +
                          std::to_string(service->port()));
+    notify("READY=1\nSTATUS=serving on port " + std::to_string(service->port()) + "\nMAINPID=" + std::to_string(::getpid()));
 
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    while (sigwait(&stop_signals, &sig) == 0 && sig == SIGHUP) {
+        // Re-reads what can change while serving; a bad file changes nothing.
+        notify("RELOADING=1");
+        try {
+            const hetcast::DaemonConfig next = read_config(level);
+            if (next.log_level != cfg.log_level) {
+                // Said at whichever of the two levels shows an info line.
+                const std::string line = std::string("SIGHUP: log_level ") + level_name(cfg.log_level) + " -> " +
+                                         level_name(next.log_level);
+                if (next.log_level > cfg.log_level) log_line(LogLevel::info, line);
+                hetcastd::set_log_level(next.log_level);
+                if (next.log_level < cfg.log_level) log_line(LogLevel::info, line);
+            }
+            const auto changes = service->reload(next);
+            for (const auto& line : changes) log_line(LogLevel::info, "SIGHUP: " + line);
+            if (changes.empty() && next.log_level == cfg.log_level) log_line(LogLevel::info, "SIGHUP: nothing changed");
+            cfg.log_level = next.log_level;
+        } catch (const std::exception& e) {
+            log_line(LogLevel::error, std::string("SIGHUP: kept the running configuration: ") + e.what());
+        }
+        notify("READY=1");
+    }
     log_line(LogLevel::info, std::string("stopping on ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    notify("STOPPING=1");
     service->stop();
     service.reset();
     log_line(LogLevel::info, "stopped");

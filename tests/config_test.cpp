@@ -13,6 +13,7 @@
 #include "temp_dir.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "identity.hpp"
 
@@ -413,4 +414,36 @@ TEST_CASE("log: parse_log_level takes the five level names (and 'warning') and n
         CAPTURE(s);
         CHECK(parse_log_level(s).has_value() == (names.count(s) == 1));
     }
+}
+
+TEST_CASE("config: metrics is HOST:PORT, off by default") {
+    CHECK_FALSE(parse_daemon_config(minimal, "d.yaml", "/etc/hetcast").metrics.has_value());
+    const DaemonConfig c = parse_daemon_config(minimal + "metrics: 127.0.0.1:9464\n", "d.yaml", "/etc/hetcast");
+    REQUIRE(c.metrics.has_value());
+    CHECK(c.metrics->first == "127.0.0.1");
+    CHECK(c.metrics->second == 9464);
+    CHECK(daemon_error(minimal + "metrics: 9464\n").find("d.yaml:5:10: metrics: expected HOST:PORT") == 0);
+}
+
+TEST_CASE("config: of the cluster file and members.yaml the newer member list wins, the difference named") {
+    const std::vector<Member> file{{"a", "10.0.0.1", 7700}, {"b", "10.0.0.2", 7700}, {"c", "10.0.0.3", 7700}};
+    const std::vector<Member> stored{{"a", "10.0.0.1", 7700}, {"b", "10.0.0.9", 7700}, {"d", "10.0.0.4", 7700}};
+    const MemberListChoice edited = choose_member_list(file, stored, true);
+    CHECK(edited.from_cluster_file);
+    REQUIRE(edited.members.size() == 3);
+    CHECK(edited.members[2].name == "c");
+    CHECK(edited.added == std::vector<std::string>{"c"});
+    CHECK(edited.removed == std::vector<std::string>{"d"});
+    CHECK(edited.moved == std::vector<std::string>{"b"});
+    CHECK(describe_member_list_choice(edited, "cluster.yaml", "members.yaml") ==
+          "member list: cluster.yaml was edited after the last join or leave (members.yaml), and wins: added 'c'; "
+          "removed 'd'; new address for 'b'");
+    const MemberListChoice kept = choose_member_list(file, stored, false);
+    CHECK_FALSE(kept.from_cluster_file);
+    CHECK(kept.members[2].name == "d");
+    CHECK(kept.added == std::vector<std::string>{"d"});
+    CHECK(kept.removed == std::vector<std::string>{"c"});
+    CHECK(describe_member_list_choice(kept, "cluster.yaml", "members.yaml").find("wins over it: joined 'd'; left 'c'") !=
+          std::string::npos);
+    CHECK(describe_member_list_choice(choose_member_list(file, file, false), "c", "m").empty());
 }

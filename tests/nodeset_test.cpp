@@ -513,3 +513,24 @@ TEST_CASE("nodeset: the sort order is a strict order, numbers compared as number
         CHECK(std::stoi(plain[i - 1].substr(1)) < std::stoi(plain[i].substr(1)));
     }
 }
+
+TEST_CASE("nodeset: a group that names someone who is not a member keeps working for the others, with a warning") {
+    const Names members{"a", "b"};
+    std::vector<std::string> warned;
+    const auto warn = [&](const std::string& line) { warned.push_back(line); };
+    CHECK(select_names(members, "@odd", "", named_groups({{"odd", "b,c"}}), warn) == Names{"b"});
+    REQUIRE(warned.size() == 1);
+    CHECK(warned[0].find("group '@odd' names c, not a member: left out") == 0);
+    // Said once per group, and a name typed in the node set itself is still an error.
+    warned.clear();
+    CHECK(select_names(members, "@odd,@odd", "", named_groups({{"odd", "b,c"}}), warn) == Names{"b"});
+    CHECK(warned.size() == 1);
+    CHECK_THROWS_WITH_AS((void)select_names(members, "@odd,c", "", named_groups({{"odd", "b,c"}}), warn),
+                         doctest::Contains("c is not a member"), InputError);
+    // The map's members the same way: a member the last probe did not reach.
+    const Network net = Network::parametric({"a", "b"}, {{0, 1e-3}, {1e-3, 0}}, {{1e12, 1e8}, {1e8, 1e12}}, {{}, {}}, {{}, {}});
+    warned.clear();
+    CHECK(select_members(net, "@odd", "", {{"odd", "b,c"}}, warn) == std::vector<NodeId>{1});
+    CHECK(warned.size() == 1);
+    CHECK_THROWS_AS((void)select_members(net, "b,c", "", {}, warn), InputError);
+}

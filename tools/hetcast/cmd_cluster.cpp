@@ -183,6 +183,7 @@ int cmd_status(const std::vector<std::string>& args) {
         out["asked"] = {{"name", str(a, "name", "?")}, {"version", str(a, "version", "?")}};
         out["members"] = a.value("members", json::array());
         out["map_age"] = a.contains("map_age") && a["map_age"].is_number() ? a["map_age"] : json(nullptr);
+        out["unmapped"] = a.value("unmapped", json::array());
         std::cout << dump_json(out) << '\n';
         return all_up(out["members"]) ? exit_ok : exit_partial;
     }
@@ -208,7 +209,11 @@ int cmd_status(const std::vector<std::string>& args) {
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {
-        std::cout << "map: measured " << human_age(age->get<double>()) << " ago\n";
+        std::cout << "map: measured " << human_age(age->get<double>()) << " ago";
+        std::string unmapped;
+        for (const auto& n : a.value("unmapped", json::array())) unmapped += (unmapped.empty() ? "" : ", ") + n.get<std::string>();
+        if (!unmapped.empty()) std::cout << "; not in it: " << unmapped << " (probe again to include)";
+        std::cout << '\n';
     } else {
         std::cout << "map: no map (run 'hetcast probe')\n";
     }
@@ -283,6 +288,18 @@ int cmd_probe(const std::vector<std::string>& args) {
     }
     const Network net = parse_network(map, "the probed map");
     const json notes = a.value("notes", json::array());
+    // Members that did not answer are not in the map: a warning, not a failure (exit 0).
+    json unreachable = json::array();
+    for (const auto& u : a.value("unreachable", json::array())) {
+        unreachable.push_back({{"name", str(u, "name", "?")}, {"error", str(u, "error", "?")}});
+    }
+    if (!unreachable.empty()) {
+        std::string names;
+        for (const auto& u : unreachable) names += (names.empty() ? "" : ", ") + str(u, "name");
+        std::cerr << "hetcast probe: warning: " << unreachable.size() << " member" << (unreachable.size() == 1 ? "" : "s")
+                  << " did not answer and " << (unreachable.size() == 1 ? "is" : "are") << " not in the map: " << names
+                  << "; probe again once " << (unreachable.size() == 1 ? "it is" : "they are") << " up\n";
+    }
     if (vm.count("json")) {
         json out = json_document("probe");
         out["map"] = map_json(net, measured_at(map));
@@ -290,6 +307,7 @@ int cmd_probe(const std::vector<std::string>& args) {
             if (a.contains(key)) out[key] = a[key];
         }
         out["tolerance"] = tolerance;
+        out["unreachable"] = unreachable;
         std::cout << dump_json(out) << '\n';
         return 0;
     }
@@ -300,6 +318,10 @@ int cmd_probe(const std::vector<std::string>& args) {
               << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance << ":\n";
     print_subnets(std::cout, net);
     print_nics(std::cout, net);
+    if (!unreachable.empty()) {
+        std::cout << "not measured (did not answer):\n";
+        for (const auto& u : unreachable) std::cout << "  " << str(u, "name") << ": " << str(u, "error") << '\n';
+    }
     if (!notes.empty()) {
         std::cout << "notes:\n";
         for (const auto& note : notes) std::cout << "  " << (note.is_string() ? note.get<std::string>() : note.dump()) << '\n';
@@ -402,13 +424,23 @@ namespace hetcast::cli {
 int cmd_leave(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string name;
-    po::options_description opts("hetcast leave: remove members from the cluster (member list and map, on every daemon)\n\n"
-                                 "  hetcast leave NODESET [--config FILE] [--from NODE]   (a name, 'ws[05-07]', @group, ...)\n\noptions");
-    opts.add_options()("help,h", "show this help");
+    po::options_description opts(
+        "hetcast leave: remove members from the cluster (member list and map, on every daemon) and\n"
+        "revoke their identities: every daemon refuses their certificates from then on. To come back,\n"
+        "a member needs a new identity ('hetcast keys issue NAME --force', at least a minute after the\n"
+        "leave) and joins again ('hetcastd --join HOST:PORT' or seeds:); also take it out of the\n"
+        "cluster file, or that file's next edit brings it back in the member list.\n"
+        "Asks for confirmation on a terminal; scripts pass --yes.\n\n"
+        "  hetcast leave NODESET [--yes] [--config FILE] [--from NODE]   (a name, 'ws[05-07]', @group, ...)\n\noptions");
+    opts.add_options()("help,h", "show this help")("yes,y", "do not ask for confirmation (scripts)");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options_with(args, opts, "name", name, vm)) return 0;
     if (name.empty()) throw InputError("which member? (hetcast leave NODESET)");
+    const bool yes = vm.count("yes") != 0;
+    if (!yes && ::isatty(STDIN_FILENO) == 0) {
+        throw InputError("leave revokes identities: confirm with --yes when not on a terminal");
+    }
     const auto client = connect_daemon(d);
     // Every name is checked before any member leaves.
     const json a = checked(client->call({{"cmd", "status"}, {"hellos", false}}), "status");
@@ -419,6 +451,18 @@ int cmd_leave(const std::vector<std::string>& args) {
     const std::string self = str(a, "name");
     if (std::find(leaving.begin(), leaving.end(), self) != leaving.end()) {
         throw InputError("'" + self + "' coordinates this leave: ask another member (--from)");
+    }
+    if (!yes) {
+        std::string names;
+        for (const auto& n : leaving) names += (names.empty() ? "'" : ", '") + n + "'";
+        std::cerr << "remove " << names << " from the cluster and revoke " << (leaving.size() == 1 ? "its identity" : "their identities")
+                  << " (coming back takes a new one)? [y/N] " << std::flush;
+        std::string answer;
+        std::getline(std::cin, answer);
+        if (answer != "y" && answer != "Y" && answer != "yes") {
+            std::cerr << "nothing changed\n";
+            return 1;
+        }
     }
     for (const auto& n : leaving) {
         (void)checked(client->call({{"cmd", "leave"}, {"name", n}}), "leave");

@@ -458,6 +458,9 @@ int cmd_push(const std::vector<std::string>& args) {
                                            : "; if it runs, the push goes on: 'hetcast wait " + job + "' re-attaches"));
         }
         bar.done();
+        for (const auto& w : answer.value("warnings", json::array())) {
+            if (w.is_string()) std::cerr << "hetcast push: warning: " << w.get<std::string>() << '\n';
+        }
         if (!answer.contains("reports")) {
             // Refused before anything moved: the request's fault (2) or the daemon's (1).
             std::string why = answer.value("error", std::string("the daemon refused the push"));

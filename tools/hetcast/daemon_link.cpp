@@ -109,7 +109,8 @@ std::vector<std::string> select_nodes(const DaemonOptions& d, Client& daemon, co
         return map_groups(*map)(name);
     };
     const NodeGroups groups = (nodes + exclude).find('@') != std::string::npos ? cluster_groups(d) : NodeGroups{};
-    return select_names(members, nodes.empty() ? "@*" : nodes, exclude, named_groups(groups, map_groups_asked));
+    return select_names(members, nodes.empty() ? "@*" : nodes, exclude, named_groups(groups, map_groups_asked),
+                        [](const std::string& line) { std::cerr << "hetcast: warning: " << line << '\n'; });
 }
 
 namespace {

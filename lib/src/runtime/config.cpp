@@ -243,7 +243,7 @@ public:
         const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                              "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
                                              "stall_timeout", "down_after", "link_profile", "umask", "serve_roots",
-                                             "log_level", "job_timeout", "heartbeat", "history"});
+                                             "log_level", "job_timeout", "heartbeat", "history", "metrics"});
         DaemonConfig c;
         c.name = name(required(e, root, "name", "").value, "name");
         c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -255,6 +255,7 @@ public:
         if (const auto it = e.find("cluster"); it != e.end()) {
             c.cluster_file = path(it->second.value, "cluster", base);
         }
+        if (const auto it = e.find("metrics"); it != e.end()) c.metrics = address(it->second.value, "metrics", 0);
         if (const auto it = e.find("link_profile"); it != e.end()) {
             c.link_profile = path(it->second.value, "link_profile", base);
         }

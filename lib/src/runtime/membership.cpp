@@ -47,6 +47,60 @@ std::vector<net::Revocation> revocations_from_json(const json& j) {
     return out;
 }
 
+MemberListChoice choose_member_list(const std::vector<Member>& cluster_file, const std::vector<Member>& stored,
+                                    bool cluster_file_newer) {
+    MemberListChoice c;
+    c.from_cluster_file = cluster_file_newer;
+    const auto& win = cluster_file_newer ? cluster_file : stored;
+    const auto& other = cluster_file_newer ? stored : cluster_file;
+    c.members = win;
+    const auto find = [](const std::vector<Member>& ms, const std::string& name) {
+        return std::find_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; });
+    };
+    for (const auto& m : win) {
+        const auto o = find(other, m.name);
+        if (o == other.end()) {
+            c.added.push_back(m.name);
+        } else if (o->host != m.host || o->port != m.port) {
+            c.moved.push_back(m.name);
+        }
+    }
+    for (const auto& m : other) {
+        if (find(win, m.name) == win.end()) c.removed.push_back(m.name);
+    }
+    return c;
+}
+
+std::string describe_member_list_choice(const MemberListChoice& c, const std::string& cluster_file,
+                                        const std::string& stored_file) {
+    if (c.added.empty() && c.removed.empty() && c.moved.empty()) return {};
+    const auto list = [](const std::vector<std::string>& names) {
+        std::string out;
+        for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+        return out;
+    };
+    std::string line, body;
+    const auto part = [&](const char* what, const std::vector<std::string>& names) {
+        if (!names.empty()) body += std::string(body.empty() ? "" : "; ") + what + " " + list(names);
+    };
+    if (c.from_cluster_file) {
+        line = "member list: " + cluster_file + " was edited after the last join or leave (" + stored_file +
+               "), and wins: ";
+        part("added", c.added);
+        part("removed", c.removed);
+        part("new address for", c.moved);
+        line += body;
+    } else {
+        line = "member list: " + stored_file + " (joins and leaves since " + cluster_file +
+               " was last edited) wins over it: ";
+        part("joined", c.added);
+        part("left", c.removed);
+        part("new address for", c.moved);
+        line += body + " (edit the cluster file to match; an edit makes it win at the next start or SIGHUP)";
+    }
+    return line;
+}
+
 json samples_to_json(const std::vector<PingSample>& samples) {
     json a = json::array();
     for (const auto& s : samples) a.push_back({s.size, s.sent, s.peer_time, s.received});

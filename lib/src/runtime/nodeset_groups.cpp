@@ -153,12 +153,35 @@ GroupResolver unresolved_map_groups() {
     };
 }
 
-std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
-                                      std::string_view exclude, const GroupResolver& groups) {
-    const GroupResolver with_all = [&](const std::string& name) {
-        return name == "*" ? members : groups ? groups(name) : throw InputError("no group '@" + name + "'");
+namespace {
+
+/// `groups`, less the names that are not members (`known`), each group said once to `warn`.
+GroupResolver members_of_groups(GroupResolver groups, std::function<bool(const std::string&)> known,
+                                const GroupWarning& warn) {
+    auto told = std::make_shared<std::set<std::string>>();
+    return [groups = std::move(groups), known = std::move(known), &warn, told](const std::string& group) {
+        std::vector<std::string> names = groups(group);
+        std::vector<std::string> gone;
+        std::erase_if(names, [&](const std::string& n) { return !known(n) && (gone.push_back(n), true); });
+        if (!gone.empty() && told->insert(group).second && warn) {
+            warn("group '@" + group + "' names " + fold_nodeset(gone) + (gone.size() == 1 ? ", not a member" : ", not members") +
+                 ": left out (the group's other members still count; edit the cluster file)");
+        }
+        return names;
     };
+}
+
+}  // namespace
+
+std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
+                                      std::string_view exclude, const GroupResolver& groups, const GroupWarning& warn) {
     const NameSet known(members.begin(), members.end());
+    const GroupResolver member_groups = members_of_groups(
+        [&](const std::string& name) { return groups ? groups(name) : throw InputError("no group '@" + name + "'"); },
+        [&known](const std::string& n) { return known.contains(n); }, warn);
+    const GroupResolver with_all = [&](const std::string& name) {
+        return name == "*" ? members : member_groups(name);
+    };
     const auto members_only = [&](std::string_view text) {
         const auto names = expand_nodeset(text, with_all);
         std::vector<std::string> unknown;
@@ -184,8 +207,9 @@ std::vector<std::string> select_names(const std::vector<std::string>& members, s
 }
 
 std::vector<NodeId> select_members(const Network& net, std::string_view to, std::string_view exclude,
-                                   const NodeGroups& named) {
-    const GroupResolver groups = named.empty() ? map_groups(net) : named_groups(named, map_groups(net));
+                                   const NodeGroups& named, const GroupWarning& warn) {
+    const GroupResolver groups = members_of_groups(named.empty() ? map_groups(net) : named_groups(named, map_groups(net)),
+                                                   [&net](const std::string& n) { return net.find(n).has_value(); }, warn);
     const auto members_only = [&net](std::string_view text, const std::vector<std::string>& names) {
         std::vector<std::string> unknown;
         for (const auto& n : names) {

@@ -181,6 +181,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
 // --- frames ----------------------------------------------------------------------
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
     hear(c->peer());
+    if (f.header.type == FrameType::data) stats.bytes_received.fetch_add(f.payload.size(), std::memory_order_relaxed);
     try {
         if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && route_stream(c, f)) return;
         switch (f.header.type) {
@@ -324,6 +325,8 @@ Peer::Peer(PeerConfig config) : impl_(std::make_unique<Impl>(std::move(config)))
 
 Peer::~Peer() { stop(); }
 
+const PeerStats& Peer::stats() const { return impl_->stats; }
+
 void Peer::start() {
     Impl& d = *impl_;
     net::TransportConfig tc;
@@ -336,8 +339,14 @@ void Peer::start() {
     tc.stall = d.cfg.stall_timeout;
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
-    cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) { d.on_close(c, why); };
-    cb.on_open = [&d](const ConnectionPtr& c) { d.on_open(c); };
+    cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) {
+        ++d.stats.connections_closed;
+        d.on_close(c, why);
+    };
+    cb.on_open = [&d](const ConnectionPtr& c) {
+        ++d.stats.connections_opened;
+        d.on_open(c);
+    };
     cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
     cb.log = [&d](LogLevel level, const std::string& line) { d.log(level, line); };
     d.transport = net::make_tcp_transport(tc, cb);

@@ -225,6 +225,7 @@ struct Coord {
 
 struct Peer::Impl {
     PeerConfig cfg;
+    PeerStats stats;
     std::unique_ptr<net::Transport> transport;
     std::optional<NodeId> profile_self;
     mutable std::mutex host_mu;

@@ -466,6 +466,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                         body = suffix_of(std::move(body), it->second);
                     }
                 }
+                body = counted(std::move(body), stats, msg.source != cfg.name);
                 if (job->pace) body = detail::paced(std::move(body), job->pace);
                 emulate_send(t.peer, static_cast<double>(msg.size));
                 ConnectionPtr c = lane_to(*job, t.peer);

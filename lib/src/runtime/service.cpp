@@ -1,6 +1,6 @@
-// The daemon's life (construction, start, stop), answering requests, and the member
-// list: joins, leaves and telling the others. Measuring (service_probe.cpp) and pushing
-// (service_push.cpp) are elsewhere; service_impl.hpp holds what they share.
+// The daemon's life (construction, start, stop) and answering requests. The member list
+// (service_members.cpp), measuring (service_probe.cpp), pushing (service_push.cpp) and
+// metrics (service_metrics.cpp) are elsewhere; service_impl.hpp holds what they share.
 #include "hetcast/runtime/service.hpp"
 
 #include <fcntl.h>
@@ -116,184 +116,6 @@ StateDirLock::~StateDirLock() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked) {
-    const auto known = peer->revoked();
-    std::vector<net::Revocation> checked;
-    for (const auto& r : revoked) {
-        if (std::find(known.begin(), known.end(), r) != known.end()) continue;
-        try {
-            check_revocation(r, peer->identity().ca_pem);
-            checked.push_back(r);
-        } catch (const InputError& e) {
-            say(LogLevel::warn, std::string("ignored a revocation: ") + e.what());
-        }
-    }
-    if (checked.empty()) return;
-    peer->revoke(checked);
-    save_revoked(revoked_file(), peer->revoked());
-}
-
-void Service::Impl::set_members(std::vector<Member> ms) {
-    save_cluster(members_file(), ms);
-    peer->set_members(ms);
-    std::lock_guard lock(mu);
-    members = std::move(ms);
-}
-
-/// Tells every other member the new member list and map; who could not be told.
-std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms, const std::string* map_text) {
-    std::vector<std::string> missed;
-    for (const auto& m : ms) {
-        if (m.name == cfg.name) continue;
-        try {
-            json a = peer->call(m.name,
-                                {{"cmd", "set_members"},
-                                 {"members", members_to_json(ms)},
-                                 {"revoked", revocations_to_json(peer->revoked())}},
-                                call_timeout);
-            if (a.value("ok", false) && map_text) {
-                a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
-            }
-            if (!a.value("ok", false)) missed.push_back(m.name);
-        } catch (const std::exception& e) {
-            say(LogLevel::warn, "could not update '" + m.name + "': " + e.what());
-            missed.push_back(m.name);
-        }
-    }
-    return missed;
-}
-
-/// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
-/// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
-Network Service::Impl::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
-                             const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
-                             const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
-    std::vector<Overhead> send(n), recv(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto oi = old.find(names[i]);
-        if (oi) {
-            send[i] = old.send_overheads()[*oi];
-            recv[i] = old.recv_overheads()[*oi];
-        } else if (i < new_overheads.size()) {
-            std::tie(send[i], recv[i]) = new_overheads[i];
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-            if (i == j) continue;
-            const auto oj = old.find(names[j]);
-            if (oi && oj) {
-                lat[i][j] = old.latency()[*oi][*oj];
-                bw[i][j] = old.bandwidth()[*oi][*oj];
-            } else {
-                std::tie(lat[i][j], bw[i][j]) = fill(i, j);
-            }
-        }
-    }
-    Network net = Network::parametric(names, lat, bw, send, recv);
-    net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
-    return net;
-}
-
-/// A new member at the door: it joins the member list, is measured against every
-/// member, and the map gains its row and column (ECO 4.1 re-run); everyone is told.
-json Service::Impl::join(const json& req) {
-    const Member joiner{get_or<std::string>(req, "name", ""), get_or<std::string>(req, "host", ""),
-                        get_or<std::uint16_t>(req, "port", 0)};
-    if (joiner.name.empty() || joiner.host.empty() || joiner.port == 0) throw InputError("join: name, host, port");
-    std::vector<Member> ms = current_members();
-    ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == joiner.name; }), ms.end());
-    if (std::none_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; })) {
-        ms.insert(ms.begin(), Member{cfg.name, cfg.host, port()});
-    }
-    ms.push_back(joiner);
-    set_members(ms);
-    say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
-    (void)distribute(ms, nullptr);  // the others must know its address to measure it
-    std::vector<std::string> names;
-    for (const auto& m : ms) names.push_back(m.name);
-    const std::size_t k = names.size() - 1;
-    const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
-                        {"reps", get_or<int>(req, "reps", 5)}};
-    std::vector<LinkFit> fits(k);
-    for (std::size_t i = 0; i < k; ++i) {
-        json r = ping_req;
-        r["target"] = joiner.name;
-        fits[i] = fit_link(measure(names[i], joiner.name, r));
-    }
-    std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
-    const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
-    const auto so = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
-    const auto ro = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
-    if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
-    const auto old = current_map();
-    const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
-    const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
-        const LinkFit& f = fits[i == k ? j : i];
-        return std::pair{f.latency, f.bandwidth};
-    }, overheads);
-    const std::string text = format_network(net, utc_now());
-    set_map(text);
-    const auto missed = distribute(ms, &text);
-    return {{"ok", true},
-            {"members", members_to_json(ms)},
-            {"revoked", revocations_to_json(peer->revoked())},
-            {"map", text},
-            {"not_updated", missed}};
-}
-
-json Service::Impl::leave(const json& req) {
-    const std::string name = get_or<std::string>(req, "name", "");
-    std::vector<Member> ms = current_members();
-    const auto before = ms.size();
-    ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
-    if (ms.size() == before) throw InputError("'" + name + "' is not a member");
-    if (name == cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
-    // Its identity is refused from now on, here and (with the member list) everywhere:
-    // certificates for it issued up to the operator's order no longer connect. The order
-    // goes with the revocation, so that every member can check it.
-    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
-                                   static_cast<std::int64_t>(std::time(nullptr)))});
-    set_members(ms);
-    std::optional<std::string> text;
-    if (const auto old = current_map(); old && old->find(name)) {
-        std::vector<std::string> names;
-        for (const auto& m : ms) {
-            if (old->find(m.name)) names.push_back(m.name);
-        }
-        text = format_network(remap(*old, names, cfg.tolerance, {}, {}), utc_now());
-        set_map(*text);
-    }
-    const auto missed = distribute(ms, text ? &*text : nullptr);
-    say(LogLevel::info, "'" + name + "' left the cluster");
-    return {{"ok", missed.empty()}, {"not_updated", missed},
-            {"error", missed.empty() ? "" : "some members could not be told"}};
-}
-
-/// Joins through the first seed that answers; the member list and map come back.
-void Service::Impl::join_through_seeds() {
-    std::string why;
-    for (const auto& seed : cfg.seeds) {
-        const auto colon = seed.rfind(':');
-        const std::string host = seed.substr(0, colon);
-        const auto seed_port = static_cast<std::uint16_t>(std::stoul(seed.substr(colon + 1)));
-        try {
-            const json req{{"cmd", "join"}, {"name", cfg.name}, {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host},
-                           {"port", port()}};
-            const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
-            if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
-            set_members(members_from_json(a.at("members")));
-            if (a.contains("revoked")) add_revocations(revocations_from_json(a["revoked"]));
-            set_map(a.at("map").get<std::string>());
-            say(LogLevel::info, "joined the cluster through '" + seed_name + "' (" + seed + ")");
-            return;
-        } catch (const std::exception& e) {
-            why = seed + ": " + e.what();
-        }
-    }
-    throw Error("cannot join through any seed (" + why + ")");
-}
-
 void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const Peer::Responder& respond) {
     const std::string cmd = get_or<std::string>(req, "cmd", "");
     const bool op = from.role == net::Role::operator_;
@@ -321,10 +143,14 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "push") {
             if (!op) return needs_operator();
             json answer;
-            {
+            try {
                 const Heartbeat beats(respond, cfg.heartbeat);
                 answer = push(req, respond, from.name);
+            } catch (const std::exception&) {
+                ++pushes_refused;
+                throw;
             }
+            count_push(answer);
             return respond(answer);
         }
         if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
@@ -469,9 +295,14 @@ json Service::Impl::status(bool hellos) {
     }
     json out{{"ok", true}, {"name", cfg.name}, {"version", version()}, {"members", ms}, {"map_age", nullptr}};
     std::lock_guard lock(mu);
+    json unmapped = json::array();
     if (map) {
         out["map_age"] = std::chrono::duration<double>(fs::file_time_type::clock::now() - map_time).count();
+        for (const auto& m : members) {
+            if (!map->find(m.name)) unmapped.push_back(m.name);
+        }
     }
+    out["unmapped"] = unmapped;
     return out;
 }
 
@@ -522,11 +353,6 @@ Service::Service(DaemonConfig config, LogFn log)
                             ("." + d.cfg.link_profile->stem().string() + ".link-state");
         }
     }
-    if (fs::exists(d.members_file())) {
-        d.members = load_cluster(d.members_file());
-    } else if (d.cfg.cluster_file) {
-        d.members = load_cluster(*d.cfg.cluster_file);
-    }
     if (fs::exists(d.map_file())) {
         d.map = load_network(d.map_file());
         d.map_time = fs::last_write_time(d.map_file());
@@ -536,6 +362,7 @@ Service::Service(DaemonConfig config, LogFn log)
     // files in flight (remove_leftovers below).
     d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
     d.history = std::make_unique<JobHistory>(d.cfg.state_dir / "history.json", d.cfg.history, d.log);
+    d.members = d.read_member_list();
     fs::create_directories(d.cfg.dest_root);
     fs::create_directories(pc.spool);
     if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(LogLevel::warn, l); });
@@ -569,12 +396,22 @@ void Service::start() {
         if (what.find(where) != std::string::npos) throw;
         throw Error("cannot listen on " + where + ": " + what);
     }
-    if (!impl_->cfg.seeds.empty()) impl_->join_through_seeds();
+    impl_->start_metrics();
+    if (!impl_->cfg.seeds.empty()) impl_->seeder = std::thread([this] { impl_->keep_joining(); });
     impl_->say(LogLevel::info, "listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
                impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));
 }
 
-void Service::stop() { impl_->peer->stop(); }
+void Service::stop() {
+    {
+        std::lock_guard lock(impl_->seed_mu);
+        impl_->seed_stop = true;
+    }
+    impl_->seed_cv.notify_all();
+    if (impl_->metrics) impl_->metrics->stop();
+    impl_->peer->stop();  // a join in flight fails at once
+    if (impl_->seeder.joinable()) impl_->seeder.join();
+}
 
 std::uint16_t Service::port() const { return impl_->peer->port(); }
 

@@ -19,12 +19,14 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/probe.hpp"
 #include "hetcast/model/network.hpp"
+#include "hetcast/net/text_endpoint.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/history.hpp"
 #include "hetcast/runtime/measure.hpp"
@@ -148,6 +150,8 @@ struct Service::Impl {
     }
 
     // service.cpp: the member list, answering requests, the stored map
+    /// The cluster file's member list or members.yaml's, whichever is newer; a difference is logged.
+    std::vector<Member> read_member_list();
     void set_members(std::vector<Member> ms);
     std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text);
     Network remap(const Network& old, const std::vector<std::string>& names, double tolerance,
@@ -155,7 +159,14 @@ struct Service::Impl {
                   const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
     nlohmann::json join(const nlohmann::json& req);
     nlohmann::json leave(const nlohmann::json& req);
-    void join_through_seeds();
+    /// Empty when joined through a seed, else why the last one failed.
+    std::string join_through_seeds();
+    /// Runs on `seeder`: join_through_seeds until it works or the service stops, backing off.
+    void keep_joining();
+    std::thread seeder;
+    std::mutex seed_mu;
+    std::condition_variable seed_cv;
+    bool seed_stop = false;
     void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
     /// Adds revocations (a leave here or told by another member) and keeps them. Each new
     /// one must come from an operator's leave order (check_revocation); one that does not
@@ -181,6 +192,18 @@ struct Service::Impl {
     Matrix ping_latency(const std::vector<std::string>& names, int reps, nlohmann::json& offsets,
                         const Peer::Responder& respond);
     nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
+    /// Of `all`, the members that answer a hello (this one always), and the others with why.
+    std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> answering_members(
+        const std::vector<Member>& all);
+
+    // service_metrics.cpp: the Prometheus endpoint
+    std::atomic<std::uint64_t> pushes_ok{0}, pushes_failed{0}, pushes_cancelled{0}, pushes_refused{0};
+    /// Counts a push's final answer (or, without reports, a refusal) by its outcome.
+    void count_push(const nlohmann::json& answer);
+    std::string metrics_text() const;
+    /// Starts the endpoint when `metrics:` is set. Throws hetcast::Error when it cannot bind.
+    void start_metrics();
+    std::unique_ptr<net::TextEndpoint> metrics;
 
     // service_push.cpp: pushes
     /// `label` names what moves in the progress frames (a file; a bundle: the file in flight).

@@ -7,6 +7,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -164,12 +165,25 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
         throw InputError("probe: seconds must be between 0.05 and " +
                          std::to_string(static_cast<int>(Peer::max_goodput_seconds)));
     }
-    const std::vector<Member> members = current_members();
-    if (members.size() < 2) throw InputError("probe: the cluster has fewer than two members");
+    const std::vector<Member> all = current_members();
+    if (all.size() < 2) throw InputError("probe: the cluster has fewer than two members");
     const auto t0 = std::chrono::steady_clock::now();
+    // A lab always has a machine off: the map covers the members that answer, and says
+    // which did not. Asked at once, each given the connect timeout at least (as a push does).
+    const auto [members, unreachable] = answering_members(all);
+    if (members.size() < 2) {
+        std::string who;
+        for (const auto& [name, why] : unreachable) who += (who.empty() ? "" : "; ") + name + ": " + why;
+        throw Error("probe: no other member answers (" + who + ")");
+    }
     const std::size_t n = members.size();
     std::vector<std::string> names;
     for (const auto& m : members) names.push_back(m.name);
+    json down = json::array();
+    for (const auto& [name, why] : unreachable) {
+        say(LogLevel::warn, "probe: leaving out '" + name + "': " + why);
+        down.push_back({{"name", name}, {"error", why}});
+    }
     json offsets;
     const Matrix lat = ping_latency(names, reps, offsets, respond);
     o.names = names;
@@ -219,7 +233,35 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
             {"measured_seconds", r.measured_seconds},
             {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
             {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
-            {"not_updated", not_updated}};
+            {"not_updated", not_updated},
+            {"unreachable", down}};
+}
+
+std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> Service::Impl::answering_members(
+    const std::vector<Member>& all) {
+    const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
+    std::vector<std::future<std::string>> answers;
+    for (const auto& m : all) {
+        answers.push_back(std::async(std::launch::async, [this, name = m.name, patience]() -> std::string {
+            if (name == cfg.name) return {};
+            try {
+                (void)peer->call(name, {{"cmd", "hello"}}, patience);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        }));
+    }
+    std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> out;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        std::string why = answers[i].get();
+        if (why.empty()) {
+            out.first.push_back(all[i]);
+        } else {
+            out.second.emplace_back(all[i].name, std::move(why));
+        }
+    }
+    return out;
 }
 
 }  // namespace hetcast

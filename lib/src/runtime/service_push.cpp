@@ -55,7 +55,7 @@ struct Destinations {
 };
 
 /// `upload`: the files come from the operator, so the pushing member may be a destination.
-Destinations push_destinations(const json& req, const Network& net, NodeId root, bool upload) {
+Destinations push_destinations(const json& req, const Network& net, NodeId root, bool upload, const GroupWarning& warn) {
     const auto exclude = get_or<std::string>(req, "exclude", "");
     const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
@@ -63,7 +63,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
     auto& out = d.ids;
     if (to != req.end() && to->is_string()) {
         const std::string text = to->get<std::string>();
-        for (const NodeId v : select_members(net, text, exclude, groups)) {
+        for (const NodeId v : select_members(net, text, exclude, groups, warn)) {
             if (v != root) out.push_back(v);
             d.self = d.self || (upload && v == root);
         }
@@ -89,7 +89,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
         }
     }
     if (!exclude.empty()) {
-        const auto left_out = select_members(net, exclude, {}, groups);
+        const auto left_out = select_members(net, exclude, {}, groups, warn);
         std::erase_if(out, [&](NodeId v) { return std::find(left_out.begin(), left_out.end(), v) != left_out.end(); });
         if (std::find(left_out.begin(), left_out.end(), root) != left_out.end()) d.self = false;
         if (out.empty() && !d.self) throw InputError("node set '" + exclude + "' excludes every destination");
@@ -311,7 +311,11 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const NodeId root = net->id(cfg.name);
     const auto upload_it = req.find("upload");
     const bool upload = upload_it != req.end();
-    const auto [wanted, everyone, self] = push_destinations(req, *net, root, upload);
+    std::vector<std::string> warnings;
+    const auto [wanted, everyone, self] = push_destinations(req, *net, root, upload, [&](const std::string& line) {
+        say(LogLevel::warn, "push: " + line);
+        warnings.push_back(line);
+    });
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
     // All asked at once, each given the connect timeout at least: a member that is only
@@ -346,6 +350,15 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         say(LogLevel::info, "push by '" + who + "' of " + std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
             ": " + why);
         return {{"ok", false}, {"error", why}, {"reports", json::array({std::move(rj)})}};
+    }
+    // A member the last probe could not reach is not in the map: --all names it as skipped.
+    std::vector<std::string> unmapped;
+    if (everyone) {
+        for (const auto& m : current_members()) {
+            if (m.name == cfg.name || net->find(m.name)) continue;
+            say(LogLevel::warn, "leaving out '" + m.name + "': not in the map (probe again to include it)");
+            unmapped.push_back(m.name);
+        }
     }
 
     // Everything is checked before the first byte moves. One file stays a plain message;
@@ -487,6 +500,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
         r.failed_members.push_back({name, "unreachable: " + why});
     }
+    r.skipped.insert(r.skipped.end(), unmapped.begin(), unmapped.end());
     const bool ok = r.ok();
     json rj = to_json(r);
     if (tree.empty()) {
@@ -497,6 +511,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     }
     json reports = json::array({std::move(rj)});
     json out{{"ok", ok}, {"reports", reports}};
+    if (!warnings.empty()) out["warnings"] = warnings;
     if (!ok) out["error"] = "some destinations failed";
     finish_push(r, out, who, what, started);
     return out;

@@ -47,6 +47,8 @@ struct DaemonConfig {
     std::size_t history = 100;
     std::optional<std::filesystem::path> link_profile;   ///< emulation profile (network file)
     LogLevel log_level = LogLevel::info;    ///< the least a line must matter to be logged
+    /// HOST:PORT of the Prometheus text endpoint (GET /metrics); off when absent.
+    std::optional<std::pair<std::string, std::uint16_t>> metrics;
 };
 
 /// Parses a daemon config. Relative paths are taken relative to `base_dir` (the config

@@ -81,16 +81,24 @@ using NodeGroups = std::map<std::string, std::string>;
 /// other group is unknown. For checking node sets and groups before the map is at hand.
 [[nodiscard]] GroupResolver unresolved_map_groups();
 
+/// Told once per group that names someone who is not a member (one who left, one the map
+/// lacks): that name is left out and the group's other members still count.
+using GroupWarning = std::function<void(const std::string& line)>;
+
 /// The names of `members` that node set `to` names, less those `exclude` names (empty:
 /// none), in `members`' order; `@*` is every member. Throws InputError naming the names
-/// that are not members (folded).
+/// that are not members (folded) when the node set names them itself; a group's are left
+/// out, with a line to `warn`.
 [[nodiscard]] std::vector<std::string> select_names(const std::vector<std::string>& members, std::string_view to,
-                                                    std::string_view exclude, const GroupResolver& groups);
+                                                    std::string_view exclude, const GroupResolver& groups,
+                                                    const GroupWarning& warn = {});
 
 /// The members of `net` that node set `to` names, less those `exclude` names (empty: none),
 /// in the map's order. Groups: `groups`, then map_groups. Throws InputError naming the
-/// names that are not members of the map (folded), for `to` and `exclude` alike.
+/// names that are not members of the map (folded), for `to` and `exclude` alike, when the
+/// node set names them itself; a group's are left out, with a line to `warn`.
 [[nodiscard]] std::vector<NodeId> select_members(const Network& net, std::string_view to,
-                                                 std::string_view exclude = {}, const NodeGroups& groups = {});
+                                                 std::string_view exclude = {}, const NodeGroups& groups = {},
+                                                 const GroupWarning& warn = {});
 
 }  // namespace hetcast

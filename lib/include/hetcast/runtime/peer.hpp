@@ -25,6 +25,7 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/report.hpp"
+#include "hetcast/runtime/stats.hpp"
 #include "hetcast/runtime/tree.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
@@ -230,6 +231,8 @@ public:
     bool cancel(std::uint64_t job, const std::string& why);
     /// The jobs this peer coordinates or takes part in now.
     [[nodiscard]] std::vector<JobInfo> jobs() const;
+    /// Counters for monitoring (bytes, connections); valid while the peer lives.
+    [[nodiscard]] const PeerStats& stats() const;
 
     /// Makes `body` available as the origin "offer:KEY" of jobs others coordinate (a
     /// multi-source exchange); replaces an earlier offer of the same key.

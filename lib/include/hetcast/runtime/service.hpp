@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hetcast/log.hpp"
 #include "hetcast/runtime/config.hpp"
@@ -30,6 +31,11 @@ public:
     void start();
     void stop();
     [[nodiscard]] std::uint16_t port() const;
+    /// SIGHUP: takes from `next` what can change while serving, the member list (the
+    /// cluster file re-read, conf/README.md says which list wins); says each change in a
+    /// line, and each other key that differs as one that takes a restart. The log level is
+    /// the caller's. Throws InputError for a bad cluster file, changing nothing.
+    [[nodiscard]] std::vector<std::string> reload(const DaemonConfig& next);
 
 private:
     struct Impl;

@@ -1,0 +1,286 @@
+// The member list: which one a daemon starts with (the cluster file or members.yaml), joins
+// (through seeds, retried while none answers) and leaves, telling the others, revocations,
+// and what SIGHUP re-reads.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/eco.hpp"
+#include "hetcast/model/loader.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/order.hpp"
+#include "service_impl.hpp"
+
+namespace hetcast {
+namespace fs = std::filesystem;
+using namespace detail;
+
+void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked) {
+    const auto known = peer->revoked();
+    std::vector<net::Revocation> checked;
+    for (const auto& r : revoked) {
+        if (std::find(known.begin(), known.end(), r) != known.end()) continue;
+        try {
+            check_revocation(r, peer->identity().ca_pem);
+            checked.push_back(r);
+        } catch (const InputError& e) {
+            say(LogLevel::warn, std::string("ignored a revocation: ") + e.what());
+        }
+    }
+    if (checked.empty()) return;
+    peer->revoke(checked);
+    save_revoked(revoked_file(), peer->revoked());
+}
+
+std::vector<Member> Service::Impl::read_member_list() {
+    const bool stored = fs::exists(members_file());
+    if (!cfg.cluster_file) return stored ? load_cluster(members_file()) : std::vector<Member>{};
+    std::vector<Member> file = load_cluster(*cfg.cluster_file);
+    if (!stored) return file;
+    std::error_code ec;
+    const bool edited = fs::last_write_time(*cfg.cluster_file, ec) > fs::last_write_time(members_file(), ec) && !ec;
+    const MemberListChoice c = choose_member_list(file, load_cluster(members_file()), edited);
+    if (const std::string line = describe_member_list_choice(c, cfg.cluster_file->string(), members_file().string());
+        !line.empty()) {
+        say(LogLevel::warn, line);
+        // The cluster file won: members.yaml follows it, so that the next start says nothing.
+        if (c.from_cluster_file) save_cluster(members_file(), c.members);
+    }
+    return c.members;
+}
+
+void Service::Impl::set_members(std::vector<Member> ms) {
+    save_cluster(members_file(), ms);
+    peer->set_members(ms);
+    std::lock_guard lock(mu);
+    members = std::move(ms);
+}
+
+/// Tells every other member the new member list and map; who could not be told.
+std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms, const std::string* map_text) {
+    std::vector<std::string> missed;
+    for (const auto& m : ms) {
+        if (m.name == cfg.name) continue;
+        try {
+            json a = peer->call(m.name,
+                                {{"cmd", "set_members"},
+                                 {"members", members_to_json(ms)},
+                                 {"revoked", revocations_to_json(peer->revoked())}},
+                                call_timeout);
+            if (a.value("ok", false) && map_text) {
+                a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
+            }
+            if (!a.value("ok", false)) missed.push_back(m.name);
+        } catch (const std::exception& e) {
+            say(LogLevel::warn, "could not update '" + m.name + "': " + e.what());
+            missed.push_back(m.name);
+        }
+    }
+    return missed;
+}
+
+/// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
+/// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
+Network Service::Impl::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
+                             const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
+                             const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
+    const std::size_t n = names.size();
+    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
+    std::vector<Overhead> send(n), recv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto oi = old.find(names[i]);
+        if (oi) {
+            send[i] = old.send_overheads()[*oi];
+            recv[i] = old.recv_overheads()[*oi];
+        } else if (i < new_overheads.size()) {
+            std::tie(send[i], recv[i]) = new_overheads[i];
+        }
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i == j) continue;
+            const auto oj = old.find(names[j]);
+            if (oi && oj) {
+                lat[i][j] = old.latency()[*oi][*oj];
+                bw[i][j] = old.bandwidth()[*oi][*oj];
+            } else {
+                std::tie(lat[i][j], bw[i][j]) = fill(i, j);
+            }
+        }
+    }
+    Network net = Network::parametric(names, lat, bw, send, recv);
+    net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
+    return net;
+}
+
+/// A new member at the door: it joins the member list, is measured against every
+/// member, and the map gains its row and column (ECO 4.1 re-run); everyone is told.
+json Service::Impl::join(const json& req) {
+    const Member joiner{get_or<std::string>(req, "name", ""), get_or<std::string>(req, "host", ""),
+                        get_or<std::uint16_t>(req, "port", 0)};
+    if (joiner.name.empty() || joiner.host.empty() || joiner.port == 0) throw InputError("join: name, host, port");
+    std::vector<Member> ms = current_members();
+    ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == joiner.name; }), ms.end());
+    if (std::none_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; })) {
+        ms.insert(ms.begin(), Member{cfg.name, cfg.host, port()});
+    }
+    ms.push_back(joiner);
+    set_members(ms);
+    say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
+    (void)distribute(ms, nullptr);  // the others must know its address to measure it
+    std::vector<std::string> names;
+    for (const auto& m : ms) names.push_back(m.name);
+    const std::size_t k = names.size() - 1;
+    const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
+                        {"reps", get_or<int>(req, "reps", 5)}};
+    std::vector<LinkFit> fits(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        json r = ping_req;
+        r["target"] = joiner.name;
+        fits[i] = fit_link(measure(names[i], joiner.name, r));
+    }
+    std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
+    const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
+    const auto so = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
+    const auto ro = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
+    if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
+    const auto old = current_map();
+    const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
+    const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
+        const LinkFit& f = fits[i == k ? j : i];
+        return std::pair{f.latency, f.bandwidth};
+    }, overheads);
+    const std::string text = format_network(net, utc_now());
+    set_map(text);
+    const auto missed = distribute(ms, &text);
+    return {{"ok", true},
+            {"members", members_to_json(ms)},
+            {"revoked", revocations_to_json(peer->revoked())},
+            {"map", text},
+            {"not_updated", missed}};
+}
+
+json Service::Impl::leave(const json& req) {
+    const std::string name = get_or<std::string>(req, "name", "");
+    std::vector<Member> ms = current_members();
+    const auto before = ms.size();
+    ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
+    if (ms.size() == before) throw InputError("'" + name + "' is not a member");
+    if (name == cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
+    // Its identity is refused from now on, here and (with the member list) everywhere:
+    // certificates for it issued up to the operator's order no longer connect. The order
+    // goes with the revocation, so that every member can check it.
+    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    set_members(ms);
+    std::optional<std::string> text;
+    if (const auto old = current_map(); old && old->find(name)) {
+        std::vector<std::string> names;
+        for (const auto& m : ms) {
+            if (old->find(m.name)) names.push_back(m.name);
+        }
+        text = format_network(remap(*old, names, cfg.tolerance, {}, {}), utc_now());
+        set_map(*text);
+    }
+    const auto missed = distribute(ms, text ? &*text : nullptr);
+    say(LogLevel::info, "'" + name + "' left the cluster");
+    return {{"ok", missed.empty()}, {"not_updated", missed},
+            {"error", missed.empty() ? "" : "some members could not be told"}};
+}
+
+/// Joins through the first seed that answers; the member list and map come back. Empty
+/// when joined, else why the last seed failed.
+std::string Service::Impl::join_through_seeds() {
+    std::string why;
+    for (const auto& seed : cfg.seeds) {
+        const auto colon = seed.rfind(':');
+        const std::string host = seed.substr(0, colon);
+        const auto seed_port = static_cast<std::uint16_t>(std::stoul(seed.substr(colon + 1)));
+        try {
+            const json req{{"cmd", "join"}, {"name", cfg.name}, {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host},
+                           {"port", port()}};
+            const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
+            if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
+            set_members(members_from_json(a.at("members")));
+            if (a.contains("revoked")) add_revocations(revocations_from_json(a["revoked"]));
+            set_map(a.at("map").get<std::string>());
+            say(LogLevel::info, "joined the cluster through '" + seed_name + "' (" + seed + ")");
+            return {};
+        } catch (const std::exception& e) {
+            why = seed + ": " + e.what();
+        }
+    }
+    return why;
+}
+
+/// The first machine of a lab to boot finds no seed up: it serves alone meanwhile (with the
+/// member list it has) and tries again, waiting twice as long each time, up to a minute.
+void Service::Impl::keep_joining() {
+    auto wait = std::chrono::seconds(1);
+    constexpr auto longest = std::chrono::seconds(60);
+    for (;;) {
+        const std::string why = join_through_seeds();
+        if (why.empty()) return;
+        say(LogLevel::warn, "cannot join through any seed yet (" + why + "); serving meanwhile, trying again in " +
+                                std::to_string(wait.count()) + " s");
+        std::unique_lock lock(seed_mu);
+        if (seed_cv.wait_for(lock, wait, [this] { return seed_stop; })) return;
+        wait = std::min(wait * 2, longest);
+    }
+}
+
+std::vector<std::string> Service::reload(const DaemonConfig& next) {
+    Impl& d = *impl_;
+    std::vector<std::string> lines;
+    const auto same = [](const std::vector<Member>& a, const std::vector<Member>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Member& x, const Member& y) {
+            return x.name == y.name && x.host == y.host && x.port == y.port;
+        });
+    };
+    const std::vector<Member> now = d.current_members();
+    const std::vector<Member> read = d.read_member_list();
+    if (!same(now, read)) {
+        const MemberListChoice c = choose_member_list(read, now, true);
+        std::string line = "member list: " + std::to_string(now.size()) + " -> " + std::to_string(read.size()) + " members";
+        for (const auto& [what, names] : {std::pair{"added", c.added}, std::pair{"removed", c.removed},
+                                          std::pair{"new address for", c.moved}}) {
+            if (names.empty()) continue;
+            line += std::string("; ") + what;
+            for (const auto& n : names) line += " '" + n + "'";
+        }
+        d.set_members(read);
+        lines.push_back(line);
+    }
+    // The rest is read once, at start: threads in flight hold on to it.
+    const DaemonConfig& was = d.cfg;
+    const std::pair<const char*, bool> fixed[] = {
+        {"name", next.name != was.name},
+        {"listen", next.host != was.host || (next.port != was.port && was.port != 0)},
+        {"state_dir", next.state_dir != was.state_dir},
+        {"dest_root", next.dest_root != was.dest_root},
+        {"identity", next.identity_file != was.identity_file},
+        {"cluster", next.cluster_file != was.cluster_file},
+        {"seeds", next.seeds != was.seeds},
+        {"serve_roots", next.serve_roots != was.serve_roots},
+        {"limits", next.max_message != was.max_message || next.max_jobs != was.max_jobs},
+        {"umask", next.umask != was.umask},
+        {"chunk", next.chunk != was.chunk},
+        {"piece", next.piece != was.piece},
+        {"tolerance", next.tolerance != was.tolerance},
+        {"stall_timeout", next.stall_timeout != was.stall_timeout},
+        {"down_after", next.down_after != was.down_after},
+        {"link_profile", next.link_profile != was.link_profile},
+        {"metrics", next.metrics != was.metrics},
+    };
+    for (const auto& [key, changed] : fixed) {
+        if (changed) lines.push_back(std::string(key) + " changed: it takes a restart (systemctl restart hetcastd)");
+    }
+    return lines;
+}
+
+}  // namespace hetcast
