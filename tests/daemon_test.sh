@@ -437,7 +437,8 @@ step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the nex
 "$hetcast" status --config "$tmp/n0.yaml" | grep -q '5 of 5 up' || fail "before SIGSTOP, not 5 of 5 up"
 kill -STOP "${pids[3]}"
 t0=$(date +%s.%N)
-out=$("$hetcast" status --config "$tmp/n0.yaml") || { kill -CONT "${pids[3]}"; fail "status with n3 stopped: $out"; }
+out=$("$hetcast" status --config "$tmp/n0.yaml"); rc=$?
+[[ $rc -eq 4 ]] || { kill -CONT "${pids[3]}"; fail "status with n3 stopped: exit $rc (4: members down): $out"; }
 secs=$(python3 -c "print(round($(date +%s.%N) - $t0, 2))")
 kill -CONT "${pids[3]}"
 grep -qE '^n3 .* down ' <<< "$out" && grep -q '4 of 5 up' <<< "$out" || fail "n3 stopped, but status says: $out"

@@ -194,7 +194,7 @@ step "an upload stopped half-way (Ctrl-C; the CLI killed): nothing landed, no te
 # --- the first member down ----------------------------------------------------------------
 stop n0
 run status
-[[ $rc -eq 0 && $out == *"(asked 'n1')"* ]] || fail "status with n0 down: exit $rc: $out $err"
+[[ $rc -eq 4 && $out == *"(asked 'n1')"* ]] || fail "status with n0 down: exit $rc (4: members down): $out $err"
 head -c $((1 << 20)) /dev/urandom > "$op/small.bin"
 run push "$op/small.bin" --to n2
 [[ $rc -eq 0 ]] && cmp -s "$op/small.bin" "$c/n2/dest/small.bin" || fail "push through n1 with n0 down: exit $rc: $err"
