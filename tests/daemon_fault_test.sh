@@ -505,7 +505,7 @@ def all_ok(k):
     return rc[k] == 0 and r[k]["ok"] is True and not r[k]["failed_members"] and all(o["ok"] for o in r[k]["outcomes"])
 def refused(k):
     f = {x["member"]: x["reason"] for x in r[k]["failed_members"]}
-    if rc[k] != 1 or r[k]["ok"] is not False or set(f) != {"n3"} or "busy" not in f["n3"]:
+    if rc[k] != 4 or r[k]["ok"] is not False or set(f) != {"n3"} or "busy" not in f["n3"]:
         return None
     for o in r[k]["outcomes"]:
         if o["dest"] == "n3":

@@ -437,7 +437,9 @@ step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the nex
 "$hetcast" status --config "$tmp/n0.yaml" | grep -q '5 of 5 up' || fail "before SIGSTOP, not 5 of 5 up"
 kill -STOP "${pids[3]}"
 t0=$(date +%s.%N)
-out=$("$hetcast" status --config "$tmp/n0.yaml") || { kill -CONT "${pids[3]}"; fail "status with n3 stopped: $out"; }
+rc=0
+out=$("$hetcast" status --config "$tmp/n0.yaml") || rc=$?
+[[ $rc -eq 4 ]] || { kill -CONT "${pids[3]}"; fail "status with n3 stopped: exit $rc (expected 4, a member down): $out"; }
 secs=$(python3 -c "print(round($(date +%s.%N) - $t0, 2))")
 kill -CONT "${pids[3]}"
 grep -qE '^n3 .* down ' <<< "$out" && grep -q '4 of 5 up' <<< "$out" || fail "n3 stopped, but status says: $out"
@@ -451,7 +453,7 @@ done
 step "down_after: a stopped n3 shown down after $secs s, up again after SIGCONT"
 
 # A member that stops answering is left out of a push to --all, which the others complete;
-# the push fails (status 1) naming it: never a silent skip (issue 14).
+# the push fails (status 4, partial) naming it: never a silent skip (issue 14).
 kill -TERM "${pids[3]}"
 rc=0
 wait "${pids[3]}" || rc=$?
@@ -460,7 +462,7 @@ for i in 1 2 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
 rc=0
 "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo flat --json > "$tmp/push-down.json" \
     2> "$tmp/push-down.err" || rc=$?
-[[ $rc -eq 1 ]] || fail "push --all with n3 down exited $rc: $(cat "$tmp/push-down.json")"
+[[ $rc -eq 4 ]] || fail "push --all with n3 down exited $rc (expected 4, partial): $(cat "$tmp/push-down.json")"
 python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -472,15 +474,15 @@ assert [f["member"] for f in r["failed_members"]] == ["n3"], r' "$tmp/push-down.
     fail "the report should name n3: $(cat "$tmp/push-down.json")"
 grep -q "n3" "$tmp/push-down.err" || fail "push --all did not name n3 on stderr: $(cat "$tmp/push-down.err")"
 for i in 1 2 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "with n3 down, n$i's copy"; done
-step "down: n3 stopped, push --all named it (status 1), the others got the file"
+step "down: n3 stopped, push --all named it (status 4), the others got the file"
 
-# Named with --to, a member that is down fails the push (status 1, named with its reason);
+# Named with --to, a member that is down fails the push (status 4, named with its reason);
 # the other destination still gets the file.
 rm -f "$tmp/n1/dest/payload.bin"
 rc=0
 "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --to n1,n3 --algo flat --json > "$tmp/push-to-down.json" \
     2> "$tmp/push-to-down.err" || rc=$?
-[[ $rc -eq 1 ]] || fail "push --to n1,n3 with n3 down exited $rc: $(cat "$tmp/push-to-down.err")"
+[[ $rc -eq 4 ]] || fail "push --to n1,n3 with n3 down exited $rc: $(cat "$tmp/push-to-down.err")"
 python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -491,7 +493,7 @@ assert by["n1"]["ok"] and not by["n3"]["ok"] and "unreachable" in by["n3"]["erro
     fail "push --to with n3 down: $(cat "$tmp/push-to-down.json")"
 cmp -s "$tmp/payload.bin" "$tmp/n1/dest/payload.bin" || fail "with n3 down, n1's copy (--to)"
 grep -q "n3" "$tmp/push-to-down.err" || fail "push --to did not name n3 on stderr: $(cat "$tmp/push-to-down.err")"
-step "down: push --to n1,n3 names n3 unreachable, exits 1, n1 got the file"
+step "down: push --to n1,n3 names n3 unreachable, exits 4, n1 got the file"
 
 # n3 started again, so that it is up, with its certificate, when it is made to leave.
 "$hetcastd" --config "$tmp/n3.yaml" 2>> "$tmp/n3.log" &
