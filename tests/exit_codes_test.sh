@@ -3,7 +3,7 @@
 # three daemons on 127.0.0.1 (130, Ctrl-C on a push, is daemon_push_test.sh's):
 #   0 success; 1 the operation failed (a push no destination got, also when all are down:
 #   a JSON report naming each); 2 bad input (cancel abc, an unknown job, a bad option value);
-#   3 no daemon reached; 4 partial (status with members down, a push some destinations got).
+#   3 no daemon reached or our identity refused; 4 partial (status with members down, a push some destinations got).
 #   usage: exit_codes_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -62,9 +62,11 @@ grep -q "e1 failed: unreachable" "$tmp/push-none.err" && grep -q "e2 failed: unr
     fail "push to members all down: $(cat "$tmp/push-none.err")"
 step "1: a push whose destinations are all down: a JSON report naming e1 and e2, each 'unreachable'"
 
+"$hetcast" keys init --dir "$tmp/other" > /dev/null || fail "keys init of another CA"
+expect 3 status-stranger env HETCAST_IDENTITY="$tmp/other/operator.pem" "$hetcast" status --config "$c/e0.yaml"
 stop e0
 expect 3 status-nodaemon "$hetcast" status --config "$c/e0.yaml"
 grep -q "is hetcastd running there" "$tmp/status-nodaemon.err" || fail "status with no daemon: $(cat "$tmp/status-nodaemon.err")"
 expect 3 jobs-nodaemon "$hetcast" jobs --config "$c/e0.yaml" --json
 [[ ! -s $tmp/jobs-nodaemon.out ]] || fail "jobs --json with no daemon printed: $(cat "$tmp/jobs-nodaemon.out")"
-step "3: status and jobs with no daemon to ask"
+step "3: status with an identity another CA issued; status and jobs with no daemon to ask"

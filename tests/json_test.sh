@@ -11,8 +11,9 @@
 #    name in UTF-8 kept exactly (one that is not UTF-8: one line, no crash), jobs
 #    and cancel while a push runs: the job id is the same string in jobs, cancel, the push's
 #    report and the text of 'hetcast jobs';
-#  - a member whose name is not UTF-8 in the cluster file: status --json exits 0 with U+FFFD;
-#    a job id that is not UTF-8: one line, no internal error.
+#  - a member whose name is not UTF-8 in the cluster file (down): status --json exits 4 with U+FFFD;
+#    a job id that is not UTF-8: one line, no internal error; wait of an ended push and
+#    jobs --history valid.
 #   usage: json_test.sh HETCASTD HETCAST SOURCE_DIR
 set -euo pipefail
 
@@ -193,7 +194,7 @@ rc=0
 "$hetcast" wait "$job" --config "$cfg" --json > "$tmp/wait.json" 2> /dev/null || rc=$?
 [[ $rc -eq 1 ]] || fail "wait of the cancelled push exited $rc"
 valid wait "$tmp/wait.json"
-[[ $(field "$tmp/wait.json" '[d["ok"], d["reports"][0]["job"]]') == "[False, '$job']" ]] || fail "wait: $(head -c 1000 "$tmp/wait.json")"
+[[ $(field "$tmp/wait.json" '[d["ok"], d["reports"][0]["job"]]') == "[False, '$job']" ]] || fail "wait of job $job: $(field "$tmp/wait.json" '[d["ok"], d["reports"][0]["job"]]')"
 "$hetcast" jobs --history --config "$cfg" --json > "$tmp/history.json" || fail "jobs --history --json"
 valid jobs-history "$tmp/history.json"
 [[ $(field "$tmp/history.json" '[j["outcome"] for j in d["jobs"] if j["job"] == "'"$job"'"]') == "['cancelled']" ]] ||
@@ -213,9 +214,9 @@ printf '  - {name: "z\xff", host: 127.0.0.1, port: %s}\n' "$spare" >> "$k/cluste
 start "$k" k0
 rc=0
 "$hetcast" status --config "$cfg" --json > "$tmp/status-latin.json" 2> "$tmp/status-latin.err" || rc=$?
-[[ $rc -eq 0 ]] || fail "status with a non-UTF-8 member exited $rc: $(cat "$tmp/status-latin.err")"
+[[ $rc -eq 4 ]] || fail "status with a non-UTF-8 member (down) exited $rc, expected 4: $(cat "$tmp/status-latin.err")"
 valid status "$tmp/status-latin.json"
 [[ $(field "$tmp/status-latin.json" '[(m["name"], m["up"]) for m in d["members"]][-1]') == "('z\ufffd', False)" ]] ||
     fail "status with a non-UTF-8 member: $(cat "$tmp/status-latin.json")"
-step "a member name that is not UTF-8: status --json exits 0 with U+FFFD; a bad job id: one line"
+step "a member name that is not UTF-8 (down): status --json exits 4 with U+FFFD; a bad job id: one line"
 step "passed"

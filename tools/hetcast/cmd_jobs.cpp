@@ -65,7 +65,7 @@ int cmd_jobs(const std::vector<std::string>& args) {
     }
     const bool all_answered = a.value("unreachable", json::array()).empty();
     if (vm.count("json")) {
-        json out = json_document(history ? "jobs-history" : "jobs");
+        json out = json_document(history ? "jobs --history" : "jobs");
         out["jobs"] = a.value("jobs", json::array());
         out["unreachable"] = a.value("unreachable", json::array());
         std::cout << dump_json(out) << '\n';

@@ -63,7 +63,7 @@ std::string audit_line(const PushRecord& p, const JobReport& r) {
 json history_entry(const PushRecord& p, const JobReport& r) {
     json answer = p.answer;
     if (auto it = answer.find("reports"); it != answer.end() && it->is_array()) {
-        for (json& rep : *it) rep.erase("hops");
+        for (json& rep : *it) rep["hops"] = json::array();
     }
     return {{"job", std::to_string(r.job)}, {"operator", p.operator_name},  {"what", p.what},
             {"started", p.started},        {"ended", p.ended},             {"outcome", push_outcome(r)},

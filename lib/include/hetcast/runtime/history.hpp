@@ -36,7 +36,7 @@ struct PushRecord {
 
 /// The history entry for a push: {"job", "operator", "what", "started", "ended", "outcome",
 /// "bytes", "destinations", "algorithm", "achieved", "predicted", "answer"} (docs/json.md);
-/// the answer's reports without their hops, so that an entry stays small.
+/// the answer's reports with their hops left out (empty), so that an entry stays small.
 [[nodiscard]] nlohmann::json history_entry(const PushRecord& p, const JobReport& r);
 
 /// The last `limit` entries, in the order they ended. Thread-safe.
