@@ -276,7 +276,7 @@ rc=0
 [[ $rc -ne 0 ]] && grep -q "needs the operator's identity" "$tmp/member.err" ||
     fail "a probe with n2's identity: status $rc: $(cat "$tmp/member.err")"
 rc=0
-"$hetcast" leave n1 --config "$tmp/n0.yaml" -i "$keys/n2.pem" > /dev/null 2> "$tmp/member.err" || rc=$?
+"$hetcast" leave n1 --yes --config "$tmp/n0.yaml" -i "$keys/n2.pem" > /dev/null 2> "$tmp/member.err" || rc=$?
 [[ $rc -ne 0 ]] && grep -q "needs the operator's identity" "$tmp/member.err" ||
     fail "a leave with n2's identity: status $rc: $(cat "$tmp/member.err")"
 sleep 0.5  # what a push or a leave that got through would have done by now
