@@ -184,7 +184,7 @@ TEST_CASE("lanes: a push throttled far below chunk / stall_timeout completes, an
             const auto pings = c.peers[0]->ping("p1", {64}, 1);
             if (pings.size() == 1 && pings[0].received - pings[0].sent < 0.5) ++answered;
         } catch (const std::exception& e) {
-            FAIL_CHECK("p1 did not answer during the throttled push: " << e.what());
+            FAIL_CHECK("p1 did not answer during the throttled push: " << std::string(e.what()));
         }
         (void)test::wait_for([&] { return over.load(); }, 600ms);  // the asks spread over the push
     }

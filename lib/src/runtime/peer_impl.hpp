@@ -135,6 +135,15 @@ struct Job {
     /// control connection. Under mu.
     std::map<std::string, net::ConnectionPtr> lanes_out;
     std::vector<net::ConnectionPtr> lanes_in;
+    /// When bytes last arrived from `who` on a lane of this job (a frame still arriving
+    /// included); the epoch when none has. Under mu.
+    [[nodiscard]] detail::Clock::time_point heard_from(const std::string& who) const {
+        detail::Clock::time_point t{};
+        for (const auto& c : lanes_in) {
+            if (c->peer() == who) t = std::max(t, c->received_at());
+        }
+        return t;
+    }
 };
 
 /// The coordinator's view of one job.

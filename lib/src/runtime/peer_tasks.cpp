@@ -350,7 +350,8 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
-        } else if (r.got > 0 && Clock::now() - last.second > receive_stall(job.plan, cfg.stall_timeout)) {
+        } else if (r.got > 0 &&
+                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > receive_stall(job.plan, cfg.stall_timeout)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
                       std::to_string(msg.size) + " bytes";
         }
