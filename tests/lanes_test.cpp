@@ -124,6 +124,7 @@ TEST_CASE("lanes: a cancelled push stops its bytes on the wire within a second; 
     CHECK_FALSE(r.ok());
     const auto at_cancel = c.proxy->forward();
     CHECK_MESSAGE(c.bytes_stop(1000ms, 64 << 10), "bytes after the cancel: " << c.proxy->forward() - at_cancel);
+    MESSAGE("bytes on the wire from the cancel to 1 s after they stopped: " << c.proxy->forward() - at_cancel);
     CHECK(test::wait_for([&] { return c.peers[1]->jobs().empty(); }));
     next_push_moves_at_once(c);
 }
@@ -151,6 +152,7 @@ TEST_CASE("lanes: a receiver whose copy fails resets its lane; the sender's byte
     REQUIRE(test::wait_for([&] { return failed.load(); }, 10000ms));
     const auto at_failure = c.proxy->forward();
     CHECK_MESSAGE(c.bytes_stop(1000ms, 64 << 10), "bytes after the failure: " << c.proxy->forward() - at_failure);
+    MESSAGE("bytes on the wire from the failure to 1 s after they stopped: " << c.proxy->forward() - at_failure);
     runner.join();
     CHECK_FALSE(r.ok());
     damage = false;
