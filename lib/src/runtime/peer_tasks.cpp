@@ -476,7 +476,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                                [this, job, peer = t.peer, m = t.message](std::error_code ec) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
-                                   if (ec) {
+                                   if (ec && !job->aborted) {
                                        log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
                                            " to '" + peer + "' failed: " + ec.message());
                                    }
