@@ -280,6 +280,7 @@ struct Peer::Impl {
         net::Digest sha{};
         std::uint64_t size = 0, piece = 0;
         double at = 0;
+        std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
     };
     std::map<std::string, Parked> parked;
     static constexpr double parked_for = 60;
