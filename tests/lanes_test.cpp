@@ -110,7 +110,7 @@ void next_push_moves_at_once(Pair& c) {
 
 }  // namespace
 
-TEST_CASE("lanes: a cancelled push stops its bytes on the wire within a second; the next push does not wait") {
+TEST_CASE("lanes: a cancelled push stops its bytes on the wire within a second and the next push does not wait") {
     Pair c(256 << 10, 5000ms);
     const std::uint64_t rate = 4 << 20;  // 64 MiB would take 16 s
     JobSpec spec = c.spec(make_generated_body(std::uint64_t{64} << 20, 1), "big.bin", rate);
@@ -122,13 +122,18 @@ TEST_CASE("lanes: a cancelled push stops its bytes on the wire within a second; 
     CHECK(c.peers[0]->cancel(id, "by the test"));
     runner.join();
     CHECK_FALSE(r.ok());
+    // Its lane reset may reach p1 before the cancel does: the report still says why.
+    for (const auto& o : r.outcomes) {
+        if (!o.ok) CHECK_MESSAGE(o.error.find("cancelled: by the test") != std::string::npos, o.error);
+    }
     const auto at_cancel = c.proxy->forward();
     CHECK_MESSAGE(c.bytes_stop(1000ms, 64 << 10), "bytes after the cancel: " << c.proxy->forward() - at_cancel);
+    MESSAGE("bytes on the wire from the cancel to 1 s after they stopped: " << c.proxy->forward() - at_cancel);
     CHECK(test::wait_for([&] { return c.peers[1]->jobs().empty(); }));
     next_push_moves_at_once(c);
 }
 
-TEST_CASE("lanes: a receiver whose copy fails resets its lane; the sender's bytes stop and the next push does not wait") {
+TEST_CASE("lanes: a receiver whose copy fails resets its lane: the sender's bytes stop and the next push does not wait") {
     // Piece 2 arrives damaged every time: p1 fails its copy after a few tries and its job ends.
     std::atomic<bool> damage{true};
     Pair c(256 << 10, 5000ms, [&](PeerConfig& p) {
@@ -151,13 +156,14 @@ TEST_CASE("lanes: a receiver whose copy fails resets its lane; the sender's byte
     REQUIRE(test::wait_for([&] { return failed.load(); }, 10000ms));
     const auto at_failure = c.proxy->forward();
     CHECK_MESSAGE(c.bytes_stop(1000ms, 64 << 10), "bytes after the failure: " << c.proxy->forward() - at_failure);
+    MESSAGE("bytes on the wire from the failure to 1 s after they stopped: " << c.proxy->forward() - at_failure);
     runner.join();
     CHECK_FALSE(r.ok());
     damage = false;
     next_push_moves_at_once(c);
 }
 
-TEST_CASE("lanes: a push throttled far below chunk / stall_timeout completes, and requests and pings answer meanwhile") {
+TEST_CASE("lanes: a push throttled far below chunk / stall_timeout completes while requests and pings answer at once") {
     // 1 MiB chunks at 256 KiB/s are one frame every 4 s, twice the stall timeout.
     Pair c(1 << 20, 2000ms);
     c.peers[1]->on_request([](const net::PeerIdentity&, const nlohmann::json&, const Peer::Responder& respond) {
@@ -184,7 +190,7 @@ TEST_CASE("lanes: a push throttled far below chunk / stall_timeout completes, an
             const auto pings = c.peers[0]->ping("p1", {64}, 1);
             if (pings.size() == 1 && pings[0].received - pings[0].sent < 0.5) ++answered;
         } catch (const std::exception& e) {
-            FAIL_CHECK("p1 did not answer during the throttled push: " << e.what());
+            FAIL_CHECK("p1 did not answer during the throttled push: " << std::string(e.what()));
         }
         (void)test::wait_for([&] { return over.load(); }, 600ms);  // the asks spread over the push
     }

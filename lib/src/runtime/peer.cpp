@@ -130,6 +130,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     std::optional<LaneOf> lane;
     std::vector<std::shared_ptr<Job>> js;
     std::vector<std::shared_ptr<Coord>> cs;
+    std::vector<Parked> unparked;  // their temporaries go when this goes, outside the locks
     {
         std::lock_guard lock(mu);
         if (auto it = lanes.find(c.get()); it != lanes.end()) {
@@ -154,6 +155,19 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
             j->aborted = true;
             j->abort_reason = "lost the coordinator '" + who + "': " + why;
             end_lanes(*j, true, j->abort_reason);
+        }
+        if (!lane && j->coordinator == c) {
+            // Its lane from a dead coordinator may have closed first and parked what this
+            // member holds for a next try that cannot come now.
+            std::lock_guard l(mu);
+            for (auto it = parked.begin(); it != parked.end();) {
+                if (it->second.job == j->plan.job) {
+                    unparked.push_back(std::move(it->second));
+                    it = parked.erase(it);
+                } else {
+                    ++it;
+                }
+            }
         }
         for (auto& [m, r] : j->recv) {
             // Data comes on lanes only: a lane that closes ends what it was bringing; a

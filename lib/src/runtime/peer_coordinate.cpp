@@ -413,7 +413,14 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     }
     if (timed_out) stop_reason = "timed out";
     if (stopping) stop_reason = "the coordinator stopped";
+    std::set<std::string> ended_before;  ///< participants whose errors are their own, not the stop's
     if (!stop_reason.empty()) {
+        {
+            std::lock_guard lock(k->mu);
+            for (const auto& [name, n] : k->nodes) {
+                if (n.finished) ended_before.insert(name);
+            }
+        }
         cancel_all(stop_reason);
         result.final = true;
         // What landed before the cancel arrived is reported as delivered, not as cancelled.
@@ -425,7 +432,8 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
 
     std::lock_guard lock(k->mu);
     for (auto& [name, n] : k->nodes) {
-        if (!n.finished) n.error = stop_reason;
+        // A lane reset by the stop may reach a receiver before the cancel does.
+        if (!n.finished || (!stop_reason.empty() && !n.error.empty() && !ended_before.count(name))) n.error = stop_reason;
     }
     // Who failed on their own account: a failed member not orphaned by a failed feeder.
     // Feeders come first in the plan's order of receives, so one pass over the participants

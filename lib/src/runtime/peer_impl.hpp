@@ -135,6 +135,15 @@ struct Job {
     /// control connection. Under mu.
     std::map<std::string, net::ConnectionPtr> lanes_out;
     std::vector<net::ConnectionPtr> lanes_in;
+    /// When bytes last arrived from `who` on a lane of this job (a frame still arriving
+    /// included); the epoch when none has. Under mu.
+    [[nodiscard]] detail::Clock::time_point heard_from(const std::string& who) const {
+        detail::Clock::time_point t{};
+        for (const auto& c : lanes_in) {
+            if (c->peer() == who) t = std::max(t, c->received_at());
+        }
+        return t;
+    }
 };
 
 /// The coordinator's view of one job.
@@ -272,6 +281,7 @@ struct Peer::Impl {
         net::Digest sha{};
         std::uint64_t size = 0, piece = 0;
         double at = 0;
+        std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
     };
     std::map<std::string, Parked> parked;
     static constexpr double parked_for = 60;

@@ -151,7 +151,8 @@ void Peer::Impl::wait_first_piece(Job& job, MessageId m) {
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
         } else if (const auto stall = receive_stall(job.plan, cfg.stall_timeout);
-                   Clock::now() - last.second > stall && (r.got > 0 || Clock::now() - started > 2 * stall)) {
+                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > stall &&
+                   (r.got > 0 || Clock::now() - started > 2 * stall)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " bytes";
         }
     }

@@ -350,7 +350,8 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
-        } else if (r.got > 0 && Clock::now() - last.second > receive_stall(job.plan, cfg.stall_timeout)) {
+        } else if (r.got > 0 &&
+                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > receive_stall(job.plan, cfg.stall_timeout)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
                       std::to_string(msg.size) + " bytes";
         }
@@ -480,7 +481,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                                [this, job, peer = t.peer, m = t.message](std::error_code ec) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
-                                   if (ec) {
+                                   if (ec && !job->aborted) {
                                        log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
                                            " to '" + peer + "' failed: " + ec.message());
                                    }
@@ -544,7 +545,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();
                     std::lock_guard lock(mu);
-                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s()};
+                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job};
                     log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }

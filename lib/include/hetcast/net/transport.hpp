@@ -95,6 +95,9 @@ public:
     virtual void abort(const std::string& why) = 0;
     /// Pacing of what this side sends on this connection.
     virtual void set_shape(LinkShape shape) = 0;
+    /// When bytes last arrived on it (steady clock), a frame still arriving included: a
+    /// megabyte frame crossing a congested link is progress long before it is whole.
+    [[nodiscard]] virtual std::chrono::steady_clock::time_point received_at() const = 0;
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
 

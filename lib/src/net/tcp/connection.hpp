@@ -16,6 +16,7 @@
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 
+#include <atomic>
 #include <deque>
 #include <future>
 #include <mutex>
@@ -83,6 +84,7 @@ public:
     }
     void close(const std::string& reason) override;
     void abort(const std::string& why) override;
+    Clock::time_point received_at() const override { return Clock::time_point(Clock::duration(received_.load())); }
     void set_shape(LinkShape shape) override {
         asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }
@@ -149,6 +151,9 @@ private:
     /// progress too (on a congested link the writer is woken only once a third of a
     /// megabytes-deep buffer has drained).
     int outq_ = -1;
+    std::atomic<Clock::rep> received_{Clock::now().time_since_epoch().count()};
+    /// Reads all of `buffers`, noting every partial read in received_.
+    asio::awaitable<std::error_code> read_all(asio::mutable_buffer buffers);
     [[nodiscard]] int unacked() {
         int n = -1;
         return ::ioctl(sock().native_handle(), SIOCOUTQ, &n) == 0 ? n : -1;

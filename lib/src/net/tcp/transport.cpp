@@ -98,8 +98,7 @@ constexpr std::size_t max_verdict_frame = 4096;
 
 asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std::size_t max_payload) {
     std::array<std::byte, header_size> hdr;
-    std::error_code ec;
-    co_await asio::async_read(stream_, asio::buffer(hdr), asio::redirect_error(asio::use_awaitable, ec));
+    std::error_code ec = co_await read_all(asio::buffer(hdr));
     if (ec) co_return std::pair{ec, Frame{}};
     const Decoded d = decode_header(hdr, max_payload);
     if (d.status != Decoded::Status::complete) {
@@ -110,9 +109,19 @@ asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std
     }
     Frame f{d.header, std::vector<std::byte>(d.header.length)};
     if (!f.payload.empty()) {
-        co_await asio::async_read(stream_, asio::buffer(f.payload), asio::redirect_error(asio::use_awaitable, ec));
+        ec = co_await read_all(asio::buffer(f.payload));
     }
     co_return std::pair{ec, std::move(f)};
+}
+
+asio::awaitable<std::error_code> TcpConnection::read_all(asio::mutable_buffer buffers) {
+    const auto progress = [this](const std::error_code& e, std::size_t n) -> std::size_t {
+        if (n > 0) received_ = Clock::now().time_since_epoch().count();
+        return asio::transfer_all()(e, n);
+    };
+    std::error_code ec;
+    co_await asio::async_read(stream_, buffers, progress, asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
 }
 
 std::string TcpConnection::refuse(bool server, const std::string& why) {
