@@ -75,10 +75,10 @@ grep -q "bad.yaml:3" <<< "$err" || fail "a bad cluster file, not file:line: $err
 read -r -a dead < <(free_ports 2)
 printf 'members:\n  - {name: x0, host: 127.0.0.1, port: %s}\n  - {name: x1, host: 127.0.0.1, port: %s}\n' "${dead[@]}" > "$op/dead.yaml"
 run status --cluster "$op/dead.yaml"
-[[ $rc -eq 1 ]] || fail "no member answering: exit $rc: $err"
+[[ $rc -eq 3 ]] || fail "no member answering: exit $rc (3: unreachable): $err"
 one_line "no member answering"
 grep -q "no member of .*dead.yaml answers" <<< "$err" || fail "no member answering: $err"
-step "a bad cluster file: one line with file:line, exit 2; no member answering: one line, exit 1"
+step "a bad cluster file: one line with file:line, exit 2; no member answering: one line, exit 3"
 
 export HETCAST_CLUSTER=$op/cluster.yaml
 run probe --seconds 0.1 --repeats 1 --reps 2

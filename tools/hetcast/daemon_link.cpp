@@ -196,7 +196,7 @@ std::unique_ptr<Client> connect_through_cluster(const DaemonOptions& d, const st
             if (first.empty()) first = std::string(e.what());
         }
     }
-    throw Error("no member of " + file + " answers (" + std::to_string(members.size()) + " tried; the first: " + first + ")");
+    throw Unreachable("no member of " + file + " answers (" + std::to_string(members.size()) + " tried; the first: " + first + ")");
 }
 
 }  // namespace
