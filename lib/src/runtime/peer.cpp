@@ -95,6 +95,20 @@ ConnectionPtr Peer::Impl::lane_to(Job& job, const std::string& name) {
     return c;
 }
 
+void Peer::Impl::dial_lanes(Job& job) {
+    std::set<std::string> to;
+    for (const JobTask& t : job.plan.tasks) {
+        if (t.op == Op::send) to.insert(t.peer);
+    }
+    for (const std::string& name : to) {
+        try {
+            (void)lane_to(job, name);
+        } catch (const std::exception&) {
+            // Dialled again by the send itself, which then fails the way a send fails.
+        }
+    }
+}
+
 void Peer::Impl::end_lanes(Job& job, bool reset, const std::string& why) {
     for (auto& [name, c] : job.lanes_out) {
         if (reset) c->abort(why);

@@ -303,6 +303,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         }
         if (own) abort_job(*own, why);
     };
+    if (own) dial_lanes(*own);  // while the participants set up
     std::string setup_error;
     {
         const auto setup_deadline = std::min(deadline, Clock::now() + 2 * cfg.connect_timeout);

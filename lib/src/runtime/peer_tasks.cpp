@@ -89,6 +89,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     const std::uint64_t id = plan.job;
     try {
         auto job = make_job(std::move(plan), c);
+        dial_lanes(*job);
         JobEvent ready{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received};
         {
             std::lock_guard lock(job->mu);
