@@ -101,7 +101,7 @@ TEST_CASE("bhat: eq. 5, the lower bound can be |D| times below the optimum") {
     CHECK(run(plan_ecef, c).completion == 50);
 }
 
-TEST_CASE("bhat: multicast picks receivers among the destinations; ecef-relay may route around") {
+TEST_CASE("bhat: multicast picks receivers among the destinations, ecef-relay may route around") {
     // P1 is not a destination but sits between P0 and P2.
     const Network net = test::costs({{0, 1, 100}, {50, 0, 1}, {50, 50, 0}});
     const PlanRequest req = test::request(net, 0, {2});

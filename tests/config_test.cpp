@@ -73,7 +73,7 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK(c.log_level == LogLevel::info);
 }
 
-TEST_CASE("config: a push has no time limit unless one is configured; heartbeat and history") {
+TEST_CASE("config: a push has no time limit unless one is configured, heartbeat and history") {
     // Issue 22: a fixed 10-minute job limit killed every long push.
     CHECK(JobSpec{}.timeout == std::chrono::milliseconds::zero());
     const DaemonConfig c = parse_daemon_config(minimal, "d.yaml", "/etc/hetcast");
@@ -304,7 +304,7 @@ TEST_CASE("config: cluster errors carry line and column") {
     CHECK(cluster_error("").find("c.yaml:1:1: empty cluster file") == 0);
 }
 
-TEST_CASE("config: a cluster file's groups are node sets; bad ones and cycles are refused with their line") {
+TEST_CASE("config: a cluster file's groups are node sets, bad ones and cycles are refused with their line") {
     const std::string head = "members:\n  - {name: ws01, host: h, port: 1}\ngroups:\n";  // lines 1-3
     const ClusterFile f = parse_cluster_file(head + "  lab-a: ws[01-02]\n  labs: '@lab-a,@lab-b!@subnet:1'\n"
                                                     "  lab-b: \"ws[10-11]\"\n  all.ws_2: '@*'\n",

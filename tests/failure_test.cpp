@@ -132,7 +132,7 @@ NodeId first_relay(const Schedule& s, NodeId root) {
 
 }  // namespace
 
-TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only itself; its subtree is re-served") {
+TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only itself, its subtree is re-served") {
     const std::size_t size = 6 << 20;
     for (const std::string algo : {"chain", "ecef", "lcf"}) {
         for (const double at : {0.1, 0.5, 0.9}) {
@@ -213,7 +213,7 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
     }
 }
 
-TEST_CASE("failures: a member gone before set-up and a member whose root cannot be written are named; the rest complete") {
+TEST_CASE("failures: a member gone before set-up and a member whose root cannot be written are named, the rest complete") {
     Cluster c(6);
     const std::size_t size = 2 << 20;
     const auto bytes = random_file(c.dir.path / "src.bin", size, 5);

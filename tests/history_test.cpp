@@ -45,7 +45,7 @@ TEST_CASE("history: a push's outcome and its audit line") {
           "2.5 s achieved, 2.0 s predicted");
 }
 
-TEST_CASE("history: the last N entries, kept across a reload, written atomically; a bad file is moved aside") {
+TEST_CASE("history: the last N entries, kept across a reload, written atomically, a bad file is moved aside") {
     test::TempDir dir;
     const fs::path file = dir.path / "history.json";
     {

@@ -211,7 +211,7 @@ TEST_CASE("job: events round trip and unknown ones are refused") {
     CHECK_THROWS_AS((void)job_event_from_json(json::array()), InputError);
 }
 
-TEST_CASE("job: a ready event's resumes and a start's resumes round trip; malformed ones are refused") {
+TEST_CASE("job: a ready event's resumes and a start's resumes round trip, malformed ones are refused") {
     std::mt19937_64 rng(31);
     for (int i = 0; i < 200; ++i) {
         JobEvent e{JobEvent::Kind::ready, 1.5, 0, 0, {}, 1.25};

@@ -109,7 +109,7 @@ const std::pair<const char*, Planner> family[] = {{"lcf", plan_lcf},
 
 }  // namespace
 
-TEST_CASE("lcf: C is global over local, rounded up; the cluster map is the network's") {
+TEST_CASE("lcf: C is global over local, rounded up, the cluster map is the network's") {
     const Network net = Network::clusters({8, 8, 1, 1, 1, 1, 1, 1, 1}, 1, 4);
     CHECK(subnet_map(net, 0.2, 1e6) == *net.subnets());
     CHECK(lcf_global_rounds(net, *net.subnets(), 1e6) == 4);
@@ -282,7 +282,7 @@ TEST_CASE("lcf: per-cluster degrees d_i bound each cluster's inter-cluster trans
     CHECK(at_limit > 0);
 }
 
-TEST_CASE("lcf: a list of equal degrees plans what one degree plans; bad lists are refused") {
+TEST_CASE("lcf: a list of equal degrees plans what one degree plans, bad lists are refused") {
     const Network net = Network::clusters({6, 5, 3, 2, 1, 1}, 1, 3);
     PlanRequest req = test::request(net);
     for (std::size_t d : {1, 2, 3}) {

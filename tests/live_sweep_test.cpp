@@ -59,7 +59,7 @@ TEST_CASE("live sweep: medians per cell, winner is the least median, auto within
     }
 }
 
-TEST_CASE("live sweep: a failed push is a row, not the end; a bad request is") {
+TEST_CASE("live sweep: a failed push is a row, not the end, a bad request is") {
     int calls = 0;
     const auto rows = run_live(LiveSettings{{"flat", "lcf"}, {1e6}, 2}, [&](const std::string& a, double, int) {
         ++calls;

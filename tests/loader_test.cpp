@@ -68,7 +68,7 @@ TEST_CASE("loader: a cost matrix gives size-independent costs, row = sender") {
     CHECK(!net.subnets());
 }
 
-TEST_CASE("loader: a cost matrix may use flow style, + signs and exponents; the diagonal is ignored") {
+TEST_CASE("loader: a cost matrix may use flow style, + signs and exponents, the diagonal is ignored") {
     const Network net = parse_network("nodes: [a, b]\ncost: [[7, +1.5e1], [2e-3, -1]]\n");
     CHECK(net.time(0, 1, 0) == 15);
     CHECK(net.time(1, 0, 0) == doctest::Approx(0.002));
@@ -243,7 +243,7 @@ TEST_CASE("loader: node names") {
     check_error("nodes: [a, \"b\\nc\"]\ncost: 0\n", "t.yaml:1:12:", "control characters");
 }
 
-TEST_CASE("loader: a matrix must be square; the error points at the bad row") {
+TEST_CASE("loader: a matrix must be square, the error points at the bad row") {
     check_error(
         "nodes: [a, b, c]\n"
         "cost:\n"
@@ -261,7 +261,7 @@ TEST_CASE("loader: a matrix must be square; the error points at the bad row") {
     check_error("nodes: [a, b]\ncost: {a: 1}\n", "t.yaml:2:7:", "cost: expected a number or a list of rows");
 }
 
-TEST_CASE("loader: costs must be non-negative finite numbers; the error points at the entry") {
+TEST_CASE("loader: costs must be non-negative finite numbers, the error points at the entry") {
     const std::string head = "nodes: [a, b]\ncost:\n  - [0, 1]\n";
     check_error(head + "  - [-5, 0]\n", "t.yaml:4:6:",
                 "cost[1][0] must be non-negative and finite, got '-5'");

@@ -95,7 +95,7 @@ TEST_CASE("node: broadcast and multicast of 1 B, 64 KiB and 32 MiB reach exactly
     }
 }
 
-TEST_CASE("node: receive waits about its timeout and returns nothing; the callback variant gets every delivery") {
+TEST_CASE("node: receive waits about its timeout and returns nothing, the callback variant gets every delivery") {
     Nodes c(5);
     const auto t0 = std::chrono::steady_clock::now();
     CHECK_FALSE(c[1].receive(std::chrono::milliseconds(150)));
@@ -145,7 +145,7 @@ TEST_CASE("node: an exchange of three sources delivers every offered buffer to i
     CHECK_THROWS_AS((void)c[0].exchange({{"n3", "nothing", {}}}), InputError);
 }
 
-TEST_CASE("node: a node that leaves mid-run is named in the report; the others get the data") {
+TEST_CASE("node: a node that leaves mid-run is named in the report, the others get the data") {
     // 2 MB/s links: each 4 MiB transfer takes about 2 s, so n3 leaves well inside it even
     // when a loaded machine makes the job's set-up slow.
     Nodes c(5, true);
@@ -181,7 +181,7 @@ TEST_CASE("node: requests that cannot be planned are refused") {
     CHECK_THROWS_AS(c[0].join({{"stranger", "127.0.0.1", 1}}, two_subnets(3)), InputError);
 }
 
-TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config; the coordinator can be a source") {
+TEST_CASE("node: built from a NodeConfig (map file, members) or a daemon config, the coordinator can be a source") {
     TempDir dir;
     const Network map = two_subnets(5);
     const auto map_file = dir.path / "map.yaml";
@@ -292,7 +292,7 @@ static DaemonConfig daemon_config(const TempDir& dir, const std::string& name) {
     return dc;
 }
 
-TEST_CASE("node: joins a running daemon through it as a seed; the next node to join reaches it too") {
+TEST_CASE("node: joins a running daemon through it as a seed, the next node to join reaches it too") {
     TempDir dir;
     Service daemon(daemon_config(dir, "d0"));
     daemon.start();

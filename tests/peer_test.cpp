@@ -161,7 +161,7 @@ TEST_CASE("peer: a file lands under its final name on every destination, relays 
     }
 }
 
-TEST_CASE("peer: a tree is one message through relays and lands whole; progress counts what every destination holds") {
+TEST_CASE("peer: a tree is one message through relays and lands whole, progress counts what every destination holds") {
     Cluster c(4);
     const Network net = three_subnets(4);
     const fs::path src = c.dir.path / "src/proj";
@@ -359,7 +359,7 @@ TEST_CASE("peer: ping-pong over an emulated link recovers its latency and bandwi
     CHECK(std::abs(estimate_offset(samples)) < 1e-3);
 }
 
-TEST_CASE("peer: a destination that dies mid-push is named; the others complete; no partial file") {
+TEST_CASE("peer: a destination that dies mid-push is named, the others complete, no partial file") {
     // Slow emulated links (1 MiB at 2 MB/s: about half a second a transfer) so the push is
     // still running when p2 goes.
     const std::size_t n = 4;
@@ -399,7 +399,7 @@ TEST_CASE("peer: a destination that dies mid-push is named; the others complete;
     for (const auto& e : fs::directory_iterator(c.dir.path / "p2")) CHECK_FALSE(e.is_regular_file());
 }
 
-TEST_CASE("peer: a 3-source pattern over 6 peers runs as planned with wr and wrp; wrp no later than wr") {
+TEST_CASE("peer: a 3-source pattern over 6 peers runs as planned with wr and wrp, wrp no later than wr") {
     // Emulated: send and receive overheads matter here (Wu 2), so the order of a node's
     // sends and receives does; WRP may reorder them (4.4).
     const std::size_t n = 6;

@@ -294,7 +294,7 @@ TEST_CASE("netlab topologies: predictions at 32 MiB and 64 KiB") {
     }
 }
 
-TEST_CASE("piece size: 2 MiB, doubled until a message has at most max_pieces; none past 8 MiB pieces") {
+TEST_CASE("piece size: 2 MiB, doubled until a message has at most max_pieces, none past 8 MiB pieces") {
     CHECK(piece_for(3 * mib) == default_piece);
     CHECK(piece_for(static_cast<double>(default_piece) * max_pieces) == default_piece);
     CHECK(piece_for(static_cast<double>(default_piece) * max_pieces + 1) == 2 * default_piece);

@@ -345,7 +345,7 @@ TEST_CASE("probe: four subnets of four with two slow hosts, and the projection f
                                                                            << rb.measured_seconds << " s of transfers");
 }
 
-TEST_CASE("probe: one subnet when the uplinks are faster than the NICs; two hosts are one subnet") {
+TEST_CASE("probe: one subnet when the uplinks are faster than the NICs, two hosts are one subnet") {
     std::mt19937_64 rng(5);
     const std::vector<std::pair<double, double>> three(3, {100 * mbit, 100 * mbit});
     const Truth t = make_truth(rng, {three, three}, {1000 * mbit, 1000 * mbit});

@@ -49,7 +49,7 @@ std::vector<std::byte> read_ready(net::MessageBody::Reader& r) {
 
 }  // namespace
 
-TEST_CASE("pieces: readers see exactly the verified prefix; a corrupt piece holds it until a good copy comes") {
+TEST_CASE("pieces: readers see exactly the verified prefix, a corrupt piece holds it until a good copy comes") {
     std::mt19937_64 rng(13);
     for (int trial = 0; trial < 200; ++trial) {
         CAPTURE(trial);
@@ -312,7 +312,7 @@ TEST_CASE("relay: a relay whose every frame arrives damaged still passes on only
     }
 }
 
-TEST_CASE("relay: a piece damaged every time it comes fails the message; nothing lands, downstream either") {
+TEST_CASE("relay: a piece damaged every time it comes fails the message, nothing lands, downstream either") {
     Chain c(3);
     const Network net = c.network();
     const auto bytes = random_bytes(1 << 20, 14);

@@ -184,7 +184,7 @@ TEST_CASE("report: JSON round trip over 200 random reports, through text") {
     }
 }
 
-TEST_CASE("report: the job id is a decimal string, exact past 2^53; numbers from older daemons still read") {
+TEST_CASE("report: the job id is a decimal string, exact past 2^53, numbers from older daemons still read") {
     JobReport r = sample();
     r.job = 18446744073709551615u;
     const json j = to_json(r);

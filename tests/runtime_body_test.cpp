@@ -194,7 +194,7 @@ TEST_CASE("file sink: a copy resumed at a piece boundary keeps its prefix, takes
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("file body: with serve_roots, the file it opened must lie under one; all readers share that descriptor") {
+TEST_CASE("file body: with serve_roots, the file it opened must lie under one, all readers share that descriptor") {
     const auto dir = std::filesystem::temp_directory_path() / ("hetcast-served-" + std::to_string(::getpid()));
     const auto root = dir / "root", other = dir / "other";
     std::filesystem::create_directories(root);

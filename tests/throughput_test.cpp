@@ -334,7 +334,7 @@ TEST_CASE("throughput: edge cases and errors") {
     CHECK_THROWS_AS((void)tree_throughput(net, cycle), InputError);
 }
 
-TEST_CASE("throughput: Bhat's eq. 3 is beaten by a cut-through chain; the pipelined bound is not") {
+TEST_CASE("throughput: Bhat's eq. 3 is beaten by a cut-through chain, the pipelined bound is not") {
     // r → a → c, 10 MB/s and 1 ms per hop; r → c directly is 100 kB/s, so the chain is Bhat's
     // shortest path: 2 (1 ms + m / 10 MB/s).
     const double m = 100e6, piece = 1e6, b = 10e6, l = 1e-3;

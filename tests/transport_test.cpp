@@ -106,14 +106,14 @@ TEST_CASE("transport: an identity from another CA is refused on both sides and t
     CHECK(ok->identity().role == Role::member);
 }
 
-TEST_CASE("transport: a client names whom it expects; another certificate there is refused") {
+TEST_CASE("transport: a client names whom it expects, another certificate there is refused") {
     Endpoint server("server"), client("client");
     CHECK_THROWS_WITH_AS((void)client.t->connect("127.0.0.1", server.t->port(), "n7"),
                          doctest::Contains("expected 'n7' but the certificate there names 'server'"), Error);
     CHECK(client.t->connect("127.0.0.1", server.t->port(), "server")->peer() == "server");
 }
 
-TEST_CASE("transport: the server says why it does not admit a client; close_if ends open connections") {
+TEST_CASE("transport: the server says why it does not admit a client, close_if ends open connections") {
     const auto no_mallory = [](const PeerIdentity& who) {
         return who.name == "mallory" ? std::string("'mallory' was revoked") : std::string();
     };
@@ -347,7 +347,7 @@ TEST_CASE("transport: a file body goes out in chunks, unpaced or paced, and a sh
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("transport: before TLS a peer's frames are not read; the server closes at once") {
+TEST_CASE("transport: before TLS a peer's frames are not read, the server closes at once") {
     Endpoint server("server", 16 << 20);
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);

@@ -170,7 +170,7 @@ TEST_CASE("tree: malformed or unsafe manifests are refused with InputError, neve
     }
 }
 
-TEST_CASE("tree: a job plan carries its manifest; a tree without a landing directory is refused") {
+TEST_CASE("tree: a job plan carries its manifest, a tree without a landing directory is refused") {
     JobPlan p;
     p.job = 9;
     p.algorithm = "flat";
@@ -252,7 +252,7 @@ TEST_CASE("tree: walking arguments: links inside kept as links, collisions and s
     refused({(s / "d").string()}, true, "is a fifo");
 }
 
-TEST_CASE("tree: the body streams the files back to back; each file's and the whole SHA in one pass") {
+TEST_CASE("tree: the body streams the files back to back, each file's and the whole SHA in one pass") {
     TempDir dir;
     write(dir.path / "t/a", "first-");
     write(dir.path / "t/b", "");
@@ -364,7 +364,7 @@ TEST_CASE("tree: landing keeps modes, mtimes, links (as links), empty and deep d
     CHECK(lstat_of(plain / "proj/secret").st_mtim.tv_sec > 1'000'000'000);
 }
 
-TEST_CASE("tree: what cannot land fails alone, with its reason; nothing unverified, no temporaries, no link followed") {
+TEST_CASE("tree: what cannot land fails alone, with its reason, nothing unverified, no temporaries, no link followed") {
     TempDir dir;
     const fs::path s = dir.path / "src/proj";
     write(s / "a", "aaaa");
