@@ -5,7 +5,9 @@
 #    failure half-way through 'up' removes what it built; not root: one line; a topology
 #    asking for latency: the no-netem warning once, and the lab comes up;
 #  - two-subnets: one TCP stream within +-10% of the NIC rate inside a subnet and of the uplink
-#    rate across; two streams out of one NIC, and two through one uplink, get about half each;
+#    rate across; two streams out of one (fair) NIC get about half each, two into one NIC and
+#    two through one uplink (FIFOs on the default queues) the whole rate together, and about
+#    half each with --queues fair;
 #    'run' passes the exit status through;
 #  - hetcastd on every host, each with its identity from the lab's CA (0600), 'run' handing
 #    the CLI the operator's: 'hetcast status' in a host's namespace lists all members up;
@@ -86,7 +88,7 @@ nothing_left() {
 
 # goodput LAB EXPECTED_MBIT TOLERANCE SRC:DST...: one measurement of flows run together; each
 # flow's Mbit/s must be within TOLERANCE (fraction) of its EXPECTED_MBIT (a list, one per flow,
-# comma-separated). Below the range (or, with several flows, outside it): measured again, up
+# comma-separated; a single value with several flows: their total). Below the range (or, with several flows, outside it): measured again, up
 # to 3 times; one flow above its rate fails at once. Prints the numbers.
 goodput() {
     local lab=$1 expected=$2 tol=$3
@@ -100,6 +102,9 @@ import json, sys
 exp = [float(x) for x in sys.argv[1].split(",")]
 tol = float(sys.argv[2])
 rs = json.loads(sys.argv[3])
+if len(exp) == 1 and len(rs) > 1:
+    rs = [{"src": "+".join(r["src"] for r in rs), "dst": "+".join(r["dst"] for r in rs),
+           "mbit_s": sum(r["mbit_s"] for r in rs)}]
 assert len(rs) == len(exp), (rs, exp)
 words, worst = [], "ok"
 for r, e in zip(rs, exp):
@@ -189,9 +194,15 @@ step "run passes the exit status through (7)"
 goodput "$lab" 200 0.10 a1:a2          # inside a subnet: the NIC rate
 goodput "$lab" 40 0.10 a1:b1           # across: the uplink rate
 goodput "$lab" 40 0.10 b4:a3           # and the other way
-goodput "$lab" 100,100 0.15 a1:a2 a1:a3    # two streams out of one NIC: half each
-goodput "$lab" 100,100 0.15 a2:a1 a3:a1    # two streams into one NIC: half each
-goodput "$lab" 20,20 0.15 a1:b1 a2:b2      # two hosts through one uplink: half each
+goodput "$lab" 100,100 0.15 a1:a2 a1:a3    # two streams out of one NIC (fair): half each
+goodput "$lab" 200 0.10 a2:a1 a3:a1        # into one NIC (a FIFO switch port): all of it
+goodput "$lab" 40 0.10 a1:b1 a2:b2         # through one FIFO uplink: all of it, split as TCP does
+labs+=("$lab-fair")
+"$netlab" up "$src/conf/netlab/two-subnets.yaml" --name "$lab-fair" --queues fair > /dev/null 2> "$tmp/up.err" \
+    || fail "up --queues fair: $(cat "$tmp/up.err")"
+goodput "$lab-fair" 100,100 0.15 a2:a1 a3:a1   # fair queues everywhere: half each
+goodput "$lab-fair" 20,20 0.15 a1:b1 a2:b2
+"$netlab" down "$lab-fair" > /dev/null
 
 "$netlab" daemons "$lab" --hetcastd "$hetcastd" --hetcast "$hetcast" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
