@@ -43,6 +43,8 @@ leaves() {
     echo "$classes ${limits% }"
 }
 
+allowed_before=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+
 # expect LAB_ARGS... -- HOST_EGRESS SWITCH_PORT UPLINK CC: builds two-subnets, checks it, takes it down.
 expect() {
     local args=() want
@@ -113,4 +115,9 @@ sed 's/^name: two-subnets/name: two-subnets\nqueues: fast/' "$src/conf/netlab/tw
 if "$netlab" up "$tmp/bad.yaml" --name "$tag" > /dev/null 2> "$tmp/bad.err"; then fail "queues: fast accepted"; fi
 grep -q "bad.yaml: queues: 'fast' is not one of" "$tmp/bad.err" || fail "bad file: $(cat "$tmp/bad.err")"
 [[ -z $(ip netns list | grep "hcl-$tag\.") ]] || fail "a refused lab left namespaces"
+# A machine-wide setting netlab widened for the labs is as it was once no lab is up.
+if [[ -z $(ip netns list | grep '^hcl-') ]]; then
+    [[ $(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) == "$allowed_before" ]] ||
+        fail "tcp_allowed_congestion_control left as '$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)', was '$allowed_before'"
+fi
 echo "netlab queues test: ok"
