@@ -15,16 +15,9 @@ hetcast=$(realpath "$2")
 src=$(realpath "$3")
 netlab=$src/scripts/netlab
 
-if [[ $(id -u) -ne 0 ]]; then
-    echo "netlab congestion test: skipped: needs root/netns (not root)"
-    exit 77
-fi
-probe_ns=hcl-nlc$$-probe.x
-if ! err=$(ip netns add "$probe_ns" 2>&1); then
-    echo "netlab congestion test: skipped: needs root/netns (ip netns add: $err)"
-    exit 77
-fi
-ip netns del "$probe_ns"
+test_name="netlab congestion test"
+# shellcheck source=netlab_skip.sh
+source "$(dirname "$0")/netlab_skip.sh"
 
 lab=nlc$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-congestion.XXXXXX")

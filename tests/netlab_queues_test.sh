@@ -11,16 +11,9 @@ set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: $0 SOURCE_DIR" >&2; exit 2; }
 src=$(realpath "$1")
 netlab=$src/scripts/netlab
-if [[ $(id -u) -ne 0 ]]; then
-    echo "netlab queues test: skipped: needs root/netns (not root)"
-    exit 77
-fi
-probe_ns=hcl-nqt$$-probe.x
-if ! err=$(ip netns add "$probe_ns" 2>&1); then
-    echo "netlab queues test: skipped: needs root/netns (ip netns add: $err)"
-    exit 77
-fi
-ip netns del "$probe_ns"
+test_name="netlab queues test"
+# shellcheck source=netlab_skip.sh
+source "$(dirname "$0")/netlab_skip.sh"
 
 tag=nqt$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-queues.XXXXXX")

@@ -31,16 +31,9 @@ src=$(realpath "$3")
 netlab=$src/scripts/netlab
 [[ -x $hetcastd && -x $hetcast && -x $netlab ]] || { echo "usage: $0 HETCASTD HETCAST SOURCE_DIR" >&2; exit 2; }
 
-if [[ $(id -u) -ne 0 ]]; then
-    echo "netlab test: skipped: needs root/netns (not root)"
-    exit 77
-fi
-probe_ns=hcl-nlt$$-probe.x
-if ! err=$(ip netns add "$probe_ns" 2>&1); then
-    echo "netlab test: skipped: needs root/netns (ip netns add: $err)"
-    exit 77
-fi
-ip netns del "$probe_ns"
+test_name="netlab test"
+# shellcheck source=netlab_skip.sh
+source "$(dirname "$0")/netlab_skip.sh"
 
 t_start=$(date +%s)
 tag=nlt$$
