@@ -1,6 +1,8 @@
 // Bhat, Raghavendra, Prasanna (paper 001): the worked examples of §2, §3.1 and §6.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 
 #include "hetcast/sched/bhat.hpp"
@@ -112,6 +114,38 @@ TEST_CASE("bhat: multicast picks receivers among the destinations, ecef-relay ma
     CHECK(edges(relay) == std::vector<Edge>{{0, 1}, {1, 2}});
     CHECK(relay.completion == 2);
     CHECK(bhat_lower_bound(net, 0, {2}, 1) == 2);
+}
+
+TEST_CASE("bhat: ecef-relay relays through no node it is told to avoid (members found down)") {
+    const Network net = test::costs({{0, 1, 100}, {50, 0, 1}, {50, 50, 0}});
+    PlanRequest req = test::request(net, 0, {2});
+    req.options.avoid = {1};
+    const Timeline t = simulate(net, plan_ecef_relay(net, req), req.model);
+    CHECK(edges(t) == std::vector<Edge>{{0, 2}});
+    CHECK(t.completion == 100);
+}
+
+TEST_CASE("bhat: on random costs, ecef-relay gives no task to an avoided node") {
+    std::mt19937 rng(23);
+    int would_relay = 0;  // trials in which the plan without `avoid` does use one of them
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::size_t n = 3 + rng() % 8;
+        std::uniform_real_distribution<double> cost(1, 100);
+        Matrix c(n, std::vector<double>(n, 0));
+        for (auto& row : c) for (auto& x : row) x = cost(rng);
+        const Network net = test::costs(c);
+        std::vector<NodeId> dests, avoid;
+        for (NodeId v = 1; v < n; ++v) (rng() % 2 ? dests : avoid).push_back(v);
+        if (dests.empty()) continue;
+        PlanRequest req = test::request(net, 0, dests);
+        req.options.avoid = avoid;
+        const Schedule s = plan_ecef_relay(net, req);
+        for (NodeId v : avoid) CHECK(s.tasks[v].empty());
+        req.options.avoid.clear();
+        const Schedule free = plan_ecef_relay(net, req);
+        would_relay += std::any_of(avoid.begin(), avoid.end(), [&](NodeId v) { return !free.tasks[v].empty(); });
+    }
+    CHECK(would_relay > 20);
 }
 
 TEST_CASE("bhat: the non-blocking model lets a fast sender start its next send early") {

@@ -43,7 +43,11 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
         JobSpec again = spec;
         try {
-            again.schedule = spec.replan(dests);
+            std::vector<NodeId> avoid;  // failed members relay nothing in the next try
+            for (const auto& [who, why] : failed) {
+                if (const auto id = net.find(who)) avoid.push_back(*id);
+            }
+            again.schedule = spec.replan(dests, avoid);
         } catch (const std::exception& e) {
             log(LogLevel::warn, "job " + std::to_string(report.job) + ": cannot plan the re-serving: " + e.what());
             break;

@@ -29,8 +29,10 @@ JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string&
     if (piece != 0 && spec.schedule.relay == Relay::cut_through) spec.schedule.piece = piece;
     spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay);
     if (net.capacities() && !req.dests.empty()) spec.throughput_bound = steady_state_throughput(net, req.root, req.dests);
-    spec.replan = [&net, req, algo, piece](const std::vector<NodeId>& dests) {
-        return plan_push(net, make_request(net, req.root, dests, req.size, req.model), algo, piece).schedule;
+    spec.replan = [&net, req, algo, piece](const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid) {
+        PlanOptions options = req.options;
+        options.avoid.insert(options.avoid.end(), avoid.begin(), avoid.end());
+        return plan_push(net, make_request(net, req.root, dests, req.size, req.model, options), algo, piece).schedule;
     };
     return spec;
 }

@@ -120,6 +120,18 @@ std::uint64_t bwlimit_of(const json& req) {
 
 /// The map a push plans on: with a --bwlimit, no member sends faster than it, so that the
 /// plan and its prediction account for the limit.
+// Nodes with tasks in `s` that are neither the root, a destination nor in `known`: relays.
+std::vector<NodeId> outside_relays(const Schedule& s, NodeId root, const std::vector<NodeId>& dests,
+                                   const std::vector<NodeId>& known) {
+    const auto in = [](const std::vector<NodeId>& set, NodeId v) { return std::find(set.begin(), set.end(), v) != set.end(); };
+    std::vector<NodeId> out;
+    for (NodeId v = 0; v < s.tasks.size(); ++v) {
+        if (v == root || s.tasks[v].empty() || in(dests, v) || in(known, v)) continue;
+        out.push_back(v);
+    }
+    return out;
+}
+
 std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bwlimit) {
     if (!net) throw InputError("no map yet: run 'hetcast probe' first");
     if (bwlimit > 0) return net->with_rate_limit(static_cast<double>(bwlimit));
@@ -476,8 +488,32 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const std::string started = utc_now();
     JobReport r;
     if (!dests.empty()) {
-        const PlanRequest pr = make_request(*net, root, dests, size, model);
+        PlanRequest pr = make_request(*net, root, dests, size, model);
         JobSpec spec = plan_push(*net, pr, algo.name, piece);
+        // A plan may relay through members that are not destinations (ecef-relay, or auto
+        // choosing it): those must answer too, else plan again without them.
+        std::vector<NodeId> asked_already;
+        for (std::vector<NodeId> relays = outside_relays(spec.schedule, root, dests, {}); !relays.empty();
+             relays = outside_relays(spec.schedule, root, dests, asked_already)) {
+            std::vector<std::string> asked;
+            for (NodeId v : relays) asked.push_back(net->name(v));
+            const auto heard = peer->call_all(asked, {{"cmd", "hello"}}, patience);
+            asked_already.insert(asked_already.end(), relays.begin(), relays.end());
+            const std::size_t before = pr.options.avoid.size();
+            for (std::size_t i = 0; i < relays.size(); ++i) {
+                if (heard.errors[i].empty()) continue;
+                say(LogLevel::warn, "not relaying through '" + asked[i] + "': " + heard.errors[i]);
+                pr.options.avoid.push_back(relays[i]);
+            }
+            if (pr.options.avoid.size() == before) break;
+            spec = plan_push(*net, pr, algo.name, piece);
+            for (NodeId v : outside_relays(spec.schedule, root, dests, {})) {
+                if (std::find(pr.options.avoid.begin(), pr.options.avoid.end(), v) != pr.options.avoid.end()) {
+                    throw Error("push: " + spec.schedule.algorithm + " relays through '" + net->name(v) +
+                                "', which does not answer; try another --algo");
+                }
+            }
+        }
         spec.bwlimit = bwlimit;
         spec.timeout = push_timeout(req);
         spec.inputs.push_back(std::move(input));

@@ -248,6 +248,7 @@ Schedule plan_ecef_relay(const Network& net, const PlanRequest& req) {
     std::vector<char> participant(net.size(), 0);
     participant[req.root] = 1;
     for (NodeId d : req.dests) participant[d] = 1;
+    for (NodeId k : req.options.avoid) participant.at(k) = 1;
     for (NodeId k = 0; k < net.size(); ++k) {
         if (!participant[k]) others.push_back(k);
     }

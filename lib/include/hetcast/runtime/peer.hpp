@@ -177,8 +177,9 @@ struct JobSpec {
     std::function<void(std::uint64_t)> started;
     /// Re-plans a one-message job for some of its destinations, on the same network and
     /// from the same source: after members fail, the live destinations they should have
-    /// fed are served again by this plan. Empty: they are reported failed.
-    std::function<Schedule(const std::vector<NodeId>& dests)> replan;
+    /// fed are served again by this plan, relaying through none of `avoid` (the failed).
+    /// Empty: they are reported failed.
+    std::function<Schedule(const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid)> replan;
 };
 
 /// A job a peer takes part in, as Peer::jobs() lists it.

@@ -20,6 +20,9 @@ struct PlanOptions {
     bool degree_given = false;
     std::size_t matching = 1;   ///< B of lcf-matching: simultaneous inter-cluster transfers
     double tolerance = 0.20;    ///< ECO partition tolerance when the network has no subnets
+    /// Nodes that must not relay (members found down): planners that relay through
+    /// non-destinations leave them out. The root and destinations are the caller's choice.
+    std::vector<NodeId> avoid = {};
 };
 
 /// A single-source request: broadcast when `dests` holds every other node.
