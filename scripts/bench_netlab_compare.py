@@ -5,6 +5,10 @@ import hashlib, json, os, random, re, shlex, shutil, stat, statistics, subproces
 root, hetcast, lab, d, sizes_arg, repeat, algos_arg = sys.argv[1:8]
 info, repeat = json.loads(sys.argv[8]), int(repeat)
 tree_mode, nfiles = sys.argv[9] == "1", int(sys.argv[10])
+# weighed: also push every algorithm auto weighed within WEIGHED of its pick (the push report's
+# candidates, docs/json.md), after auto in each round.
+weighed = len(sys.argv) > 11 and sys.argv[11] == "1"
+WEIGHED = 0.10
 netlab = os.path.join(root, "scripts", "netlab")
 GOODPUT = 0.956  # TCP goodput over the shaped rate on netlab links (1448/1514; docs/netlab.md)
 PORT, BUF = 7790, 131072
@@ -111,7 +115,8 @@ def push(algo, source, want, limit, landed, check):
         remove(f)
     row = {"seconds": float(rep["achieved"]) if ok else None, "wall": wall, "ok": ok, "verified": verified,
            "algorithm": rep.get("algorithm", algo) if rep else algo,
-           "predicted": rep.get("predicted") if rep else None, "bytes": rep.get("bytes") if rep else None}
+           "predicted": rep.get("predicted") if rep else None, "bytes": rep.get("bytes") if rep else None,
+           "candidates": rep.get("candidates", []) if rep else []}
     if ok:
         # When each destination had the last byte (hops) and when its copy had landed (outcomes).
         last = {}
@@ -344,6 +349,27 @@ def remove(path):
         rm(path)
 
 
+def near_picks(r, have):
+    """What auto weighed within WEIGHED of the predicted time of its pick, the pick aside, in
+    the order auto tried them; one this hetcast cannot push by name is left out with a note."""
+    pick = re.sub(r"^auto:", "", r["algorithm"])
+    preds = {c["algorithm"]: float(c["predicted"]) for c in r["candidates"]}
+    if pick not in preds:
+        note(f"auto picked {pick}, which its candidates do not list: nothing else pushed")
+        return []
+    out = []
+    for c in r["candidates"]:
+        a = c["algorithm"]
+        if a == pick or ("push", a) in have or a in out or float(c["predicted"]) > (1 + WEIGHED) * preds[pick]:
+            continue
+        if a not in known:
+            note(f"auto weighed {a} within {WEIGHED:.0%} of {pick}, but --algo {a} is not known: not pushed")
+            continue
+        out.append(a)
+    note(f"auto picked {pick} ({preds[pick]:.2f} s predicted); within {WEIGHED:.0%}: {', '.join(out) or 'none'}")
+    return out
+
+
 rows, trees = [], {}
 if tree_mode:
     methods = [("push", a) for a in algos] + [("tar", m) for m in ("tar-chain", "tar-fanout", "tar-loop")]
@@ -369,8 +395,9 @@ for size in [parse_size(s) for s in sizes_arg.split(",") if s]:
                        check=True, stdin=subprocess.DEVNULL)
         want = sha256(payload)
         landed = [os.path.join(dest_root(h), os.path.basename(payload)) for h in dests]
+    size_methods = list(methods)
     for run in range(1, repeat + 1):
-        for kind, m in methods:  # one method at a time, interleaved across repeats
+        for kind, m in size_methods:  # one method at a time, interleaved across repeats
             if kind == "push" and tree_mode:
                 r = push(m, top, want, limit, landed, lambda f: listing(f) == want)
             elif kind == "push":
@@ -381,10 +408,21 @@ for size in [parse_size(s) for s in sizes_arg.split(",") if s]:
                 r = chain(payload, size, want, limit)
             r.update(method=m, size=size, run=run)
             rows.append(r)
+            if weighed and m == "auto" and r["ok"] and size_methods == methods:
+                size_methods[size_methods.index(("push", "auto")) + 1:1] = \
+                    [("push", a) for a in near_picks(r, size_methods)]
             note(f"{human(size)} run {run} {m}: {r['seconds'] if r['seconds'] is None else round(r['seconds'], 2)} s, "
                  f"verified {r['verified']}")
     remove(os.path.dirname(top) if tree_mode else payload)
 
+bounds = {}
+for size in sorted({r["size"] for r in rows}):
+    bounds[size] = bound(size)
+with open(os.path.join(d, "compare.json"), "w") as f:
+    json.dump({"topology": info["name"], "queues": sorted({s["queues"] for s in info["subnets"]}),
+               "cc": info.get("cc"), "hosts": len(hosts), "subnets": len(info["subnets"]),
+               "bound": {str(k): {"seconds": v[0], "why": v[1]} for k, v in bounds.items()},
+               "rows": rows}, f, indent=1)
 with open(os.path.join(d, "compare.csv"), "w") as f:
     keys = ["method", "size", "run", "seconds", "wall", "ok", "verified", "algorithm", "predicted", "error",
             "arrived", "landing"]
@@ -426,18 +464,19 @@ for size in sorted({r["size"] for r in rows}):
         print(f"**{human(size)}**: physical bound {lb:.2f} s ({why}, × {GOODPUT} TCP goodput)\n")
         print("| method | seconds: median (min–max) | median / bound | every copy verified | CLI wall s (median) |")
         print("|---|---|---|---|---|")
+    size_order = list(dict.fromkeys(r["method"] for r in rows if r["size"] == size))
     med = {}
-    for _, m in methods:
+    for m in size_order:
         rs = [r for r in rows if r["size"] == size and r["method"] == m]
         ts = [r["seconds"] for r in rs if r["seconds"] is not None]
         if ts:
             med[m] = statistics.median(ts)
-    for _, m in methods:
+    for m in size_order:
         rs = [r for r in rows if r["size"] == size and r["method"] == m]
         ts = [r["seconds"] for r in rs if r["seconds"] is not None]
         nver = sum(r["verified"] for r in rs)
         vtxt = "yes" if nver == len(rs) else f"no ({nver} of {len(rs)} runs)"
-        wall = f"{statistics.median(r['wall'] for r in rs):.2f}" if m in algos else "–"
+        wall = f"{statistics.median(r['wall'] for r in rs):.2f}" if m not in LABELS else "–"
         vs_auto = []
         if tree_mode:
             vs_auto = [f"{med[m] / med['auto']:.2f}" if m in med and "auto" in med else "–"]
