@@ -364,6 +364,7 @@ def near_picks(r, have):
             continue
         if a not in known:
             note(f"auto weighed {a} within {WEIGHED:.0%} of {pick}, but --algo {a} is not known: not pushed")
+            r.setdefault("not_pushed", []).append(a)
             continue
         out.append(a)
     note(f"auto picked {pick} ({preds[pick]:.2f} s predicted); within {WEIGHED:.0%}: {', '.join(out) or 'none'}")
@@ -375,7 +376,8 @@ if tree_mode:
     methods = [("push", a) for a in algos] + [("tar", m) for m in ("tar-chain", "tar-fanout", "tar-loop")]
     note("rsync: not measured (it needs ssh or an rsync daemon on every host; the lab has neither)")
 else:
-    methods = [("push", a) for a in algos] + [("chain", "chain")]
+    # 'socat-chain', not 'chain': hetcast has an algorithm of that name.
+    methods = [("push", a) for a in algos] + [("chain", "socat-chain")]
 for size in [parse_size(s) for s in sizes_arg.split(",") if s]:
     lb, _ = bound(size)
     limit = max(120.0, 40 * lb)
@@ -430,7 +432,7 @@ with open(os.path.join(d, "compare.csv"), "w") as f:
     for r in rows:
         f.write(",".join("" if r.get(k) is None else str(r.get(k)).replace(",", ";") for k in keys) + "\n")
 
-LABELS = {"chain": "chain (socat)", "tar-chain": "tar chain (pipelined: each host tees to tar x and the next)",
+LABELS = {"socat-chain": "chain (socat)", "tar-chain": "tar chain (pipelined: each host tees to tar x and the next)",
           "tar-fanout": "tar fan-out (every host at once, as pdcp -r, clush --copy)",
           "tar-loop": "tar loop (one host after another, as scp -r in a for loop)"}
 
@@ -495,6 +497,8 @@ for size in sorted({r["size"] for r in rows}):
                       f"{statistics.median(r['landing'] for r in rs):.2f} s per destination after its last byte (medians)",
                       end="")
         print()
-    others = ("tar-chain", "tar-fanout", "tar-loop") if tree_mode else ("chain", "flat")
-    ratios = [f"auto/{o} = {med['auto'] / med[o]:.2f}" for o in others if "auto" in med and o in med]
-    print("\n" + ("; ".join(ratios) if ratios else "auto/" + ", auto/".join(others) + ": n/a") + "\n")
+    others = ("tar-chain", "tar-fanout", "tar-loop") if tree_mode else ("socat-chain", "flat")
+    short = {"socat-chain": "chain"}
+    ratios = [f"auto/{short.get(o, o)} = {med['auto'] / med[o]:.2f}" for o in others if "auto" in med and o in med]
+    print("\n" + ("; ".join(ratios) if ratios else "auto/" + ", auto/".join(short.get(o, o) for o in others) + ": n/a")
+          + "\n")

@@ -47,6 +47,7 @@ def stats(run, size):
                 m["ap"].append(r["seconds"] / float(r["predicted"]))
         if r["method"] == "auto" and r.get("ok"):
             m["picks"].append(re.sub(r"^auto:", "", r["algorithm"]))
+            m.setdefault("not_pushed", set()).update(r.get("not_pushed", []))
     for m in out.values():
         m["s"] = statistics.median(m["t"]) if m["t"] else None
         m["a/p"] = statistics.median(m["ap"]) if m["ap"] else None
@@ -120,12 +121,17 @@ def random_table(runs):
         sr = subnets_right(run)
         right += bool(sr)
         failed += sr is None
-        sr_txt = "probe failed: " + run["probe_error"] if sr is None else ("yes" if sr else "**no**")
+        if sr is None:
+            sr_txt = "probe failed: " + run["probe_error"]
+        elif sr:
+            sr_txt = "yes"
+        else:
+            sr_txt = "**no**: " + " / ".join(" ".join(sorted(s)) for s in sorted(run["probe"]["map"]["subnets"]))
         shape = f"{len(info['subnets'])} × {len(info['hosts'])}"
         for size in sizes_of(run) or [None]:
             st = stats(run, size) if size else {}
             lb = run["cmp"]["bound"][str(size)]["seconds"] if size else None
-            auto, chain = st.get("auto", {}), st.get("chain", {})
+            auto, chain = st.get("auto", {}), st.get("socat-chain", {})
             a_s, c_s = auto.get("s"), chain.get("s")
             xb = a_s / lb if a_s and lb else None
             ac = a_s / c_s if a_s and c_s else None
@@ -137,7 +143,7 @@ def random_table(runs):
             a_dev = abs(auto["a/p"] - 1) if auto.get("a/p") is not None else None
             others = []
             for m, x in st.items():
-                if m in ("auto", "chain") or x["a/p"] is None:
+                if m in ("auto", "socat-chain") or x["a/p"] is None:
                     continue
                 dv = abs(x["a/p"] - 1)
                 others.append(f"{m} {dv:.2f}")
@@ -149,6 +155,7 @@ def random_table(runs):
                 auto_devs.append(a_dev)
                 if worst_dev[0] is None or a_dev > worst_dev[0]:
                     worst_dev = (a_dev, f"auto ({auto['pick']})", seed)
+            others += [f"{a} (not pushable by name)" for a in sorted(auto.get("not_pushed", ()))]
             ver = all(x["verified"] for x in st.values()) if st else False
             print(f"| {seed} | {run['queues']} | {shape} | {sr_txt} | {auto.get('pick') or '–'} | {f2(xb)} | {f2(ac)} "
                   f"| {f2(a_dev)} | {', '.join(others) or '–'} | {'yes' if ver else '**no**'} |")
