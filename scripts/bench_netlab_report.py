@@ -73,7 +73,7 @@ def f2(x, fmt="{:.2f}"):
 def queues_table(runs):
     by_topo = {}
     for run in runs:
-        by_topo.setdefault(run["info"]["name"], []).append(run)
+        by_topo.setdefault(os.path.basename(run["info"]["topology_file"]).removesuffix(".yaml"), []).append(run)
     print("## Each topology under each queue discipline (`--queues` list)\n")
     print("Per discipline: median seconds, × the physical bound, achieved/predicted (hetcast only); "
           "✗: a copy was not verified.\n")
@@ -155,7 +155,9 @@ def random_table(runs):
                 auto_devs.append(a_dev)
                 if worst_dev[0] is None or a_dev > worst_dev[0]:
                     worst_dev = (a_dev, f"auto ({auto['pick']})", seed)
-            others += [f"{a} (not pushable by name)" for a in sorted(auto.get("not_pushed", ()))]
+            skipped = sorted(auto.get("not_pushed", ()))
+            if skipped:
+                others.append(f"not pushable by name: {skipped[0]}" + (f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""))
             ver = all(x["verified"] for x in st.values()) if st else False
             print(f"| {seed} | {run['queues']} | {shape} | {sr_txt} | {auto.get('pick') or '–'} | {f2(xb)} | {f2(ac)} "
                   f"| {f2(a_dev)} | {', '.join(others) or '–'} | {'yes' if ver else '**no**'} |")
