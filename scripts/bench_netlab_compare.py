@@ -357,16 +357,16 @@ def near_picks(r, have):
     if pick not in preds:
         note(f"auto picked {pick}, which its candidates do not list: nothing else pushed")
         return []
-    out = []
+    out, unknown = [], []
     for c in r["candidates"]:
         a = c["algorithm"]
         if a == pick or ("push", a) in have or a in out or float(c["predicted"]) > (1 + WEIGHED) * preds[pick]:
             continue
-        if a not in known:
-            note(f"auto weighed {a} within {WEIGHED:.0%} of {pick}, but --algo {a} is not known: not pushed")
-            r.setdefault("not_pushed", []).append(a)
-            continue
-        out.append(a)
+        (out if a in known else unknown).append(a)
+    if unknown:
+        r["not_pushed"] = unknown
+        note(f"auto weighed {', '.join(unknown)} within {WEIGHED:.0%} of {pick}; hetcast push --algo does not "
+             f"know {'it' if len(unknown) == 1 else 'them'}: not pushed")
     note(f"auto picked {pick} ({preds[pick]:.2f} s predicted); within {WEIGHED:.0%}: {', '.join(out) or 'none'}")
     return out
 

@@ -108,9 +108,9 @@ def subnets_right(run):
 
 def random_table(runs):
     print("## Random topologies (`--random`)\n")
-    print("| seed | queues | subnets × hosts | subnets right | auto's pick | auto × bound | auto / chain "
+    print("| seed | queues | subnets × hosts | subnets right | auto's pick | auto × bound | auto / chain | chain × bound "
           "| \\|a/p−1\\| auto | \\|a/p−1\\| of the others auto weighed within 10% | every copy verified |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     lines, within, chain_ok, right, failed, devs, auto_devs = 0, 0, 0, 0, 0, [], []
     worst_chain = (None, None)
     worst_dev = (None, None, None)
@@ -160,6 +160,7 @@ def random_table(runs):
                 others.append(f"not pushable by name: {skipped[0]}" + (f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""))
             ver = all(x["verified"] for x in st.values()) if st else False
             print(f"| {seed} | {run['queues']} | {shape} | {sr_txt} | {auto.get('pick') or '–'} | {f2(xb)} | {f2(ac)} "
+                  f"| {f2(c_s / lb if c_s and lb else None)} "
                   f"| {f2(a_dev)} | {', '.join(others) or '–'} | {'yes' if ver else '**no**'} |")
     print()
     summary = (f"summary: auto ≤ {WITHIN_BOUND:.2f}× the bound on {within} of {lines}; "

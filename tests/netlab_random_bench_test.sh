@@ -2,7 +2,7 @@
 # bench-netlab --random end to end (root only; exits 77, "skipped", without root, network
 # namespaces or socat): one small seed (42: one subnet, a1 and a slow sender a2), 4 MiB,
 # under two queue disciplines. The per-seed table has a row per discipline with the subnets
-# right, auto's pick, auto × bound and auto / chain filled in and every copy verified; the
+# right, auto's pick, auto × bound, auto / chain and chain × bound filled in and every copy verified; the
 # side-by-side table has a column group per discipline; the summary line counts 2 rows;
 # compare.json has a verified auto push and a verified socat chain; no lab is left behind.
 #   usage: netlab_random_bench_test.sh HETCASTD HETCAST SOURCE_DIR
@@ -36,14 +36,16 @@ fail() { echo "$test_name: FAILED: $*" >&2; exit 1; }
 "$src/scripts/bench-netlab" --random 1 --seed0 42 --sizes 4MiB --queues realistic,fifo --lab-prefix "$tag" \
     --build-dir "$build" -o "$tmp/out" > "$tmp/summary" 2> "$tmp/log" || { tail -20 "$tmp/log" >&2; fail "bench-netlab exited non-zero"; }
 
-# | seed | queues | subnets × hosts | subnets right | pick | auto × bound | auto / chain | ... | verified |
+# | seed | queues | subnets × hosts | subnets right | pick | auto × bound | auto / chain | chain × bound | ... | verified |
 rows=$(grep -E '^\| 42 \| ' "$tmp/summary" || true)
 [[ $(wc -l <<< "$rows") -eq 2 ]] || fail "not one row per discipline: $rows"
-while IFS='|' read -r _ seed queues shape right pick xb ac _ _ verified _; do
+while IFS='|' read -r _ seed queues shape right pick xb ac cb _ _ verified _; do
     [[ "$shape" == " 1 × 2 " ]] || fail "seed 42 is one subnet of two hosts, the table says '$shape'"
     [[ "$right" == " yes " ]] || fail "$queues: subnets right: '$right'"
     [[ "$pick" =~ ^\ [a-z] ]] || fail "$queues: no pick of auto: '$pick'"
-    [[ "$xb" =~ ^\ [0-9]+\.[0-9]{2}\ $ && "$ac" =~ ^\ [0-9]+\.[0-9]{2}\ $ ]] || fail "$queues: auto × bound '$xb', auto / chain '$ac'"
+    for x in "$xb" "$ac" "$cb"; do
+        [[ "$x" =~ ^\ [0-9]+\.[0-9]{2}\ $ ]] || fail "$queues: auto × bound '$xb', auto / chain '$ac', chain × bound '$cb'"
+    done
     [[ "$verified" == " yes " ]] || fail "$queues: not every copy verified"
 done <<< "$rows"
 grep -q '^| 42 | realistic |' <<< "$rows" && grep -q '^| 42 | fifo |' <<< "$rows" || fail "the disciplines: $rows"
