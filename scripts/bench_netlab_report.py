@@ -94,7 +94,7 @@ def queues_table(runs):
                         continue
                     s = f"{x['s']:.2f}" + (f" ({x['pick']})" if x["pick"] else "") + ("" if x["verified"] else " ✗")
                     cells += [s, f2(x["s"] / b if b else None), f2(x["a/p"])]
-                print(f"| {m} | " + " | ".join(cells) + " |")
+                print(f"| {'chain (socat)' if m == 'socat-chain' else m} | " + " | ".join(cells) + " |")
             print()
 
 
