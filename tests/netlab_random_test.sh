@@ -21,6 +21,7 @@ py=python3
 $py -c 'import yaml' 2>/dev/null || py=/usr/bin/python3
 $py - "$src/scripts" "$tmp" <<'PY' || fail "the generated topologies (above)"
 import importlib.machinery, importlib.util, os, sys
+sys.dont_write_bytecode = True
 scripts, tmp = sys.argv[1:3]
 sys.path.insert(0, scripts)
 loader = importlib.machinery.SourceFileLoader("netlab", os.path.join(scripts, "netlab"))
