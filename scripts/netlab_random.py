@@ -61,7 +61,7 @@ def draw(seed):
             h["send"] = _round_rate(h["send"] * rng.uniform(0.05, 0.3))
     ceiling = None
     if sum(h["recv"] for h in hosts) > LOAD_CAP:
-        # The fastest subnets are slowed to a common ceiling, the least that keeps the sum
+        # The fastest subnets are slowed to a common ceiling, the highest that keeps the sum
         # within LOAD_CAP; slower subnets keep their rates, odd hosts stay as odd in theirs.
         ceiling = max(s["nic"] for s in subnets)
         while ceiling > 50 and sum(min(s["nic"], ceiling) * len(s["hosts"]) for s in subnets) > LOAD_CAP:
