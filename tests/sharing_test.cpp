@@ -163,7 +163,7 @@ TEST_CASE("FIFO sharing property: within capacities, every flow at its cap or on
     CHECK(weighted > 300);  // the rule was exercised, not only its max-min case
 }
 
-TEST_CASE("FIFO sharing property: scaling every capacity and cap scales every rate; fair links: more capacity never lowers the least rate") {
+TEST_CASE("FIFO sharing property: scaling every capacity and cap scales every rate, and on fair links more capacity never lowers the least rate") {
     std::mt19937_64 rng(29);
     for (int trial = 0; trial < 2000; ++trial) {
         Instance in = random_instance(rng);
