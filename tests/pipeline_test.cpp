@@ -263,7 +263,7 @@ TEST_CASE("netlab topologies: auto cuts through 32 MiB and stores and forwards 6
         CHECK(choice.best.algorithm.rfind("auto:", 0) == 0);
         double least = inf;
         for (const auto& [name, t] : choice.predicted) least = std::min(least, t);
-        CHECK(predict(net, choice.best) == least);
+        CHECK(predict(net, choice.best) <= least * 1.03);  // a near-tie robust to FIFO links may win
         CHECK(least < best_store_and_forward(net, big));
         CHECK(std::any_of(choice.predicted.begin(), choice.predicted.end(),
                           [](const auto& p) { return p.first == "flat-tree+ct"; }));
@@ -271,7 +271,7 @@ TEST_CASE("netlab topologies: auto cuts through 32 MiB and stores and forwards 6
         const PlanRequest small = broadcast(net, 64 << 10);
         const Schedule s = plan_auto(net, small);
         CHECK(s.relay == Relay::store_and_forward);
-        CHECK(predict(net, s) <= predict(net, with_cut_through(plan_pipeline(net, small))) * (1 + 1e-12));
+        CHECK(predict(net, s) <= predict(net, with_cut_through(plan_pipeline(net, small))) * 1.03);
     }
 }
 

@@ -304,7 +304,7 @@ public:
     }
 
     void capacity(Network& net, const YAML::Node& n) const {
-        const Entries e = entries(n, "capacity", {"egress", "ingress", "nic", "disk", "uplink"});
+        const Entries e = entries(n, "capacity", {"egress", "ingress", "nic", "disk", "uplink", "queues"});
         if (net.is_cost_matrix()) fail(n.Mark(), "capacity: only the parametric form (latency, bandwidth) has capacities");
         const double inf = std::numeric_limits<double>::infinity();
         Capacities c{std::vector<double>(net.size(), inf), std::vector<double>(net.size(), inf),
@@ -323,6 +323,13 @@ public:
         if (auto it = e.find("uplink"); it != e.end()) {
             if (!net.subnets()) fail(it->second.key.Mark(), "capacity.uplink: needs 'subnets' (one uplink per subnet)");
             c.uplink = rates(net, it->second.value, net.subnets()->size(), "capacity.uplink", false);
+        }
+        if (auto it = e.find("queues"); it != e.end()) {
+            const std::string q = it->second.value.IsScalar() ? it->second.value.Scalar() : "";
+            if (q == "realistic") c.queues = Queues::realistic;
+            else if (q == "fifo") c.queues = Queues::fifo;
+            else if (q == "fair") c.queues = Queues::fair;
+            else fail(it->second.value.Mark(), "capacity.queues: expected realistic, fifo or fair, got " + quoted(q));
         }
         located(n.Mark(), [&] { net.set_capacities(std::move(c)); });
     }
@@ -508,6 +515,9 @@ std::string format_network(const Network& net, std::string_view measured_at) {
             out << YAML::Key << "disk" << YAML::Value << YAML::Flow << c->disk;
         }
         if (!c->uplink.empty()) out << YAML::Key << "uplink" << YAML::Value << YAML::Flow << c->uplink;
+        if (c->queues != Queues::realistic) {
+            out << YAML::Key << "queues" << YAML::Value << (c->queues == Queues::fifo ? "fifo" : "fair");
+        }
         out << YAML::EndMap;
     }
     out << YAML::EndMap;

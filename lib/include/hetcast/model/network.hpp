@@ -37,12 +37,19 @@ struct Overhead {
     [[nodiscard]] double at(double bytes) const { return fixed + per_byte * bytes; }
 };
 
+/// How the link ends queue (docs/model.md, "Sharing on FIFO links"). `realistic`: each
+/// host's own egress is fair per flow (Linux's fq_codel), switch ports to hosts and uplinks
+/// are FIFOs, as on a physical LAN; `fifo`: every link end is a FIFO; `fair`: every one is
+/// fair, and the flow model shares them max-min.
+enum class Queues { realistic, fifo, fair };
+
 /// Bytes per second; infinity where a resource does not constrain.
 struct Capacities {
     std::vector<double> egress;   ///< per node
     std::vector<double> ingress;  ///< per node
     std::vector<double> disk;     ///< per node: write rate of a destination
     std::vector<double> uplink;   ///< per subnet of the subnet map, in its order; empty: none
+    Queues queues = Queues::realistic;
 };
 
 class Network {

@@ -21,8 +21,10 @@ struct AutoChoice {
 /// The candidates are every applicable algorithm's schedule as it plans it, each followed,
 /// when cuts_through() holds (sched/pipeline.hpp) and the schedule stores and forwards, by
 /// the same task lists cut through ("X+ct"). Each is predicted with simulate() under the
-/// request's model; the least wins, ties to the earlier candidate. `optimal` takes part
-/// when it applies.
+/// request's model; the least wins, ties to the earlier candidate. On a network with
+/// capacities whose links are not all FIFOs (non-blocking model), a candidate within 3% of
+/// the least wins instead when its prediction with every link a FIFO is lower: it depends
+/// less on how TCP shares them. `optimal` takes part when it applies.
 [[nodiscard]] AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req);
 
 /// plan_auto_explained(net, req).best.

@@ -5,7 +5,9 @@
 /// receiver's NIC in and disk — capped by its pair bandwidth B_ij (one TCP stream).
 /// Bandwidth is shared max-min fairly among concurrent flows and recomputed whenever a flow
 /// starts or ends: the model SimGrid validated against packet-level simulation (Velho &
-/// Legrand, "Accuracy study and improvement of network simulation in the SimGrid framework").
+/// Legrand, "Accuracy study and improvement of network simulation in the SimGrid framework"),
+/// except that on FIFO links a flow held back by two distinct bottlenecks gets less than its
+/// max-min share (sharing_rates(); docs/model.md, "Sharing on FIFO links").
 #include <cstddef>
 #include <vector>
 
@@ -31,6 +33,25 @@ struct FlowPath {
                                                 const std::vector<FlowPath>& flows,
                                                 const std::vector<std::size_t>& follows = {});
 
+/// What a flow that crosses two distinct saturated FIFO resources gets, per extra one, as a
+/// weight relative to the flows it competes with (fitted to netlab measurements).
+inline constexpr double fifo_second_bottleneck_weight = 0.45;
+
+/// The rates the model predicts when `fifo[r]` (empty: none) says which resources queue in
+/// one FIFO. First the max-min rates; then a flow whose path crosses k ≥ 2 saturated FIFO
+/// resources with different sets of flows (TCP backs off at each, and the queue of each
+/// lengthens its round trip) gets weight fifo_second_bottleneck_weight^(k−1), every other
+/// flow weight 1, and the rates are filled again with each flow rising at its weight's
+/// pace. Without such a flow this is exactly max_min_rates(). Every resource stays within
+/// its capacity and every flow ends at its cap or on a full resource.
+[[nodiscard]] std::vector<double> sharing_rates(const std::vector<double>& capacity, const std::vector<char>& fifo,
+                                                const std::vector<FlowPath>& flows,
+                                                const std::vector<std::size_t>& follows = {});
+
+/// Which of resource_capacities() queue in a FIFO under the network's Capacities::queues
+/// (disks never do; empty without capacities).
+[[nodiscard]] std::vector<char> fifo_resources(const Network& net);
+
 /// The capacities of a network's resources, indexed as flow_path() refers to them:
 /// [egress per node, ingress per node, disk per node, uplink out per subnet, uplink in per
 /// subnet]. Every entry is infinite on a network without capacities.
@@ -40,7 +61,7 @@ struct FlowPath {
 [[nodiscard]] FlowPath flow_path(const Network& net, NodeId from, NodeId to);
 
 /// Predicts a schedule's timeline in the non-blocking model with the network's shared
-/// capacities: a send keeps its sender busy S_i(m) and then starts a flow of m bytes; the
+/// capacities, shared by sharing_rates(): a send keeps its sender busy S_i(m) and then starts a flow of m bytes; the
 /// message arrives L_ij after the flow's last byte and completes R_j(m) after that once the
 /// receiver has reached its receive. Without capacities this is exactly simulate() with
 /// ExecModel::nonblocking (every message gets its pair bandwidth).
