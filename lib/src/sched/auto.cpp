@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "hetcast/sched/pipeline.hpp"
-#include "hetcast/sim/simulate.hpp"
 
 namespace hetcast {
 
@@ -13,7 +12,7 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
     double best_time = std::numeric_limits<double>::infinity();
     std::vector<std::pair<std::string, double>> predicted;
     const auto consider = [&](Schedule s) {
-        const double t = simulate(net, s, req.model).completion;
+        const double t = weighed_completion(net, s, req.model);
         predicted.emplace_back(s.algorithm, t);
         if (!best || t < best_time) {
             best_time = t;
@@ -25,7 +24,7 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
         if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
         Schedule s = a.plan(net, req);
         const bool variant = cut && s.relay == Relay::store_and_forward && s.messages.size() == 1;
-        Schedule ct = variant ? with_cut_through(s) : Schedule("", 0, {});
+        Schedule ct = variant ? with_cut_through(net, req, s) : Schedule("", 0, {});
         consider(std::move(s));
         if (variant) {
             ct.algorithm += "+ct";

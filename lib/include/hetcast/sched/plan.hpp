@@ -20,6 +20,7 @@ struct PlanOptions {
     bool degree_given = false;
     std::size_t matching = 1;   ///< B of lcf-matching: simultaneous inter-cluster transfers
     double tolerance = 0.20;    ///< ECO partition tolerance when the network has no subnets
+    std::uint64_t piece = 0;    ///< cut-through: bytes per piece asked for (0: the planner weighs its own)
 };
 
 /// A single-source request: broadcast when `dests` holds every other node.
