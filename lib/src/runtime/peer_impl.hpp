@@ -285,6 +285,7 @@ struct Peer::Impl {
         std::uint64_t size = 0, piece = 0;
         double at = 0;
         std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
+        std::string coordinator;  ///< ... or cancels it
     };
     std::map<std::string, Parked> parked;
     static constexpr double parked_for = 60;
@@ -429,6 +430,7 @@ struct Peer::Impl {
     /// then on this node's sends of m can start.
     void wait_first_piece(Job& job, MessageId m);
     void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
+    void cancel_job(const net::ConnectionPtr& c, const net::Frame& f, Job& job);
     /// A `file:` origin is read for another member only with an operator's order given to
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
