@@ -123,10 +123,12 @@ TEST_CASE("one switch, 12 hosts: a chain cut through predicts within 7% of the b
         CHECK(weighed(net, a.best) <= within * bound);
         CHECK(a.best.relay == Relay::cut_through);
         CHECK(a.best.piece < default_piece);
-        // auto's candidates are what it weighed: the winner's is its weighed completion.
+        // auto's candidates are what it weighed, with the pieces they chose: the winner is the
+        // least of them, or a near-tie to it.
         double least = std::numeric_limits<double>::infinity();
         for (const auto& [name, t] : a.predicted) least = std::min(least, t);
-        CHECK(least == doctest::Approx(weighed(net, a.best)).epsilon(1e-12));
+        CHECK(weighed(net, a.best) >= least * (1 - 1e-12));
+        CHECK(weighed(net, a.best) <= least * 1.03);
     }
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "hetcast/sched/pipeline.hpp"
+#include "hetcast/sim/simulate.hpp"
 
 namespace hetcast {
 
