@@ -85,7 +85,7 @@ run json-all plan --network "$gusto" --algo all --model blocking --json
 python3 - "$tmp" >"$tmp/json.py" 2>&1 <<'PY' || fail "json: $(cat "$tmp/json.py")"
 import json, sys
 tmp = sys.argv[1]
-plan_keys = {"algorithm", "model", "root", "size", "completion_time", "lower_bound", "messages", "transfers"}
+plan_keys = {"algorithm", "model", "root", "size", "completion_time", "lower_bound", "relay", "piece", "messages", "transfers"}
 transfer_keys = {"message", "from", "to", "start", "sender_free", "arrival", "complete"}
 def check(p):
     assert set(p) == plan_keys, sorted(p)

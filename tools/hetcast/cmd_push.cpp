@@ -295,7 +295,7 @@ int cmd_push(const std::vector<std::string>& args) {
         ("preserve-owner", "also send numeric owners and groups; a destination daemon running as root "
                            "applies them, others ignore them")
         ("piece", po::value(&piece), "bytes per piece when relays cut through, 4KiB..8MiB (default: the daemon's "
-                                      "'piece', else 2MiB, more for messages over 128 GiB)")
+                                      "'piece', else chosen per plan; an upload: 2MiB, more over 128 GiB)")
         ("bwlimit", po::value(&bwlimit), "send at most RATE per member for this push, e.g. 20MiB/s, 100Mbit "
                                           "(a bare number is bytes/s); the plan and its prediction account for it")
         ("timeout", po::value(&timeout), "cancel the push if it has not ended after DURATION (90s, 15m, 2h; "

@@ -97,6 +97,10 @@ nlohmann::json transfers_json(const Network& net, const Timeline& tl) {
     return transfers;
 }
 
+std::string relay_name(const Schedule& s) {
+    return s.relay == Relay::cut_through ? "cut-through" : "store-and-forward";
+}
+
 }  // namespace
 
 PlanResult plan_and_simulate(const Network& net, const PlanRequest& req, const Algorithm& algo) {
@@ -143,6 +147,8 @@ nlohmann::json to_json(const Network& net, const PlanRequest& req, const PlanRes
             {"size", bytes_json(req.size)},
             {"completion_time", r.timeline.completion},
             {"lower_bound", r.lower_bound},
+            {"relay", relay_name(r.schedule)},
+            {"piece", r.schedule.relay == Relay::cut_through ? r.schedule.piece : 0},
             {"messages", messages_json(net, r.schedule)},
             {"transfers", transfers_json(net, r.timeline)}};
 }
@@ -152,6 +158,8 @@ nlohmann::json to_json(const Network& net, const PatternRequest& req, const Patt
             {"model", std::string(to_string(req.model))},
             {"completion_time", r.timeline.completion},
             {"lower_bound", r.lower_bound},
+            {"relay", relay_name(r.schedule)},
+            {"piece", r.schedule.relay == Relay::cut_through ? r.schedule.piece : 0},
             {"messages", messages_json(net, r.schedule)},
             {"transfers", transfers_json(net, r.timeline)}};
 }
@@ -170,6 +178,9 @@ void print_plan(std::ostream& out, const Network& net, const PlanRequest& req, c
     out << r.schedule.algorithm << ": " << (req.dests.size() + 1 == net.size() ? "broadcast" : "multicast")
         << " of " << format_bytes(req.size) << " bytes from " << net.name(req.root) << " to "
         << nodes(req.dests.size()) << ", " << to_string(req.model) << " model\n";
+    if (r.schedule.relay == Relay::cut_through) {
+        out << "relays cut through, pieces of " << format_bytes(static_cast<double>(r.schedule.piece)) << " bytes\n";
+    }
     print_transfers(out, net, r.timeline, false);
     print_summary(out, r);
 }

@@ -68,12 +68,15 @@ inline std::string message_label(MessageId m) { return "message " + std::to_stri
 /// Progress events go out after this many bytes of a message arrive.
 inline constexpr std::uint64_t progress_step = std::uint64_t{4} << 20;
 
-/// Bytes per data frame of a job. Under --bwlimit at most an eighth of a second's worth
-/// (at least 16 KiB): a receiver then sees data several times a second, however far below
-/// chunk / stall_timeout the limit is.
+/// Bytes per data frame of a job: its chunk, and at most a piece when it cuts through (a
+/// receiver takes a frame whole, so a relay passes on nothing finer than its frames). Under
+/// --bwlimit at most an eighth of a second's worth (at least 16 KiB): a receiver then sees
+/// data several times a second, however far below chunk / stall_timeout the limit is.
 inline std::size_t frame_bytes(const JobPlan& p) {
-    if (p.bwlimit == 0) return p.chunk;
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(p.bwlimit / 8, std::uint64_t{16} << 10, p.chunk));
+    std::uint64_t chunk = p.chunk;
+    if (p.relay == Relay::cut_through) chunk = std::min<std::uint64_t>(chunk, p.piece);
+    if (p.bwlimit == 0) return static_cast<std::size_t>(chunk);
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(p.bwlimit / 8, std::min<std::uint64_t>(std::uint64_t{16} << 10, chunk), chunk));
 }
 
 /// How long a receive of this job may see no data before it counts as stalled: the stall
@@ -282,6 +285,7 @@ struct Peer::Impl {
         std::uint64_t size = 0, piece = 0;
         double at = 0;
         std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
+        std::string coordinator;  ///< ... or cancels it
     };
     std::map<std::string, Parked> parked;
     static constexpr double parked_for = 60;
@@ -426,6 +430,7 @@ struct Peer::Impl {
     /// then on this node's sends of m can start.
     void wait_first_piece(Job& job, MessageId m);
     void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
+    void cancel_job(const net::ConnectionPtr& c, const net::Frame& f, Job& job);
     /// A `file:` origin is read for another member only with an operator's order given to
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;

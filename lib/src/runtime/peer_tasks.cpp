@@ -286,25 +286,42 @@ void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
 
 void Peer::Impl::on_cancel(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return;
+    if (job) cancel_job(c, f, *job);
+    if (f.header.message == net::all_messages) {
+        // The coordinator ends the push: no next try comes for what this member parked when
+        // its feeder went first (likely with small pieces). After the abort, nothing parks.
+        std::vector<Parked> dropped;  // their temporaries go outside the lock
+        std::lock_guard lock(mu);
+        for (auto it = parked.begin(); it != parked.end();) {
+            if (it->second.job == f.header.job && it->second.coordinator == c->peer()) {
+                dropped.push_back(std::move(it->second));
+                it = parked.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+}
+
+void Peer::Impl::cancel_job(const ConnectionPtr& c, const Frame& f, Job& job) {
     const std::string why(net::as_text(f.payload));
     // Only the job's coordinator cancels it, or a message's feeder that message: a member
     // cannot stop jobs it merely knows the id of.
     const std::string& who = c->peer();
-    bool allowed = job->plan.coordinator == who;
+    bool allowed = job.plan.coordinator == who;
     if (!allowed && f.header.message != net::all_messages) {
-        std::lock_guard lock(job->mu);
-        const auto it = job->recv.find(f.header.message);
-        allowed = it != job->recv.end() && it->second.from == who;
+        std::lock_guard lock(job.mu);
+        const auto it = job.recv.find(f.header.message);
+        allowed = it != job.recv.end() && it->second.from == who;
     }
     if (!allowed) {
         log(LogLevel::warn, "ignored a cancel of job " + std::to_string(f.header.job) + " from '" + who + "', which neither coordinates it nor feeds that message");
         return;
     }
     if (f.header.message == net::all_messages) {
-        abort_job(*job, why);
+        abort_job(job, why);
     } else {
-        cancel_receive(*job, f.header.message, why);
+        cancel_receive(job, f.header.message, why);
     }
 }
 
@@ -546,7 +563,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();
                     std::lock_guard lock(mu);
-                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job};
+                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job, plan.coordinator};
                     log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }

@@ -16,15 +16,18 @@ JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string&
         throw InputError("piece: " + std::to_string(piece) + " bytes cut this message into more than " +
                          std::to_string(max_pieces) + " pieces");
     }
+    // Every planner weighs its cut-through plans with the piece asked for.
+    PlanRequest asked = req;
+    if (piece != 0) asked.options.piece = piece;
     JobSpec spec;
     spec.network = &net;
     spec.model = req.model;
     if (algo == "auto") {
-        AutoChoice choice = plan_auto_explained(net, req);
+        AutoChoice choice = plan_auto_explained(net, asked);
         spec.schedule = std::move(choice.best);
         spec.candidates = std::move(choice.predicted);
     } else {
-        spec.schedule = find_algorithm(algo).plan(net, req);
+        spec.schedule = find_algorithm(algo).plan(net, asked);
     }
     if (piece != 0 && spec.schedule.relay == Relay::cut_through) spec.schedule.piece = piece;
     spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay);

@@ -29,7 +29,7 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
     std::vector<double> times;
     std::vector<std::pair<std::string, double>> predicted;
     const auto consider = [&](Schedule s) {
-        const double t = simulate(net, s, req.model).completion;
+        const double t = weighed_completion(net, s, req.model);
         predicted.emplace_back(s.algorithm, t);
         candidates.push_back(std::move(s));
         times.push_back(t);
@@ -39,7 +39,7 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
         if (a.name == "auto" || (a.applies && !a.applies(net, req))) continue;
         Schedule s = a.plan(net, req);
         const bool variant = cut && s.relay == Relay::store_and_forward && s.messages.size() == 1;
-        Schedule ct = variant ? with_cut_through(s) : Schedule("", 0, {});
+        Schedule ct = variant ? with_cut_through(net, req, s) : Schedule("", 0, {});
         consider(std::move(s));
         if (variant) {
             ct.algorithm += "+ct";
@@ -56,10 +56,10 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
     constexpr double near_tie = 0.03;
     if (const auto fifo = req.model == ExecModel::nonblocking ? all_fifo(net) : std::nullopt) {
         std::size_t robust = best;
-        double robust_time = simulate(*fifo, candidates[best], req.model).completion;
+        double robust_time = weighed_completion(*fifo, candidates[best], req.model);
         for (std::size_t k = 0; k < times.size(); ++k) {
             if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
-            const double t = simulate(*fifo, candidates[k], req.model).completion;
+            const double t = weighed_completion(*fifo, candidates[k], req.model);
             if (t < robust_time * (1 - 1e-9)) {
                 robust = k;
                 robust_time = t;

@@ -19,6 +19,15 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 /// roomier one (see grow_tree).
 constexpr double headroom = 1.2;
 
+/// A piece's digest in a job plan: 64 hex digits, quotes and a comma (JSON).
+constexpr double plan_bytes_per_piece = 67;
+/// What a relay spends on a piece before it goes on, beyond its bytes on the wire: a fixed
+/// part (a frame read, a wake-up of the sending side, a digest finished) and a per-byte one
+/// (SHA-256, written to the file and read back), measured here (docs/model.md,
+/// "Cut-through").
+constexpr double piece_hop_seconds = 50e-6;
+constexpr double piece_hop_rate = 200e6;
+
 /// -1, 0 or 1 as a is below, about equal to or above b (rates built from different sums).
 int compare(double a, double b) {
     if (a == b) return 0;
@@ -151,14 +160,87 @@ Schedule tree_schedule(std::string algo, const Network& net, const PlanRequest& 
             queue.push_back(c);
         }
     }
-    return cuts_through(net, req) ? with_cut_through(std::move(s)) : s;
+    return cuts_through(net, req) ? with_cut_through(net, req, std::move(s)) : s;
+}
+
+/// Hops on the longest relay path of any message: the source's children are one hop deep.
+std::size_t relay_depth(const Schedule& s) {
+    std::size_t deepest = 0;
+    for (MessageId m = 0; m < s.messages.size(); ++m) {
+        std::vector<std::optional<NodeId>> feeder(s.tasks.size());
+        for (NodeId v = 0; v < s.tasks.size(); ++v) {
+            for (const Task& t : s.tasks[v]) {
+                if (t.op == Op::recv && t.message == m) feeder[v] = t.peer;
+            }
+        }
+        for (NodeId v = 0; v < s.tasks.size(); ++v) {
+            std::size_t d = 0;
+            for (auto u = feeder[v]; u && d <= s.tasks.size(); u = feeder[*u]) ++d;
+            deepest = std::max(deepest, d);
+        }
+    }
+    return deepest;
 }
 
 }  // namespace
 
 bool cuts_through(const Network& net, const PlanRequest& req) {
     return req.model == ExecModel::nonblocking && !net.is_cost_matrix() &&
-           req.size > static_cast<double>(default_piece) && piece_for(req.size) > 0;
+           req.size > static_cast<double>(min_planned_piece) && piece_for(req.size) > 0;
+}
+
+double piece_overhead(const Network& net, const Schedule& s) {
+    if (s.relay != Relay::cut_through || s.piece == 0 || s.messages.empty()) return 0;
+    const auto piece = static_cast<double>(s.piece);
+    double digests = 0;
+    for (const Message& m : s.messages) digests += std::ceil(m.size / piece);
+    std::size_t participants = 0;
+    for (const auto& list : s.tasks) participants += !list.empty();
+    const double coordinator_out = resource_capacities(net).at(s.messages.front().source);
+    const double plan = std::isfinite(coordinator_out) && participants > 1
+                            ? digests * plan_bytes_per_piece * static_cast<double>(participants - 1) / coordinator_out
+                            : 0;
+    return plan + static_cast<double>(relay_depth(s)) * (piece_hop_seconds + piece / piece_hop_rate);
+}
+
+double weighed_completion(const Network& net, const Schedule& s, ExecModel model) {
+    return simulate(net, s, model).completion + piece_overhead(net, s);
+}
+
+std::vector<std::uint64_t> piece_candidates(double size) {
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t p = min_planned_piece; p <= max_cut_through_piece; p *= 2) {
+        if (size > static_cast<double>(p) * static_cast<double>(max_pieces)) continue;
+        out.push_back(p);
+        if (static_cast<double>(p) >= size) break;
+    }
+    return out;
+}
+
+PieceChoice choose_piece(const Network& net, const Schedule& s) {
+    double largest = 0;
+    for (const Message& m : s.messages) largest = std::max(largest, m.size);
+    std::vector<PieceChoice> weighed;
+    for (const std::uint64_t p : piece_candidates(largest)) {
+        Schedule c = s;
+        c.relay = Relay::cut_through;
+        c.piece = p;
+        weighed.push_back({p, weighed_completion(net, c, ExecModel::nonblocking)});
+    }
+    if (weighed.empty()) throw InputError("a message of this size has too many pieces to cut through");
+    double least = inf;
+    for (const auto& w : weighed) least = std::min(least, w.weighed);
+    PieceChoice best;
+    for (const auto& w : weighed) {
+        if (w.weighed <= least * (1 + piece_tie)) best = w;  // ascending: the largest near-tie
+    }
+    return best;
+}
+
+Schedule with_cut_through(const Network& net, const PlanRequest& req, Schedule s) {
+    if (req.options.piece != 0) return with_cut_through(std::move(s), req.options.piece);
+    const std::uint64_t piece = choose_piece(net, s).piece;
+    return with_cut_through(std::move(s), piece);
 }
 
 Schedule with_cut_through(Schedule s, std::uint64_t piece) {
@@ -196,7 +278,7 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
     double best_time = inf;
     for (const auto& e : trees) {
         Schedule s = tree_schedule("pipeline", net, req, e);
-        const double t = simulate(net, s, req.model).completion;
+        const double t = weighed_completion(net, s, req.model);
         if (!best || t < best_time) {
             best_time = t;
             best = std::move(s);

@@ -10,7 +10,8 @@
 namespace hetcast {
 
 /// A JobSpec for `req` with algorithm `algo` ("auto" included), without inputs. A plan that
-/// cuts through uses `piece` bytes per piece when given (0: by size, piece_for()). Throws
+/// cuts through uses `piece` bytes per piece when given, and is weighed with it (0: the
+/// planner's choose_piece(), sched/pipeline.hpp). Throws
 /// InputError for an unknown algorithm, one that cannot plan the request, or a piece size
 /// out of [min_piece, max_piece] or that cuts the message into more than max_pieces.
 [[nodiscard]] JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo,

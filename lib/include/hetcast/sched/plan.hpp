@@ -23,6 +23,7 @@ struct PlanOptions {
     /// Nodes that must not relay (members found down): planners that relay through
     /// non-destinations leave them out. The root and destinations are the caller's choice.
     std::vector<NodeId> avoid = {};
+    std::uint64_t piece = 0;    ///< cut-through: bytes per piece asked for (0: the planner weighs its own)
 };
 
 /// A single-source request: broadcast when `dests` holds every other node.

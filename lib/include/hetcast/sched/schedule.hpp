@@ -34,8 +34,11 @@ struct Task {
 /// runs ahead of what the relay has received.
 enum class Relay : std::uint8_t { store_and_forward, cut_through };
 
-/// Bytes per piece of a cut-through schedule when it does not say.
+/// Bytes per piece of a cut-through schedule when it does not say (and what an upload is cut
+/// into unless asked otherwise); the planner weighs its own (choose_piece(), pipeline.hpp).
 inline constexpr std::uint64_t default_piece = std::uint64_t{2} << 20;
+/// The smallest piece the planner weighs; a message of at most this many bytes is not cut.
+inline constexpr std::uint64_t min_planned_piece = std::uint64_t{64} << 10;
 /// The largest piece, and the most pieces one message may have: every piece's digest
 /// travels in the job plan (about 67 bytes of JSON each), which must fit one frame.
 inline constexpr std::uint64_t max_cut_through_piece = std::uint64_t{8} << 20;
