@@ -93,20 +93,23 @@ ProbeResult Prober::run() {
     for (NodeId h = 0; h < n_; ++h) {
         if (!informative[h]) place(h, core, found);
     }
-    // A host ECO placed that receives much faster than it sends: its ingress from its own
-    // subnet, receiving only (7a).
+    // Hosts ECO placed that receive much faster than they send: their ingress from their
+    // own subnets, all in one measurement, from senders that receive none of it (7a).
+    std::vector<FlowPair> refresh;
+    std::vector<char> hinted(n_, 0), sending(n_, 0);
     for (NodeId h = 0; h < n_; ++h) {
-        if (!informative[h] || found.size() < 2 || !(in_[h] > (1 + opt_.tolerance) * eg_[h])) continue;
-        Subnets own;
-        for (const auto& sub : found) {
-            if (std::find(sub.begin(), sub.end(), h) == sub.end()) continue;
-            own.emplace_back();
-            for (NodeId j : sub) {
-                if (j != h) own.back().push_back(j);
-            }
-        }
-        if (!own.empty() && !own[0].empty()) receive_only(h, own);
+        hinted[h] = informative[h] && found.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h];
     }
+    for (NodeId h = 0; h < n_; ++h) {
+        if (!hinted[h] || model_.subnet[h] == none) continue;
+        for (NodeId j : fastest(found[model_.subnet[h]], eg_)) {
+            if (hinted[j] || sending[j]) continue;
+            refresh.emplace_back(j, h);
+            sending[j] = 1;
+            break;
+        }
+    }
+    receive_only(refresh);
     finish(found);
     return std::move(out_);
 }

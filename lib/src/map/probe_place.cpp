@@ -2,6 +2,7 @@
 // and what the map says of pairs no measurement rated.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "prober.hpp"
@@ -16,12 +17,12 @@ constexpr std::size_t max_tested = 2;
 
 // 7a. A host that receives faster than it sends may receive slower still while it sends:
 // with a FIFO queue at its NIC its ACKs wait behind its own data, and the pair rounds made
-// it send and receive at once. Its ingress is measured again, receiving only: flows from
-// the fastest sender of each of `from` at once. These readings replace the rounds' flows
-// into it (see contradictions()), and its ingress is at least what they carried together.
-void Prober::receive_only(NodeId h, const Subnets& from) {
-    std::vector<FlowPair> flows;
-    for (const auto& sub : from) flows.emplace_back(fastest(sub, eg_)[0], h);
+// it send and receive at once. Its ingress is measured again, receiving only: `flows` at
+// once, into hosts that send none of them. These readings replace the rounds' flows into
+// those hosts (see contradictions()), and each one's ingress is at least what they carried
+// into it together.
+void Prober::receive_only(const std::vector<FlowPair>& flows) {
+    if (flows.empty()) return;
     // Like an uplink's aggregate: the pass that carried the most (load elsewhere only
     // lowers one), so two passes do.
     const auto got = passes({flows}, "placing", 1, std::min(opt_.repeats, 2))[0];
@@ -39,12 +40,15 @@ void Prober::receive_only(NodeId h, const Subnets& from) {
     const std::size_t index = sets_.size();
     sets_.push_back(flows);
     receiving_.insert(index);
-    alone_.insert(h);
+    std::map<NodeId, double> into;
     for (std::size_t f = 0; f < flows.size(); ++f) {
-        g_[flows[f].first][h] = (*best)[f];
-        with_[flows[f].first][h] = index;
+        const auto [j, h] = flows[f];
+        g_[j][h] = (*best)[f];
+        with_[j][h] = index;
+        into[h] += (*best)[f];
+        alone_.insert(h);
     }
-    in_[h] = model_.ingress[h] = std::max(in_[h], most);
+    for (const auto& [h, r] : into) in_[h] = model_.ingress[h] = std::max(in_[h], r);
 }
 
 /// Per candidate subnet: how many of h's measured pair rates (flows out of it and into it,
@@ -88,7 +92,11 @@ std::vector<std::size_t> Prober::contradictions(NodeId h, const Subnets& core) c
 // sharing test that shows sharing places the host; none: the first candidate, and a note
 // says so.
 void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
-    if (core.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h]) receive_only(h, core);
+    if (core.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h]) {
+        std::vector<FlowPair> flows;
+        for (const auto& sub : core) flows.emplace_back(fastest(sub, eg_)[0], h);
+        receive_only(flows);
+    }
     const std::vector<std::size_t> against = contradictions(h, core);
     const std::size_t fewest = *std::min_element(against.begin(), against.end());
     // Plausible: within twice the fewest (and one) contradictions; one alone decides.

@@ -62,7 +62,7 @@ private:
     void measure_uplinks(const Subnets& found);
     double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found);
     void place(NodeId h, const Subnets& core, Subnets& found);
-    void receive_only(NodeId h, const Subnets& from);
+    void receive_only(const std::vector<FlowPair>& flows);
     [[nodiscard]] std::vector<std::size_t> contradictions(NodeId h, const Subnets& core) const;
     void estimate_unmeasured(const std::vector<std::size_t>& sub, const std::vector<double>& uplink);
     void finish(Subnets& found);
@@ -77,7 +77,7 @@ private:
     std::vector<std::vector<std::size_t>> with_;
     std::vector<std::vector<FlowPair>> sets_;
     std::vector<double> eg_, in_;
-    std::set<NodeId> alone_;        ///< hosts whose ingress receive_only() measured
+    std::set<NodeId> alone_;           ///< hosts whose ingress receive_only() measured
     std::set<std::size_t> receiving_;  ///< those measurements, in sets_
     Model model_;
     std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]

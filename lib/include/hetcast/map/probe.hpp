@@ -82,17 +82,25 @@ struct ProbeResult {
 /// 6. Uplinks: per subnet, up to 3 flows out of it and 3 into it at once; the larger
 ///    aggregate, unless the NICs alone explain it (then infinite). A flow a pass did not
 ///    rate counts for nothing in that pass's aggregate (the others took its share).
-/// 7. Each host set aside is placed first by its rates, what it receives and what it sends
+/// 7. A host that receives more than 1 + tolerance times faster than it sends may have
+///    received slower still in the rounds, where it also sent (with a FIFO queue at its NIC
+///    its ACKs wait behind its own data): its ingress is measured again, receiving only —
+///    for a host set aside, a flow from the fastest sender of each subnet at once; for the
+///    others, all such hosts at once, each from the fastest sender of its own subnet that
+///    receives nothing then (two passes, the one that carried the most). Those readings
+///    replace the rounds' flows into it, and its ingress is at least their sum.
+///    Each host set aside is placed first by its rates, what it receives and what it sends
 ///    each on its own: per candidate subnet, the model (NICs, uplinks found, the host behind
 ///    that uplink) predicts every pair flow out of and into the host in the round it was
 ///    measured in; a rate more than `tolerance` off the prediction contradicts the
 ///    candidate. A slow sender is NIC-bound outwards wherever it is, but it receives from
 ///    its own subnet at NIC speed and from the others at most at their uplinks' rate: only
-///    its own subnet fits. The one candidate with the fewest contradictions places the
-///    host. When several tie (a host slow both ways fits everywhere), a sharing test
-///    decides among them: a flow out of (and one into) a candidate subnet, measured alone
+///    its own subnet fits. The candidate with the fewest contradictions places the host
+///    when every other has more than twice as many, plus one. Else (a host slow both ways
+///    fits everywhere, unless its round's flows shared an uplink) a sharing test decides
+///    among those within that: a flow out of (and one into) a candidate subnet, measured alone
 ///    and together with the host's flows to (and from) another subnet; a drop means the
-///    host is behind that subnet's uplink. The two tied candidates with the best affinity
+///    host is behind that subnet's uplink. The two of them with the best affinity
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
 ///    says so. A pass in which some flow was not rated says nothing.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
