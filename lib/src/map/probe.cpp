@@ -94,11 +94,17 @@ ProbeResult Prober::run() {
         if (!informative[h]) place(h, core, found);
     }
     // Hosts ECO placed that receive much faster than they send: their ingress from their
-    // own subnets, all in one measurement, from senders that receive none of it (7a).
+    // own subnets, all in one measurement, from senders that receive none of it (7a)...
     std::vector<FlowPair> refresh;
     std::vector<char> hinted(n_, 0), sending(n_, 0);
     for (NodeId h = 0; h < n_; ++h) {
-        hinted[h] = informative[h] && found.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h];
+        if (!informative[h] || found.size() < 2 || model_.subnet[h] == none || !(in_[h] > (1 + opt_.tolerance) * eg_[h])) continue;
+        // ... and slower than the others of its subnet receive: else nothing held it back.
+        std::vector<double> others;
+        for (NodeId j : found[model_.subnet[h]]) {
+            if (j != h) others.push_back(in_[j]);
+        }
+        hinted[h] = !others.empty() && in_[h] * (1 + opt_.tolerance) < median(others);
     }
     for (NodeId h = 0; h < n_; ++h) {
         if (!hinted[h] || model_.subnet[h] == none) continue;
@@ -109,7 +115,8 @@ ProbeResult Prober::run() {
             break;
         }
     }
-    receive_only(refresh);
+    // One pass: a reading load elsewhere lowered raises nothing (the larger counts).
+    if (!refresh.empty()) receive_only(refresh, 1);
     finish(found);
     return std::move(out_);
 }

@@ -21,11 +21,10 @@ constexpr std::size_t max_tested = 2;
 // once, into hosts that send none of them. These readings replace the rounds' flows into
 // those hosts (see contradictions()), and each one's ingress is at least what they carried
 // into it together.
-void Prober::receive_only(const std::vector<FlowPair>& flows) {
+void Prober::receive_only(const std::vector<FlowPair>& flows, int count) {
     if (flows.empty()) return;
-    // Like an uplink's aggregate: the pass that carried the most (load elsewhere only
-    // lowers one), so two passes do.
-    const auto got = passes({flows}, "placing", 1, std::min(opt_.repeats, 2))[0];
+    // `count` passes, the one that carried the most counts: load elsewhere only lowers one.
+    const auto got = passes({flows}, "placing", 1, std::min(opt_.repeats, count))[0];
     const std::vector<double>* best = nullptr;
     double most = 0;
     for (const auto& pass : got) {
@@ -85,6 +84,24 @@ std::vector<std::size_t> Prober::contradictions(NodeId h, const Subnets& core) c
     return out;
 }
 
+/// Whether subnet a comes before b as h's candidate: by affinity, then latency. Pairs
+/// inside the host's own subnet are never slowed by other pairs of their round, those
+/// across often are.
+bool Prober::closer(NodeId h, const Subnets& core, std::size_t a, std::size_t b) const {
+    const auto rank = [&](std::size_t k) {
+        std::vector<double> l;
+        double aff = 0;
+        for (NodeId j : core[k]) {
+            l.push_back(std::min(lat_[h][j], lat_[j][h]));
+            aff += aff_[h][j] / static_cast<double>(core[k].size());
+        }
+        return std::pair{std::lround(aff * 50), median(l)};  // steps of 0.02: within the noise, latency decides
+    };
+    const auto [fa, na] = rank(a);
+    const auto [fb, nb] = rank(b);
+    return fa != fb ? fa > fb : na < nb;
+}
+
 // 7. First by its rates, what it receives and what it sends each on its own: the subnets
 // whose uplinks its pair rates contradict least (see contradictions()), and those within
 // twice that and one. One alone places the host; else among them, by affinity, then latency: pairs inside the host's own subnet
@@ -92,19 +109,37 @@ std::vector<std::size_t> Prober::contradictions(NodeId h, const Subnets& core) c
 // sharing test that shows sharing places the host; none: the first candidate, and a note
 // says so.
 void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
-    if (core.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h]) {
+    const bool slow_sender = core.size() >= 2 && in_[h] > (1 + opt_.tolerance) * eg_[h];
+    if (slow_sender) {
         std::vector<FlowPair> flows;
         for (const auto& sub : core) flows.emplace_back(fastest(sub, eg_)[0], h);
-        receive_only(flows);
+        receive_only(flows, 2);
     }
-    const std::vector<std::size_t> against = contradictions(h, core);
-    const std::size_t fewest = *std::min_element(against.begin(), against.end());
+    std::vector<std::size_t> against, order;
+    std::size_t fewest = 0, next = none;
     // Plausible: within twice the fewest (and one) contradictions; one alone decides.
-    std::vector<std::size_t> order;
-    std::size_t next = none;
-    for (std::size_t k = 0; k < core.size(); ++k) {
-        if (against[k] <= 2 * fewest + 1) order.push_back(k);
-        if (against[k] != fewest || std::count(against.begin(), against.end(), fewest) > 1) next = std::min(next, against[k]);
+    const auto weigh = [&] {
+        against = contradictions(h, core);
+        fewest = *std::min_element(against.begin(), against.end());
+        order.clear();
+        next = none;
+        for (std::size_t k = 0; k < core.size(); ++k) {
+            if (against[k] <= 2 * fewest + 1) order.push_back(k);
+            if (against[k] != fewest || std::count(against.begin(), against.end(), fewest) > 1) next = std::min(next, against[k]);
+        }
+    };
+    weigh();
+    const bool second_look = slow_sender && order.size() > 1;
+    if (second_look) {
+        // Received together, the flows shared its ingress evenly when the uplinks allow
+        // more than that share, whichever side it is on: alone from the two likeliest.
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return against[a] != against[b] ? against[a] < against[b] : closer(h, core, a, b);
+        });
+        for (std::size_t k = 0; k < std::min<std::size_t>(order.size(), max_tested); ++k) {
+            receive_only({{fastest(core[order[k]], eg_)[0], h}}, 1);
+        }
+        weigh();
     }
     if (order.size() == 1 && core.size() >= 2) {
         const std::size_t k = order[0];
@@ -116,27 +151,17 @@ void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
                              "that subnet's uplink, at least " + std::to_string(next) + " any other's");
         return;
     }
-    std::vector<double> near(core.size());
-    std::vector<long> fit(core.size());
-    for (std::size_t k = 0; k < core.size(); ++k) {
-        std::vector<double> l;
-        double a = 0;
-        for (NodeId j : core[k]) {
-            l.push_back(std::min(lat_[h][j], lat_[j][h]));
-            a += aff_[h][j] / static_cast<double>(core[k].size());
-        }
-        near[k] = median(l);
-        fit[k] = std::lround(a * 50);  // steps of 0.02: within the noise, latency decides
-    }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return fit[a] != fit[b] ? fit[a] > fit[b] : near[a] < near[b];
-    });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return closer(h, core, a, b); });
     std::size_t where = order[0];
     std::string why = core.size() == 1 ? "(the only subnet)"
                                        : "by affinity and latency: too slow for a sharing test to show an uplink";
     // The own subnet is nearly always one of the first two (pairs inside it are never
     // slowed by others of their round): testing the rest costs more than it finds.
-    const std::vector<std::size_t> tested(order.begin(), order.begin() + std::min<std::size_t>(order.size(), max_tested));
+    // A slow sender that a second look at what it receives leaves in doubt loads an uplink
+    // too little for a sharing test: none.
+    const std::vector<std::size_t> tested(order.begin(),
+                                          order.begin() + std::min<std::size_t>(order.size(), second_look ? 0 : max_tested));
+    if (second_look) why = "by affinity and latency: its rates in and out fit " + std::to_string(order.size()) + " subnets";
     for (std::size_t a : core.size() >= 2 ? tested : std::vector<std::size_t>{}) {
         const auto d = design(model_, h, a, core);
         if (!d) continue;

@@ -62,7 +62,8 @@ private:
     void measure_uplinks(const Subnets& found);
     double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found);
     void place(NodeId h, const Subnets& core, Subnets& found);
-    void receive_only(const std::vector<FlowPair>& flows);
+    void receive_only(const std::vector<FlowPair>& flows, int count);
+    [[nodiscard]] bool closer(NodeId h, const Subnets& core, std::size_t a, std::size_t b) const;
     [[nodiscard]] std::vector<std::size_t> contradictions(NodeId h, const Subnets& core) const;
     void estimate_unmeasured(const std::vector<std::size_t>& sub, const std::vector<double>& uplink);
     void finish(Subnets& found);

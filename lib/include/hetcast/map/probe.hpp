@@ -85,10 +85,11 @@ struct ProbeResult {
 /// 7. A host that receives more than 1 + tolerance times faster than it sends may have
 ///    received slower still in the rounds, where it also sent (with a FIFO queue at its NIC
 ///    its ACKs wait behind its own data): its ingress is measured again, receiving only —
-///    for a host set aside, a flow from the fastest sender of each subnet at once; for the
-///    others, all such hosts at once, each from the fastest sender of its own subnet that
-///    receives nothing then (two passes, the one that carried the most). Those readings
-///    replace the rounds' flows into it, and its ingress is at least their sum.
+///    for a host set aside, a flow from the fastest sender of each subnet at once (two
+///    passes, the one that carried the most counts); for the others that also receive
+///    1 + tolerance times slower than the median of their subnet, all such hosts at once,
+///    each from the fastest sender of its own subnet that receives nothing then (one pass).
+///    Those readings replace the rounds' flows into it; its ingress is at least their sum.
 ///    Each host set aside is placed first by its rates, what it receives and what it sends
 ///    each on its own: per candidate subnet, the model (NICs, uplinks found, the host behind
 ///    that uplink) predicts every pair flow out of and into the host in the round it was
@@ -96,9 +97,12 @@ struct ProbeResult {
 ///    candidate. A slow sender is NIC-bound outwards wherever it is, but it receives from
 ///    its own subnet at NIC speed and from the others at most at their uplinks' rate: only
 ///    its own subnet fits. The candidate with the fewest contradictions places the host
-///    when every other has more than twice as many, plus one. Else (a host slow both ways
-///    fits everywhere, unless its round's flows shared an uplink) a sharing test decides
-///    among those within that: a flow out of (and one into) a candidate subnet, measured alone
+///    when every other has more than twice as many, plus one. A slow sender left in doubt
+///    (received at once, its flows share its ingress evenly when the uplinks allow more)
+///    gets a second look: a flow from each of the two likeliest subnets alone, one pass;
+///    still in doubt, it goes by affinity and latency (its flows load no uplink enough for
+///    a sharing test). Else (a host slow both ways fits everywhere, unless its round's flows
+///    shared an uplink) a sharing test decides among those within that: a flow out of (and one into) a candidate subnet, measured alone
 ///    and together with the host's flows to (and from) another subnet; a drop means the
 ///    host is behind that subnet's uplink. The two of them with the best affinity
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
