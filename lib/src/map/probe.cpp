@@ -3,23 +3,59 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <numeric>
-#include <optional>
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/eco.hpp"
-#include "probe_model.hpp"
+#include "prober.hpp"
 
 namespace hetcast {
+namespace probing {
 namespace {
 
-using namespace probing;
-
-/// Candidate subnets a host set aside is tested against, at most (by affinity, then latency).
-constexpr std::size_t max_tested = 2;
 /// Uplink runs measure this many times longer than the others, in at most two passes (see measure_uplinks).
 constexpr double uplink_window_scale = 2;
+
+double sum_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+/// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
+/// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
+std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate, std::size_t count) {
+    std::vector<std::vector<NodeId>> lists;
+    for (std::size_t l = 0; l < subs.size(); ++l) {
+        if (l != k) lists.push_back(fastest(subs[l], rate));
+    }
+    std::vector<NodeId> out;
+    for (std::size_t depth = 0; out.size() < count; ++depth) {
+        bool any = false;
+        for (const auto& list : lists) {
+            if (depth < list.size() && out.size() < count) {
+                out.push_back(list[depth]);
+                any = true;
+            }
+        }
+        if (!any) break;
+    }
+    return out;
+}
+
+/// `pending` in sets of at most `size` flows in which no host sends twice or receives twice
+/// and no host pair goes both ways (like the pair rounds), first fit.
+std::vector<std::vector<FlowPair>> pack(const std::vector<FlowPair>& pending, std::size_t size) {
+    std::vector<std::vector<FlowPair>> sets;
+    for (const FlowPair& f : pending) {
+        const auto fits = [&](const std::vector<FlowPair>& s) {
+            return s.size() < size && std::none_of(s.begin(), s.end(), [&](const FlowPair& g) {
+                       return g.first == f.first || g.second == f.second || (g.first == f.second && g.second == f.first);
+                   });
+        };
+        const auto it = std::find_if(sets.begin(), sets.end(), fits);
+        (it == sets.end() ? sets.emplace_back() : *it).push_back(f);
+    }
+    return sets;
+}
+
+}  // namespace
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -40,488 +76,468 @@ std::string percent(double x) {
     return buf;
 }
 
-/// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
-/// every pass's rates.
-struct UplinkRun {
-    std::vector<NodeId> subnet;
-    std::vector<FlowPair> flows;
-    std::size_t outs = 0;
-    std::vector<std::vector<double>> passes;
-};
-
-class Prober {
-public:
-    Prober(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
-        : lat_(latency), measure_(measure), opt_(opt), n_(latency.size()) {}
-
-    ProbeResult run() {
-        measure_pairs();
-        nic_rates();
-        affinities();
-        costs();
-        std::vector<char> informative = set_aside();
-        Subnets found = partition(informative);
-        use(found);
-        if (found.size() >= 2) {
-            measure_uplinks(found);
-            // Flows to or from a dissolved subnet's hosts may not have crossed an uplink.
-            if (dissolve(found, informative) && found.size() >= 2) measure_uplinks(found);
-        }
-        const Subnets core = found;
-        for (NodeId h = 0; h < n_; ++h) {
-            if (!informative[h]) place(h, core, found);
-        }
-        finish(found);
-        return std::move(out_);
+ProbeResult Prober::run() {
+    measure_pairs();
+    nic_rates();
+    affinities();
+    costs();
+    std::vector<char> informative = set_aside();
+    Subnets found = partition(informative);
+    use(found);
+    if (found.size() >= 2) {
+        measure_uplinks(found);
+        // Flows to or from a dissolved subnet's hosts may not have crossed an uplink.
+        if (dissolve(found, informative) && found.size() >= 2) measure_uplinks(found);
     }
-
-private:
-    [[nodiscard]] std::string name(NodeId i) const {
-        return i < opt_.names.size() ? opt_.names[i] : std::to_string(i);
+    const Subnets core = found;
+    for (NodeId h = 0; h < n_; ++h) {
+        if (!informative[h]) place(h, core, found);
     }
-    [[nodiscard]] std::string flow_name(const FlowPair& f) const { return name(f.first) + " -> " + name(f.second); }
-
-    /// One call of the callback, checked.
-    std::vector<double> once(const std::vector<FlowPair>& flows, std::string_view phase, double scale = 1) {
-        if (opt_.progress) opt_.progress(phase, out_.measurements);
-        std::vector<double> r = measure_(flows, opt_.seconds * scale);
-        ++out_.measurements;
-        out_.measured_seconds += opt_.seconds * scale;
-        if (r.size() != flows.size()) {
-            throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
-                        std::to_string(r.size()) + " rates");
+    // Hosts ECO placed that receive much faster than they send: their ingress from their
+    // own subnets, all in one measurement, from senders that receive none of it (7a)...
+    std::vector<FlowPair> refresh;
+    std::vector<char> hinted(n_, 0), sending(n_, 0);
+    for (NodeId h = 0; h < n_; ++h) {
+        if (!informative[h] || found.size() < 2 || model_.subnet[h] == none || !(in_[h] > (1 + opt_.tolerance) * eg_[h])) continue;
+        // ... and slower than the others of its subnet receive: else nothing held it back.
+        std::vector<double> others;
+        for (NodeId j : found[model_.subnet[h]]) {
+            if (j != h) others.push_back(in_[j]);
         }
-        for (std::size_t k = 0; k < r.size(); ++k) {
-            if (!std::isfinite(r[k]) || r[k] <= 0) {
-                throw Error("probe: flow " + flow_name(flows[k]) + " measured " + std::to_string(r[k]) +
-                            " bytes/s, not a positive rate");
-            }
-        }
-        return r;
+        hinted[h] = !others.empty() && in_[h] * (1 + opt_.tolerance) < median(others);
     }
-
-    /// Every set measured `count` times (default: `repeats`), windows `scale` times the
-    /// usual, the passes one after the other so that what disturbs the network for a while
-    /// hits different sets: [set][pass][flow].
-    std::vector<std::vector<std::vector<double>>> passes(const std::vector<std::vector<FlowPair>>& sets,
-                                                         std::string_view phase, double scale = 1, int count = 0) {
-        std::vector<std::vector<std::vector<double>>> out(sets.size());
-        for (int p = 0; p < (count > 0 ? count : opt_.repeats); ++p) {
-            for (std::size_t s = 0; s < sets.size(); ++s) {
-                if (!sets[s].empty()) out[s].push_back(once(sets[s], phase, scale));
-            }
+    for (NodeId h = 0; h < n_; ++h) {
+        if (!hinted[h] || model_.subnet[h] == none) continue;
+        for (NodeId j : fastest(found[model_.subnet[h]], eg_)) {
+            if (hinted[j] || sending[j]) continue;
+            refresh.emplace_back(j, h);
+            sending[j] = 1;
+            break;
         }
-        return out;
     }
+    // One pass: a reading load elsewhere lowered raises nothing (the larger counts).
+    if (!refresh.empty()) receive_only(refresh, 1);
+    finish(found);
+    return std::move(out_);
+}
 
-    // 1. Round r: every host i sends to i + r (mod n). Each NIC carries one flow each way,
-    // and no host pair both ways: the ACKs of a fast flow would wait behind the data of a
-    // slow one going back in the same queue, and a handshake behind either.
-    void measure_pairs() {
-        std::vector<std::vector<FlowPair>> sets;
-        for (std::size_t r = 1; r < n_; ++r) {
-            // Half way round (even n) every pair would go both ways: two rounds of half each.
-            const bool halves = 2 * r == n_;
-            for (std::size_t half = 0; half < (halves ? 2 : 1); ++half) {
-                auto& s = sets.emplace_back();
-                for (std::size_t i = 0; i < n_; ++i) {
-                    if (!halves || (i < r) == (half == 0)) s.emplace_back(static_cast<NodeId>(i), static_cast<NodeId>((i + r) % n_));
-                }
-            }
+/// One call of the callback, checked; a flow it could not rate (0 or NaN) is NaN.
+std::vector<double> Prober::once(const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
+    if (opt_.progress) opt_.progress(phase, out_.measurements);
+    std::vector<double> r = measure_(flows, opt_.seconds * scale);
+    ++out_.measurements;
+    out_.measured_seconds += opt_.seconds * scale;
+    if (r.size() != flows.size()) {
+        throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
+                    std::to_string(r.size()) + " rates");
+    }
+    for (std::size_t k = 0; k < r.size(); ++k) {
+        if (r[k] == 0 || !rated(r[k])) {
+            r[k] = std::nan("");
+        } else if (!std::isfinite(r[k]) || r[k] < 0) {
+            throw Error("probe: flow " + flow_name(flows[k]) + " measured " + std::to_string(r[k]) +
+                        " bytes/s, not a rate (0 or NaN: not measured)");
         }
-        const auto got = passes(sets, "pairs");
-        g_.assign(n_, std::vector<double>(n_, 0));
+    }
+    return r;
+}
+
+/// Every set measured `count` times (default: `repeats`), windows `scale` times the
+/// usual, the passes one after the other so that what disturbs the network for a while
+/// hits different sets: [set][pass][flow].
+std::vector<std::vector<std::vector<double>>> Prober::passes(const std::vector<std::vector<FlowPair>>& sets,
+                                                             std::string_view phase, double scale, int count) {
+    std::vector<std::vector<std::vector<double>>> out(sets.size());
+    for (int p = 0; p < (count > 0 ? count : opt_.repeats); ++p) {
         for (std::size_t s = 0; s < sets.size(); ++s) {
+            if (!sets[s].empty()) out[s].push_back(once(sets[s], phase, scale));
+        }
+    }
+    return out;
+}
+
+// 1. Round r: every host i sends to i + r (mod n). Each NIC carries one flow each way,
+// and no host pair both ways: the ACKs of a fast flow would wait behind the data of a
+// slow one going back in the same queue, and a handshake behind either.
+void Prober::measure_pairs() {
+    for (std::size_t r = 1; r < n_; ++r) {
+        // Half way round (even n) every pair would go both ways: two rounds of half each.
+        const bool halves = 2 * r == n_;
+        for (std::size_t half = 0; half < (halves ? 2 : 1); ++half) {
+            auto& s = sets_.emplace_back();
+            for (std::size_t i = 0; i < n_; ++i) {
+                if (!halves || (i < r) == (half == 0)) s.emplace_back(static_cast<NodeId>(i), static_cast<NodeId>((i + r) % n_));
+            }
+        }
+    }
+    const auto got = passes(sets_, "pairs");
+    g_.assign(n_, std::vector<double>(n_, std::nan("")));
+    with_.assign(n_, std::vector<std::size_t>(n_, none));
+    std::vector<FlowPair> failed;
+    std::size_t largest = 0;
+    for (std::size_t s = 0; s < sets_.size(); ++s) {
+        for (std::size_t f = 0; f < sets_[s].size(); ++f) {
+            std::vector<double> v;
+            for (const auto& pass : got[s]) v.push_back(pass[f]);
+            const auto [i, j] = sets_[s][f];
+            // A flow that starved in one pass may have crawled in the others: all of its
+            // readings are measured again.
+            if (std::all_of(v.begin(), v.end(), rated)) {
+                g_[i][j] = median(v);
+                with_[i][j] = s;
+            } else {
+                failed.push_back(sets_[s][f]);
+                largest = std::max(largest, sets_[s].size());
+            }
+        }
+    }
+    if (!failed.empty()) again(failed, largest);
+}
+
+// 1b. Flows a round could not rate, in rounds of half the size, then alone: on FIFO links
+// a crowd can leave one TCP flow with nothing in its window. Alone, one reading of the
+// passes is enough; a flow none rates stays NaN (estimated in finish()).
+void Prober::again(std::vector<FlowPair> pending, std::size_t size) {
+    while (!pending.empty() && size > 1) {
+        size = std::max<std::size_t>(1, size / 2);
+        const auto sets = pack(pending, size);
+        const auto got = passes(sets, "again");
+        pending.clear();
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            const std::size_t index = sets_.size();
+            sets_.push_back(sets[s]);
             for (std::size_t f = 0; f < sets[s].size(); ++f) {
                 std::vector<double> v;
-                for (const auto& pass : got[s]) v.push_back(pass[f]);
-                g_[sets[s][f].first][sets[s][f].second] = median(v);
+                for (const auto& pass : got[s]) {
+                    if (rated(pass[f])) v.push_back(pass[f]);
+                }
+                const auto [i, j] = sets[s][f];
+                if (v.size() == got[s].size() || (size == 1 && !v.empty())) {
+                    g_[i][j] = median(v);
+                    with_[i][j] = index;
+                } else {
+                    pending.push_back(sets[s][f]);
+                }
             }
         }
     }
+    for (const FlowPair& f : pending) out_.unmeasured.push_back(f);
+}
 
-    // 2. A host's best partners are in its own subnet: only the NICs limit those pairs. The
-    // median of the pairs near the best, not the best: the largest of several noisy
-    // readings of one rate is too large.
-    void nic_rates() {
-        const auto estimate = [&](NodeId h, bool out) {
-            std::vector<double> v;
-            for (NodeId j = 0; j < n_; ++j) {
-                if (j != h) v.push_back(out ? g_[h][j] : g_[j][h]);
-            }
-            const double best = *std::max_element(v.begin(), v.end());
-            std::erase_if(v, [&](double x) { return x * (1 + opt_.tolerance / 4) < best; });
-            return median(v);
-        };
-        eg_.assign(n_, 0);
-        in_.assign(n_, 0);
-        for (NodeId h = 0; h < n_; ++h) {
-            eg_[h] = estimate(h, true);
-            in_[h] = estimate(h, false);
+// 2. A host's best partners are in its own subnet: only the NICs limit those pairs. The
+// median of the pairs near the best, not the best: the largest of several noisy
+// readings of one rate is too large.
+void Prober::nic_rates() {
+    const auto estimate = [&](NodeId h, bool out) {
+        std::vector<double> v;
+        for (NodeId j = 0; j < n_; ++j) {
+            if (j != h && rated(out ? g_[h][j] : g_[j][h])) v.push_back(out ? g_[h][j] : g_[j][h]);
+        }
+        if (v.empty()) {
+            throw Error("probe: no flow " + std::string(out ? "out of " : "into ") + name(h) +
+                        " could be measured, alone either");
+        }
+        const double best = *std::max_element(v.begin(), v.end());
+        std::erase_if(v, [&](double x) { return x * (1 + opt_.tolerance / 4) < best; });
+        return median(v);
+    };
+    eg_.assign(n_, 0);
+    in_.assign(n_, 0);
+    for (NodeId h = 0; h < n_; ++h) {
+        eg_[h] = estimate(h, true);
+        in_[h] = estimate(h, false);
+    }
+}
+
+/// How much of what the NICs allow a pair gets, the worse direction measured; orders the
+/// candidate subnets of a host set aside.
+void Prober::affinities() {
+    aff_.assign(n_, std::vector<double>(n_, 1));
+    for (NodeId i = 0; i < n_; ++i) {
+        for (NodeId j = 0; j < n_; ++j) {
+            if (i == j) continue;
+            if (measured(i, j)) aff_[i][j] = std::min(aff_[i][j], g_[i][j] / std::min(eg_[i], in_[j]));
+            if (measured(j, i)) aff_[i][j] = std::min(aff_[i][j], g_[j][i] / std::min(eg_[j], in_[i]));
         }
     }
+}
 
-    /// How much of what the NICs allow a pair gets, the worse direction; orders the
-    /// candidate subnets of a host set aside.
-    void affinities() {
-        aff_.assign(n_, std::vector<double>(n_, 1));
+/// The time to move the representative message i→j over what the NICs alone allow (NaN
+/// when the pair was not measured).
+double Prober::normalised(NodeId i, NodeId j) const {
+    const double r = std::min(eg_[i], in_[j]);
+    return lat_[i][j] * r / opt_.message + r / g_[i][j];
+}
+
+// 3. An entry below 1 (a pair above its NICs' medians) is noise. A direction not measured
+// leaves the other; a pair measured neither way costs what the cheapest path between them
+// costs at its dearest edge (the subnets ECO finds are the same with and without it).
+void Prober::costs() {
+    cost_.assign(n_, std::vector<double>(n_, 0));
+    std::vector<FlowPair> blind;
+    for (NodeId i = 0; i < n_; ++i) {
+        for (NodeId j = 0; j < n_; ++j) {
+            if (i == j) continue;
+            const double a = normalised(i, j), b = normalised(j, i);
+            cost_[i][j] = rated(a) && rated(b) ? std::max(a, b) : rated(a) ? a : b;
+            if (!rated(cost_[i][j])) {
+                cost_[i][j] = inf;
+                blind.emplace_back(i, j);
+            }
+        }
+    }
+    for (const auto& [i, j] : blind) {
+        double best = inf;
+        for (NodeId k = 0; k < n_; ++k) {
+            if (k != i && k != j) best = std::min(best, std::max(cost_[i][k], cost_[k][j]));
+        }
+        cost_[i][j] = std::isfinite(best) ? best : 1;
+    }
+}
+
+// 4. A host near two hosts that are not near each other is NIC-bound on both sides of
+// an uplink: its rates cannot say where it is, and ECO would join the subnets through
+// it. Near is ECO's own test (within 1 + tolerance of both hosts' cheapest edge). The
+// worst goes first (ties: the one near more hosts, then the slower), so that one such
+// host does not cost its neighbours their place.
+std::vector<char> Prober::set_aside() const {
+    std::vector<char> on(n_, 1);
+    for (;;) {
+        std::vector<double> least(n_, inf);
         for (NodeId i = 0; i < n_; ++i) {
             for (NodeId j = 0; j < n_; ++j) {
-                if (i == j) continue;
-                const double there = g_[i][j] / std::min(eg_[i], in_[j]);
-                const double back = g_[j][i] / std::min(eg_[j], in_[i]);
-                aff_[i][j] = std::min({1.0, there, back});
+                if (i != j && on[i] && on[j]) least[i] = std::min(least[i], cost_[i][j]);
             }
         }
-    }
-
-    /// The time to move the representative message i→j over what the NICs alone allow.
-    [[nodiscard]] double normalised(NodeId i, NodeId j) const {
-        const double r = std::min(eg_[i], in_[j]);
-        return lat_[i][j] * r / opt_.message + r / g_[i][j];
-    }
-
-    // 3. An entry below 1 (a pair above its NICs' medians) is noise.
-    void costs() {
-        cost_.assign(n_, std::vector<double>(n_, 0));
-        for (NodeId i = 0; i < n_; ++i) {
-            for (NodeId j = 0; j < n_; ++j) {
-                if (i != j) cost_[i][j] = std::max(normalised(i, j), normalised(j, i));
-            }
-        }
-    }
-
-    // 4. A host near two hosts that are not near each other is NIC-bound on both sides of
-    // an uplink: its rates cannot say where it is, and ECO would join the subnets through
-    // it. Near is ECO's own test (within 1 + tolerance of both hosts' cheapest edge). The
-    // worst goes first (ties: the one near more hosts, then the slower), so that one such
-    // host does not cost its neighbours their place.
-    std::vector<char> set_aside() const {
-        std::vector<char> on(n_, 1);
-        for (;;) {
-            std::vector<double> least(n_, inf);
-            for (NodeId i = 0; i < n_; ++i) {
-                for (NodeId j = 0; j < n_; ++j) {
-                    if (i != j && on[i] && on[j]) least[i] = std::min(least[i], cost_[i][j]);
-                }
-            }
-            const auto near = [&](NodeId i, NodeId j) {
-                return cost_[i][j] <= (1 + opt_.tolerance) * std::min(least[i], least[j]);
-            };
-            NodeId worst = 0;
-            std::size_t worst_bad = 0, worst_near = 0;
-            for (NodeId h = 0; h < n_; ++h) {
-                if (!on[h]) continue;
-                std::vector<NodeId> close;
-                for (NodeId j = 0; j < n_; ++j) {
-                    if (j != h && on[j] && near(h, j)) close.push_back(j);
-                }
-                std::size_t bad = 0;
-                for (std::size_t a = 0; a < close.size(); ++a) {
-                    for (std::size_t b = a + 1; b < close.size(); ++b) bad += near(close[a], close[b]) ? 0 : 1;
-                }
-                const bool worse = bad > worst_bad || (bad == worst_bad && bad > 0 &&
-                                                       (close.size() > worst_near ||
-                                                        (close.size() == worst_near && nic(h) < nic(worst))));
-                if (worse) {
-                    worst = h;
-                    worst_bad = bad;
-                    worst_near = close.size();
-                }
-            }
-            if (worst_bad == 0) return on;
-            on[worst] = 0;
-        }
-    }
-
-    [[nodiscard]] double nic(NodeId h) const { return std::min(eg_[h], in_[h]); }
-
-    /// `found` becomes the model's subnets, with no uplink measured yet.
-    void use(const Subnets& found) {
-        model_ = Model{eg_, in_, std::vector<std::size_t>(n_, none), std::vector<double>(found.size(), inf)};
-        for (std::size_t k = 0; k < found.size(); ++k) {
-            for (NodeId h : found[k]) model_.subnet[h] = k;
-        }
-    }
-
-    // 6b. A subnet needs a reason: an uplink that limits flows out of or into it, or
-    // latency that sets it apart. One that has neither was set apart by noise in its pair
-    // rates (a busy machine, a reading too high for a NIC): its hosts are placed like those
-    // set aside; none left with a reason: one subnet. Whether anything changed.
-    bool dissolve(Subnets& found, std::vector<char>& informative) {
-        std::vector<std::size_t> group(n_, none);  // by latency alone
-        std::vector<NodeId> ids;
-        for (NodeId h = 0; h < n_; ++h) {
-            if (informative[h]) ids.push_back(h);
-        }
-        const Subnets by_latency = eco_partition(latency_costs(informative), opt_.tolerance);
-        for (std::size_t g = 0; g < by_latency.size(); ++g) {
-            for (NodeId a : by_latency[g]) group[ids[a]] = g;
-        }
-        const auto apart = [&](std::size_t k) {
-            for (NodeId h : found[k]) {
-                for (NodeId j = 0; j < n_; ++j) {
-                    if (informative[j] && model_.subnet[j] != k && group[j] == group[h]) return false;
-                }
-            }
-            return true;
+        const auto near = [&](NodeId i, NodeId j) {
+            return cost_[i][j] <= (1 + opt_.tolerance) * std::min(least[i], least[j]);
         };
-        Subnets kept, gone;
-        for (std::size_t k = 0; k < found.size(); ++k) {
-            (std::isfinite(model_.uplink[k]) || apart(k) ? kept : gone).push_back(found[k]);
-        }
-        if (gone.empty()) return false;
-        if (kept.empty()) {
-            out_.notes.push_back("no uplink limits the flows between the " + std::to_string(found.size()) +
-                                 " subnets the pair rates suggested, nor does latency set them apart: one subnet");
-            kept.emplace_back();
-            for (const auto& g : gone) kept[0].insert(kept[0].end(), g.begin(), g.end());
-        } else {
-            for (const auto& g : gone) {
-                out_.notes.push_back("subnet of " + name(g[0]) +
-                                     ": neither its uplink nor latency sets it apart; its hosts are placed like those set aside");
-                for (NodeId h : g) informative[h] = 0;
+        NodeId worst = 0;
+        std::size_t worst_bad = 0, worst_near = 0;
+        for (NodeId h = 0; h < n_; ++h) {
+            if (!on[h]) continue;
+            std::vector<NodeId> close;
+            for (NodeId j = 0; j < n_; ++j) {
+                if (j != h && on[j] && near(h, j)) close.push_back(j);
+            }
+            std::size_t bad = 0;
+            for (std::size_t a = 0; a < close.size(); ++a) {
+                for (std::size_t b = a + 1; b < close.size(); ++b) bad += near(close[a], close[b]) ? 0 : 1;
+            }
+            const bool worse = bad > worst_bad || (bad == worst_bad && bad > 0 &&
+                                                   (close.size() > worst_near ||
+                                                    (close.size() == worst_near && nic(h) < nic(worst))));
+            if (worse) {
+                worst = h;
+                worst_bad = bad;
+                worst_near = close.size();
             }
         }
-        found = std::move(kept);
-        use(found);
+        if (worst_bad == 0) return on;
+        on[worst] = 0;
+    }
+}
+
+/// `found` becomes the model's subnets, with no uplink measured yet.
+void Prober::use(const Subnets& found) {
+    model_ = Model{eg_, in_, std::vector<std::size_t>(n_, none), std::vector<double>(found.size(), inf)};
+    for (std::size_t k = 0; k < found.size(); ++k) {
+        for (NodeId h : found[k]) model_.subnet[h] = k;
+    }
+}
+
+// 6b. A subnet needs a reason: an uplink that limits flows out of or into it, or
+// latency that sets it apart. One that has neither was set apart by noise in its pair
+// rates (a busy machine, a reading too high for a NIC): its hosts are placed like those
+// set aside; none left with a reason: one subnet. Whether anything changed.
+bool Prober::dissolve(Subnets& found, std::vector<char>& informative) {
+    std::vector<std::size_t> group(n_, none);  // by latency alone
+    std::vector<NodeId> ids;
+    for (NodeId h = 0; h < n_; ++h) {
+        if (informative[h]) ids.push_back(h);
+    }
+    const Subnets by_latency = eco_partition(latency_costs(informative), opt_.tolerance);
+    for (std::size_t g = 0; g < by_latency.size(); ++g) {
+        for (NodeId a : by_latency[g]) group[ids[a]] = g;
+    }
+    const auto apart = [&](std::size_t k) {
+        for (NodeId h : found[k]) {
+            for (NodeId j = 0; j < n_; ++j) {
+                if (informative[j] && model_.subnet[j] != k && group[j] == group[h]) return false;
+            }
+        }
         return true;
+    };
+    Subnets kept, gone;
+    for (std::size_t k = 0; k < found.size(); ++k) {
+        (std::isfinite(model_.uplink[k]) || apart(k) ? kept : gone).push_back(found[k]);
     }
+    if (gone.empty()) return false;
+    if (kept.empty()) {
+        out_.notes.push_back("no uplink limits the flows between the " + std::to_string(found.size()) +
+                             " subnets the pair rates suggested, nor does latency set them apart: one subnet");
+        kept.emplace_back();
+        for (const auto& g : gone) kept[0].insert(kept[0].end(), g.begin(), g.end());
+    } else {
+        for (const auto& g : gone) {
+            out_.notes.push_back("subnet of " + name(g[0]) +
+                                 ": neither its uplink nor latency sets it apart; its hosts are placed like those set aside");
+            for (NodeId h : g) informative[h] = 0;
+        }
+    }
+    found = std::move(kept);
+    use(found);
+    return true;
+}
 
-    /// The cost without the bandwidth term, over the informative hosts: the latency part of
-    /// moving the message, on top of the time the NICs allow.
-    [[nodiscard]] Matrix latency_costs(const std::vector<char>& informative) const {
-        Matrix out;
-        for (NodeId i = 0; i < n_; ++i) {
-            if (!informative[i]) continue;
-            auto& row = out.emplace_back();
-            for (NodeId j = 0; j < n_; ++j) {
-                if (!informative[j]) continue;
-                const auto part = [&](NodeId a, NodeId b) { return lat_[a][b] * std::min(eg_[a], in_[b]) / opt_.message; };
-                row.push_back(i == j ? 0 : 1 + std::max(part(i, j), part(j, i)));
+/// The cost without the bandwidth term, over the informative hosts: the latency part of
+/// moving the message, on top of the time the NICs allow.
+Matrix Prober::latency_costs(const std::vector<char>& informative) const {
+    Matrix out;
+    for (NodeId i = 0; i < n_; ++i) {
+        if (!informative[i]) continue;
+        auto& row = out.emplace_back();
+        for (NodeId j = 0; j < n_; ++j) {
+            if (!informative[j]) continue;
+            const auto part = [&](NodeId a, NodeId b) { return lat_[a][b] * std::min(eg_[a], in_[b]) / opt_.message; };
+            row.push_back(i == j ? 0 : 1 + std::max(part(i, j), part(j, i)));
+        }
+    }
+    return out;
+}
+
+// 5. ECO (§4.1) over the informative hosts.
+Subnets Prober::partition(const std::vector<char>& informative) const {
+    std::vector<NodeId> ids;
+    for (NodeId h = 0; h < n_; ++h) {
+        if (informative[h]) ids.push_back(h);
+    }
+    const std::size_t m = ids.size();
+    Matrix sub(m, std::vector<double>(m, 0));
+    for (std::size_t a = 0; a < m; ++a) {
+        for (std::size_t b = 0; b < m; ++b) sub[a][b] = cost_[ids[a]][ids[b]];
+    }
+    Subnets found;
+    for (const auto& group : eco_partition(sub, opt_.tolerance)) {
+        auto& out = found.emplace_back();
+        for (NodeId a : group) out.push_back(ids[a]);
+    }
+    return found;
+}
+
+// 6. Flows out of and into subnet k at once (they cross its uplink in opposite
+// directions); each aggregate is bounded by the uplink or by the other side.
+void Prober::measure_uplinks(const Subnets& found) {
+    // With two subnets every flow out of one goes into the other: one measurement.
+    for (std::size_t k = 0; k < (found.size() == 2 ? 1 : found.size()); ++k) {
+        if (std::any_of(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; })) continue;
+        const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
+        const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
+        UplinkRun run{found[k], {}, outside_in.size(), {}};
+        for (std::size_t f = 0; f < outside_in.size(); ++f) run.flows.emplace_back(senders[f % senders.size()], outside_in[f]);
+        // Into the subnet, each flow to the host after the one it would have sent to:
+        // no host pair both ways (see design()).
+        for (std::size_t f = 0; f < outside_eg.size(); ++f) {
+            run.flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
+        }
+        // Several flows share one slow link here, each measured over its own window: short
+        // windows let their sum overshoot (a 30 Mbit/s uplink read up to 5% high in 0.3 s
+        // windows, within 1% in windows twice as long). Fewer, longer passes.
+        run.passes = passes({run.flows}, "uplinks", uplink_window_scale, std::min(opt_.repeats, 2))[0];
+        runs_.push_back(std::move(run));
+    }
+    for (std::size_t k = 0; k < found.size(); ++k) {
+        const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; });
+        if (run != runs_.end()) model_.uplink[k] = uplink_of(*run, k, found);
+    }
+    if (found.size() == 2) {
+        model_.uplink[1] = model_.uplink[0];
+        if (std::isfinite(model_.uplink[0])) {
+            out_.notes.push_back("two subnets: only the slower uplink shows (" + mbit(model_.uplink[0]) +
+                                 "); both are given it");
+        }
+    }
+}
+
+/// What a run says of subnet k's uplink, from its flows that still cross it (a partner
+/// may have turned out to be in the same subnet after all: see dissolve()). A flow a pass
+/// could not rate carried nothing the others did not take over: the pass's aggregate
+/// counts the rest, and so does what the NICs would allow them.
+double Prober::uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found) {
+    const auto crosses = [&](const FlowPair& f) {
+        const std::size_t a = model_.subnet[f.first], b = model_.subnet[f.second];
+        return a != none && b != none && a != b;
+    };
+    const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
+    const double slack = 1 + opt_.tolerance;
+    // A capacity: the most the link carried in a pass. Load elsewhere only lowers a pass,
+    // and the long windows keep one from overshooting (see measure_uplinks).
+    double agg[2] = {0, 0};
+    bool nic_bound = false, any = false;
+    for (int dir = 0; dir < 2; ++dir) {
+        double best_nics = 0;
+        for (const auto& pass : run.passes) {
+            std::vector<FlowPair> flows;
+            double sum = 0;
+            for (std::size_t f = 0; f < run.flows.size(); ++f) {
+                if ((f < run.outs) != (dir == 0) || !crosses(run.flows[f]) || !rated(pass[f])) continue;
+                flows.push_back(run.flows[f]);
+                sum += pass[f];
             }
+            if (flows.empty() || sum <= agg[dir]) continue;
+            agg[dir] = sum;
+            best_nics = sum_of(nics.rates(flows));
         }
-        return out;
+        any = any || agg[dir] > 0;
+        nic_bound = nic_bound || (agg[dir] > 0 && agg[dir] * slack >= best_nics);
     }
-
-    // 5. ECO (§4.1) over the informative hosts.
-    Subnets partition(const std::vector<char>& informative) const {
-        std::vector<NodeId> ids;
-        for (NodeId h = 0; h < n_; ++h) {
-            if (informative[h]) ids.push_back(h);
-        }
-        const std::size_t m = ids.size();
-        Matrix sub(m, std::vector<double>(m, 0));
-        for (std::size_t a = 0; a < m; ++a) {
-            for (std::size_t b = 0; b < m; ++b) sub[a][b] = cost_[ids[a]][ids[b]];
-        }
-        Subnets found;
-        for (const auto& group : eco_partition(sub, opt_.tolerance)) {
-            auto& out = found.emplace_back();
-            for (NodeId a : group) out.push_back(ids[a]);
-        }
-        return found;
+    if (!any) return inf;
+    if (nic_bound) {
+        out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
+                             mbit(agg[0]) + " out, " + mbit(agg[1]) + " in): its uplink is not a bottleneck");
     }
+    return nic_bound ? inf : std::max(agg[0], agg[1]);
+}
 
-    /// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
-    /// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
-    static std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate,
-                                      std::size_t count) {
-        std::vector<std::vector<NodeId>> lists;
-        for (std::size_t l = 0; l < subs.size(); ++l) {
-            if (l != k) lists.push_back(fastest(subs[l], rate));
-        }
-        std::vector<NodeId> out;
-        for (std::size_t depth = 0; out.size() < count; ++depth) {
-            bool any = false;
-            for (const auto& list : lists) {
-                if (depth < list.size() && out.size() < count) {
-                    out.push_back(list[depth]);
-                    any = true;
-                }
-            }
-            if (!any) break;
-        }
-        return out;
+// 8. Canonical order, capacities, and B_ij.
+void Prober::finish(Subnets& found) {
+    std::vector<std::string> notes;  // an uplink evaluated twice says so once
+    for (auto& note : out_.notes) {
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
     }
-
-    static double sum_of(const std::vector<double>& v, std::size_t from, std::size_t to) {
-        return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to),
-                               0.0);
+    out_.notes = std::move(notes);
+    std::vector<std::size_t> order(found.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    for (auto& sub : found) std::sort(sub.begin(), sub.end());
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return found[a][0] < found[b][0]; });
+    out_.subnets.clear();
+    std::vector<double> uplink;
+    for (std::size_t k : order) {
+        out_.subnets.push_back(found[k]);
+        uplink.push_back(model_.uplink[k]);
     }
-
-    // 6. Flows out of and into subnet k at once (they cross its uplink in opposite
-    // directions); each aggregate is bounded by the uplink or by the other side.
-    void measure_uplinks(const Subnets& found) {
-        // With two subnets every flow out of one goes into the other: one measurement.
-        for (std::size_t k = 0; k < (found.size() == 2 ? 1 : found.size()); ++k) {
-            if (std::any_of(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; })) continue;
-            const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
-            const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
-            UplinkRun run{found[k], {}, outside_in.size(), {}};
-            for (std::size_t f = 0; f < outside_in.size(); ++f) run.flows.emplace_back(senders[f % senders.size()], outside_in[f]);
-            // Into the subnet, each flow to the host after the one it would have sent to:
-            // no host pair both ways (see design()).
-            for (std::size_t f = 0; f < outside_eg.size(); ++f) {
-                run.flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
-            }
-            // Several flows share one slow link here, each measured over its own window: short
-            // windows let their sum overshoot (a 30 Mbit/s uplink read up to 5% high in 0.3 s
-            // windows, within 1% in windows twice as long). Fewer, longer passes.
-            run.passes = passes({run.flows}, "uplinks", uplink_window_scale, std::min(opt_.repeats, 2))[0];
-            runs_.push_back(std::move(run));
-        }
-        for (std::size_t k = 0; k < found.size(); ++k) {
-            const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; });
-            if (run != runs_.end()) model_.uplink[k] = uplink_of(*run, k, found);
-        }
-        if (found.size() == 2) {
-            model_.uplink[1] = model_.uplink[0];
-            if (std::isfinite(model_.uplink[0])) {
-                out_.notes.push_back("two subnets: only the slower uplink shows (" + mbit(model_.uplink[0]) +
-                                     "); both are given it");
-            }
+    std::vector<std::size_t> sub(n_);
+    for (std::size_t k = 0; k < out_.subnets.size(); ++k) {
+        for (NodeId h : out_.subnets[k]) sub[h] = k;
+    }
+    estimate_unmeasured(sub, uplink);
+    out_.capacities = Capacities{eg_, in_, std::vector<double>(n_, inf), {}};
+    if (out_.subnets.size() >= 2) out_.capacities.uplink = uplink;
+    out_.goodput = g_;
+    out_.bandwidth.assign(n_, std::vector<double>(n_, 0));
+    for (NodeId i = 0; i < n_; ++i) {
+        for (NodeId j = 0; j < n_; ++j) {
+            if (i == j) continue;
+            // A pair across an uplink may have shared it in its round: the model's view.
+            out_.bandwidth[i][j] = sub[i] == sub[j] ? g_[i][j]
+                                                    : std::min({eg_[i], in_[j], uplink[sub[i]], uplink[sub[j]]});
         }
     }
+}
 
-    /// What a run says of subnet k's uplink, from its flows that still cross it (a partner
-    /// may have turned out to be in the same subnet after all: see dissolve()).
-    double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found) {
-        const auto crosses = [&](const FlowPair& f) {
-            const std::size_t a = model_.subnet[f.first], b = model_.subnet[f.second];
-            return a != none && b != none && a != b;
-        };
-        std::vector<FlowPair> out_flows, in_flows;
-        std::vector<double> outs(run.passes.size(), 0), ins(run.passes.size(), 0);
-        for (std::size_t f = 0; f < run.flows.size(); ++f) {
-            if (!crosses(run.flows[f])) continue;
-            (f < run.outs ? out_flows : in_flows).push_back(run.flows[f]);
-            for (std::size_t p = 0; p < run.passes.size(); ++p) (f < run.outs ? outs : ins)[p] += run.passes[p][f];
-        }
-        if (out_flows.empty() && in_flows.empty()) return inf;
-        const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
-        const auto nic_out = nics.rates(out_flows), nic_in = nics.rates(in_flows);
-        // A capacity: the most the link carried in a pass. Load elsewhere only lowers a
-        // pass, and the long windows keep one from overshooting (see measure_uplinks).
-        const double agg_out = *std::max_element(outs.begin(), outs.end());
-        const double agg_in = *std::max_element(ins.begin(), ins.end()), slack = 1 + opt_.tolerance;
-        const bool nic_bound = (!out_flows.empty() && agg_out * slack >= sum_of(nic_out, 0, nic_out.size())) ||
-                               (!in_flows.empty() && agg_in * slack >= sum_of(nic_in, 0, nic_in.size()));
-        if (nic_bound) {
-            out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
-                                 mbit(agg_out) + " out, " + mbit(agg_in) + " in): its uplink is not a bottleneck");
-        }
-        return nic_bound ? inf : std::max(agg_out, agg_in);
-    }
+}  // namespace probing
 
-    // 7. Candidates by affinity, then latency: pairs inside the host's own subnet are never
-    // slowed by other pairs of their round, those across often are. The first test that
-    // shows sharing places the host; none: the first candidate, and a note says so.
-    void place(NodeId h, const Subnets& core, Subnets& found) {
-        std::vector<std::size_t> order(core.size());
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        std::vector<double> near(core.size());
-        std::vector<long> fit(core.size());
-        for (std::size_t k = 0; k < core.size(); ++k) {
-            std::vector<double> l;
-            double a = 0;
-            for (NodeId j : core[k]) {
-                l.push_back(std::min(lat_[h][j], lat_[j][h]));
-                a += aff_[h][j] / static_cast<double>(core[k].size());
-            }
-            near[k] = median(l);
-            fit[k] = std::lround(a * 50);  // steps of 0.02: within the noise, latency decides
-        }
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return fit[a] != fit[b] ? fit[a] > fit[b] : near[a] < near[b];
-        });
-        std::size_t where = order[0];
-        std::string why = core.size() == 1 ? "(the only subnet)"
-                                           : "by affinity and latency: too slow for a sharing test to show an uplink";
-        // The own subnet is nearly always one of the first two (pairs inside it are never
-        // slowed by others of their round): testing the rest costs more than it finds.
-        const std::vector<std::size_t> tested(order.begin(), order.begin() + std::min<std::size_t>(order.size(), max_tested));
-        for (std::size_t a : core.size() >= 2 ? tested : std::vector<std::size_t>{}) {
-            const auto d = design(model_, h, a, core);
-            if (!d) continue;
-            why = "by affinity and latency: no sharing test (of the first two) showed an uplink";
-            // Passes until most of them agree on which side of half the predicted drop the
-            // drop is (the side of their median); a baseline measured for another host is reused.
-            auto& base = baselines_[d->base];
-            std::vector<double> drops;
-            std::size_t shared = 0;
-            for (int p = 0; p < opt_.repeats; ++p) {
-                if (base.size() <= static_cast<std::size_t>(p)) base.push_back(once(d->base, "placing"));
-                const auto with = once(d->test, "placing");
-                double s = 0;
-                for (std::size_t f = 0; f < d->base.size(); ++f) s += std::log(with[f] / base[p][f]);
-                drops.push_back(s);
-                shared += s / d->log_drop > 0.5 ? 1 : 0;
-                const auto half = static_cast<std::size_t>(opt_.repeats) / 2;
-                if (shared > half || drops.size() - shared > half) break;
-            }
-            if (shared * 2 > drops.size()) {
-                const auto watched = static_cast<double>(d->base.size());
-                where = a;
-                why = "by a sharing test: " + flow_name(d->base[0]) + (d->base.size() > 1 ? " and " + flow_name(d->base[1]) : "") +
-                      " kept " + percent(std::exp(median(drops) / watched)) + " of their rate with its flows (" +
-                      percent(std::exp(d->log_drop / watched)) + " predicted)";
-                break;
-            }
-        }
-        found[where].push_back(h);
-        model_.subnet[h] = where;
-        out_.notes.push_back(name(h) + ": NIC-bound (" + mbit(eg_[h]) + " out, " + mbit(in_[h]) +
-                             " in) towards hosts on both sides of an uplink; placed with " + name(core[where][0]) +
-                             " " + why);
-    }
-
-    // 8. Canonical order, capacities, and B_ij.
-    void finish(Subnets& found) {
-        std::vector<std::string> notes;  // an uplink evaluated twice says so once
-        for (auto& note : out_.notes) {
-            if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
-        }
-        out_.notes = std::move(notes);
-        std::vector<std::size_t> order(found.size());
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        for (auto& sub : found) std::sort(sub.begin(), sub.end());
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return found[a][0] < found[b][0]; });
-        out_.subnets.clear();
-        std::vector<double> uplink;
-        for (std::size_t k : order) {
-            out_.subnets.push_back(found[k]);
-            uplink.push_back(model_.uplink[k]);
-        }
-        std::vector<std::size_t> sub(n_);
-        for (std::size_t k = 0; k < out_.subnets.size(); ++k) {
-            for (NodeId h : out_.subnets[k]) sub[h] = k;
-        }
-        out_.capacities = Capacities{eg_, in_, std::vector<double>(n_, inf), {}};
-        if (out_.subnets.size() >= 2) out_.capacities.uplink = uplink;
-        out_.goodput = g_;
-        out_.bandwidth.assign(n_, std::vector<double>(n_, 0));
-        for (NodeId i = 0; i < n_; ++i) {
-            for (NodeId j = 0; j < n_; ++j) {
-                if (i == j) continue;
-                // A pair across an uplink may have shared it in its round: the model's view.
-                out_.bandwidth[i][j] = sub[i] == sub[j] ? g_[i][j]
-                                                        : std::min({eg_[i], in_[j], uplink[sub[i]], uplink[sub[j]]});
-            }
-        }
-    }
-
-    const Matrix& lat_;
-    const MeasureFlows& measure_;
-    const ProbeOptions& opt_;
-    const std::size_t n_;
-    Matrix g_, aff_, cost_;
-    std::vector<double> eg_, in_;
-    Model model_;
-    std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]
-    std::vector<UplinkRun> runs_;
-    ProbeResult out_;
-};
+namespace {
 
 void check(const Matrix& latency, const ProbeOptions& opt) {
     const std::size_t n = latency.size();
@@ -547,7 +563,7 @@ void check(const Matrix& latency, const ProbeOptions& opt) {
 ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& options) {
     check(latency, options);
     if (!measure) throw InputError("probe: no way to measure");
-    return Prober(latency, measure, options).run();
+    return probing::Prober(latency, measure, options).run();
 }
 
 std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n) {

@@ -67,28 +67,40 @@ json Service::Impl::goodput(const json& req) {
 /// at once to measure (this member's own flows are received here), each on a thread
 /// that waits for its answer. The rates are taken over the span common to all of them
 /// (their arrivals on this member's clock, through the offsets), unless that is less
-/// than half of each one's window.
+/// than half of each one's window. A flow whose receiver answered but could not rate it
+/// (too little arrived: it starved; its transfer broke off) is NaN, for the probe to
+/// measure again; one that could not connect, or whose receiver did not answer, fails the
+/// measurement.
 std::vector<double> Service::Impl::measure_flows(const std::vector<std::string>& names, const std::vector<FlowPair>& flows,
                                                  double seconds, const json& offsets) {
     const double warmup = std::min(0.1, seconds / 3);
     std::vector<double> rates(flows.size(), 0);
     std::vector<Arrivals> seen(flows.size());
-    std::vector<std::string> failed(flows.size());
+    std::vector<std::string> failed(flows.size()), unrated(flows.size());
     std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()));
     std::vector<std::thread> ts;
     for (std::size_t k = 0; k < flows.size(); ++k) {
         ts.emplace_back([&, k] {
             const std::string& from = names[flows[k].first];
             const std::string& to = names[flows[k].second];
-            const auto ask = [&](const json& req, std::chrono::milliseconds timeout) {
-                const json a = to == cfg.name ? goodput(req) : peer->call(to, req, timeout);
-                if (!get_or<bool>(a, "ok", false)) throw Error(get_or<std::string>(a, "error", "?"));
+            // An answer that is not ok: the receiver's own word on this flow.
+            const auto ask = [&](const json& req, std::chrono::milliseconds timeout, std::string& refused) {
+                json a;
+                try {
+                    a = to == cfg.name ? goodput(req) : peer->call(to, req, timeout);
+                } catch (const Error& e) {
+                    if (to != cfg.name) throw;
+                    a = {{"ok", false}, {"error", e.what()}};
+                }
+                if (!get_or<bool>(a, "ok", false)) refused = get_or<std::string>(a, "error", "?");
                 return a;
             };
             std::uint64_t connection = 0;
             try {
-                connection = get_or<std::uint64_t>(ask({{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout),
-                                                   "connection", 0);
+                std::string refused;
+                const json a = ask({{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout, refused);
+                if (!refused.empty()) throw Error(refused);
+                connection = get_or<std::uint64_t>(a, "connection", 0);
             } catch (const std::exception& e) {
                 failed[k] = from + " -> " + to + ": " + e.what();
             }
@@ -96,7 +108,8 @@ std::vector<double> Service::Impl::measure_flows(const std::vector<std::string>&
             if (!failed[k].empty()) return;
             try {
                 const json a = ask({{"cmd", "goodput"}, {"connection", connection}, {"seconds", seconds}},
-                                   call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)));
+                                   call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)), unrated[k]);
+                if (!unrated[k].empty()) return;
                 rates[k] = get_or<double>(a, "goodput", 0.0);
                 const double start = get_or<double>(a, "start", 0.0) - get_or<double>(offsets, to.c_str(), 0.0);
                 for (const auto& p : a.value("arrivals", json::array())) {
@@ -111,7 +124,22 @@ std::vector<double> Service::Impl::measure_flows(const std::vector<std::string>&
     for (const auto& f : failed) {
         if (!f.empty()) throw Error("measuring " + f);
     }
-    return common_window_rates(seen, warmup, (seconds - warmup) / 2).value_or(rates);
+    std::vector<Arrivals> rated_seen;
+    for (std::size_t k = 0; k < flows.size(); ++k) {
+        if (unrated[k].empty() && rates[k] > 0) {
+            rated_seen.push_back(std::move(seen[k]));
+            continue;
+        }
+        say(LogLevel::info, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] + " not rated (" +
+                                (unrated[k].empty() ? "no rate" : unrated[k]) + "): measured again");
+        rates[k] = std::nan("");
+    }
+    const auto common = common_window_rates(rated_seen, warmup, (seconds - warmup) / 2);
+    if (!common) return rates;
+    for (std::size_t k = 0, r = 0; k < flows.size(); ++k) {
+        if (!std::isnan(rates[k])) rates[k] = (*common)[r++];
+    }
+    return rates;
 }
 
 /// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of a

@@ -21,7 +21,9 @@ namespace hetcast {
 using FlowPair = std::pair<NodeId, NodeId>;
 
 /// Runs the flows (from, to) together for about `seconds`; returns each one's goodput
-/// (bytes/s), in order. Throws hetcast::Error when it cannot measure.
+/// (bytes/s), in order. A flow it could not rate (it starved: too little arrived in its
+/// window, or its transfer failed after its hosts connected) is 0 or NaN: the probe
+/// measures it again. Throws hetcast::Error when it cannot measure at all (a host is down).
 using MeasureFlows = std::function<std::vector<double>(const std::vector<FlowPair>& flows, double seconds)>;
 
 struct ProbeOptions {
@@ -44,35 +46,67 @@ struct ProbeResult {
     Subnets subnets;         ///< ordered by lowest member, members ascending (like ECO's)
     Capacities capacities;   ///< egress, ingress per node; disk infinite; uplink per subnet
     std::vector<std::string> notes;
+    /// Ordered pairs no measurement could rate; their goodput and bandwidth are estimated.
+    std::vector<FlowPair> unmeasured;
     std::size_t measurements = 0;  ///< calls of the callback
     double measured_seconds = 0;   ///< their durations summed
 };
 
 /// Measures `names.size()` hosts (at least 2) through `measure`; `latency` (seconds, n×n)
 /// comes from pings. Throws InputError for bad options or latency, hetcast::Error when the
-/// callback returns a wrong number of rates or a rate that is not positive and finite.
+/// callback throws, returns a wrong number of rates or a negative or infinite rate, or
+/// when no flow out of (or into) some host could be rated at all.
 /// 1. Pair goodputs: in round r (1 ≤ r < n) every host i sends to i + r (mod n) at once:
 ///    each NIC carries one flow out and one in (they are separate), no host pair both
 ///    ways (for even n the round r = n/2 is split in two); `repeats` passes, the median per
-///    ordered pair.
+///    ordered pair. A flow not rated in some pass is measured again, `repeats` passes each
+///    time, in rounds of half the size of its own (packed like the rounds), then of half
+///    that, down to alone, where one rated pass of the `repeats` is enough; the readings
+///    of the smallest round that rated it count. A pair not rated even alone is listed in
+///    `unmeasured` with a note, and left out of steps 2–7; its goodput and bandwidth are
+///    then what the map allows it alone: min(egress_i, ingress_j, the uplinks on the way).
+///    When every flow is rated (the normal case) this costs nothing.
 /// 2. NIC rates: egress_i the median of the G_ij within tolerance/4 of max_j G_ij (the
 ///    pairs only the NICs limit), ingress_j likewise over G_ij of all i.
 /// 3. The cost of a pair: the time to move `message` over what the NICs allow,
 ///    L_ij·r/m + r/G_ij with r = min(eg_i, in_j), the larger of both directions: 1 when
 ///    only the endpoints' NICs limit the pair (latency aside), more when something between
 ///    them does. A host that sends slowly is NIC-bound towards everyone, but what it
-///    receives from afar is not: the larger direction tells.
+///    receives from afar is not: the larger direction tells. A direction not measured
+///    leaves the other; a pair measured neither way costs the least, over third hosts k,
+///    of max(cost_ik, cost_kj).
 /// 4. A host near two hosts that are not near each other (ECO's test: within 1 + tolerance
 ///    of both hosts' cheapest edge) is NIC-bound on both sides of an uplink and tells
 ///    nothing by its rates; such hosts are set aside, the worst first, until none is left.
 /// 5. ECO over the other hosts on that cost.
 /// 6. Uplinks: per subnet, up to 3 flows out of it and 3 into it at once; the larger
-///    aggregate, unless the NICs alone explain it (then infinite).
-/// 7. Each host set aside is placed by a sharing test: a flow out of (and one into) a
-///    candidate subnet, measured alone and together with the host's flows to (and from)
-///    another subnet; a drop means the host is behind that subnet's uplink. The two
-///    candidates with the best affinity (then latency) are tested; when neither shows
-///    sharing the first is taken and a note says so.
+///    aggregate, unless the NICs alone explain it (then infinite). A flow a pass did not
+///    rate counts for nothing in that pass's aggregate (the others took its share).
+/// 7. A host that receives more than 1 + tolerance times faster than it sends may have
+///    received slower still in the rounds, where it also sent (with a FIFO queue at its NIC
+///    its ACKs wait behind its own data): its ingress is measured again, receiving only —
+///    for a host set aside, a flow from the fastest sender of each subnet at once (two
+///    passes, the one that carried the most counts); for the others that also receive
+///    1 + tolerance times slower than the median of their subnet, all such hosts at once,
+///    each from the fastest sender of its own subnet that receives nothing then (one pass).
+///    Those readings replace the rounds' flows into it; its ingress is at least their sum.
+///    Each host set aside is placed first by its rates, what it receives and what it sends
+///    each on its own: per candidate subnet, the model (NICs, uplinks found, the host behind
+///    that uplink) predicts every pair flow out of and into the host in the round it was
+///    measured in; a rate more than `tolerance` off the prediction contradicts the
+///    candidate. A slow sender is NIC-bound outwards wherever it is, but it receives from
+///    its own subnet at NIC speed and from the others at most at their uplinks' rate: only
+///    its own subnet fits. The candidate with the fewest contradictions places the host
+///    when every other has more than twice as many, plus one. A slow sender left in doubt
+///    (received at once, its flows share its ingress evenly when the uplinks allow more)
+///    gets a second look: a flow from each of the two likeliest subnets alone, one pass;
+///    still in doubt, it goes by affinity and latency (its flows load no uplink enough for
+///    a sharing test). Else (a host slow both ways fits everywhere, unless its round's flows
+///    shared an uplink) a sharing test decides among those within that: a flow out of (and one into) a candidate subnet, measured alone
+///    and together with the host's flows to (and from) another subnet; a drop means the
+///    host is behind that subnet's uplink. The two of them with the best affinity
+///    (then latency) are tested; when neither shows sharing the first is taken and a note
+///    says so. A pass in which some flow was not rated says nothing.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});

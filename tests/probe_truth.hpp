@@ -1,0 +1,123 @@
+#pragma once
+// Synthetic networks for the probe's tests (map/probe.hpp): a true network, the flow model's
+// rates of it with noise as the measuring callback, and what to compare.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hetcast/map/probe.hpp"
+#include "hetcast/sim/flow.hpp"
+
+namespace hetcast::test {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double mbit = 1e6 / 8;  // bytes/s
+
+/// A true network for the probe to find, and what the test may expect of it.
+struct Truth {
+    Network net;
+    std::vector<double> egress, ingress, uplink;
+    std::vector<std::size_t> sub;
+    Matrix latency;  ///< what pings would give: noise that says nothing of the subnets
+};
+
+inline Truth make_truth(std::mt19937_64& rng, const std::vector<std::vector<std::pair<double, double>>>& hosts,
+                 const std::vector<double>& uplink) {
+    std::vector<std::string> names;
+    std::vector<double> eg, in;
+    std::vector<std::size_t> sub;
+    Subnets subnets;
+    for (std::size_t k = 0; k < hosts.size(); ++k) {
+        auto& group = subnets.emplace_back();
+        for (const auto& [e, i] : hosts[k]) {
+            group.push_back(static_cast<NodeId>(names.size()));
+            names.push_back("s" + std::to_string(k) + "h" + std::to_string(group.size()));
+            eg.push_back(e);
+            in.push_back(i);
+            sub.push_back(k);
+        }
+    }
+    const std::size_t n = names.size();
+    std::uniform_real_distribution<double> l(50e-6, 150e-6);
+    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = i + 1; j < n; ++j) lat[i][j] = lat[j][i] = l(rng);
+    }
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets(subnets);
+    net.set_capacities({eg, in, std::vector<double>(n, inf), hosts.size() > 1 ? uplink : std::vector<double>{}});
+    return {std::move(net), eg, in, uplink, sub, lat};
+}
+
+/// The flow model's rates times ±5 % noise; a tenth of the calls are disturbed (every flow
+/// at half its rate, as if a host were busy), but never twice the same set of flows.
+struct Synthetic {
+    Synthetic(const Network& n, std::uint64_t seed) : net(n), rng(seed) {}
+    const Network& net;
+    std::mt19937_64 rng;
+    std::vector<double> caps = resource_capacities(net);
+    std::set<std::vector<FlowPair>> disturbed;
+
+    std::vector<double> operator()(const std::vector<FlowPair>& flows, double) {
+        std::vector<FlowPath> paths;
+        for (const auto& [i, j] : flows) paths.push_back(flow_path(net, i, j));
+        std::vector<double> r = max_min_rates(caps, paths);
+        std::uniform_real_distribution<double> noise(0.95, 1.05), u(0, 1);
+        const bool outlier = u(rng) < 0.1 && disturbed.insert(flows).second;
+        for (double& x : r) x *= noise(rng) * (outlier ? 0.5 : 1.0);
+        return r;
+    }
+};
+
+inline ProbeResult probe(const Truth& t, std::uint64_t seed) {
+    Synthetic s(t.net, seed);
+    ProbeOptions o;
+    o.names = t.net.names();
+    return probe_capacities(t.latency, [&s](const auto& flows, double seconds) { return s(flows, seconds); }, o);
+}
+
+inline std::set<std::set<NodeId>> as_sets(const Subnets& s) {
+    std::set<std::set<NodeId>> out;
+    for (const auto& g : s) out.emplace(g.begin(), g.end());
+    return out;
+}
+
+inline std::string describe(const Truth& t, const ProbeResult& r) {
+    std::ostringstream s;
+    s << "true:";
+    for (const auto& g : *t.net.subnets()) {
+        s << " {";
+        for (NodeId h : g) s << ' ' << t.net.name(h) << '(' << t.egress[h] / mbit << '/' << t.ingress[h] / mbit << ')';
+        s << " }";
+    }
+    s << " uplinks";
+    for (double x : t.uplink) s << ' ' << x / mbit;
+    s << "\nfound:";
+    for (const auto& g : r.subnets) {
+        s << " {";
+        for (NodeId h : g) s << ' ' << t.net.name(h);
+        s << " }";
+    }
+    s << " uplinks";
+    for (double x : r.capacities.uplink) s << ' ' << x / mbit;
+    for (const auto& note : r.notes) s << "\n  " << note;
+    return s.str();
+}
+
+/// The rate of `watched` alone and with `added`, in the true network.
+inline double kept(const Truth& t, FlowPair watched, FlowPair added) {
+    const auto caps = resource_capacities(t.net);
+    const double alone = max_min_rates(caps, {flow_path(t.net, watched.first, watched.second)})[0];
+    const double with = max_min_rates(caps, {flow_path(t.net, watched.first, watched.second),
+                                             flow_path(t.net, added.first, added.second)})[0];
+    return with / alone;
+}
+
+inline bool within(double got, double want, double rel) { return std::abs(got - want) <= rel * want; }
+
+}  // namespace hetcast::test
