@@ -276,6 +276,26 @@ TEST_CASE("netlab topologies: auto cuts through 32 MiB and stores and forwards 6
     }
 }
 
+TEST_CASE("an X+ct candidate auto weighs can be asked for by name, and plans the same") {
+    for (const Network& net : {slow_sender(), two_subnets(), three_subnets()}) {
+        CAPTURE(net.name(0));
+        const PlanRequest big = broadcast(net, 32 * mib);
+        int named = 0;
+        for (const auto& [name, t] : plan_auto_explained(net, big).predicted) {
+            if (name.size() < 3 || name.compare(name.size() - 3, 3, "+ct") != 0) continue;
+            CAPTURE(name);
+            const Schedule s = find_algorithm(name).plan(net, big);
+            CHECK(s.algorithm == name);
+            CHECK(s.relay == Relay::cut_through);
+            CHECK(weighed_completion(net, s, big.model) == doctest::Approx(t));
+            ++named;
+        }
+        CHECK(named >= 3);
+        CHECK_THROWS_AS((void)find_algorithm("flat-tree+ct").plan(net, broadcast(net, 16 << 10)), InputError);
+    }
+    CHECK_THROWS_AS((void)find_algorithm("auto+ct"), InputError);
+}
+
 TEST_CASE("netlab topologies: predictions at 32 MiB and 64 KiB") {
     const std::vector<std::pair<std::string, Network>> nets = {{"slow-sender", slow_sender()},
                                                                {"uneven", uneven()},

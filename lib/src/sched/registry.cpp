@@ -101,13 +101,47 @@ const std::vector<Algorithm>& algorithms() {
     return all;
 }
 
+namespace {
+
+// "X+ct": X's task lists cut through, as auto weighs them, so a user can ask for auto's pick
+// by the name it reports.
+const std::vector<Algorithm>& cut_through_variants() {
+    static const std::vector<Algorithm> out = [] {
+        std::vector<Algorithm> v;
+        for (const auto& a : algorithms()) {
+            if (a.name == "auto") continue;
+            v.push_back({a.name + "+ct", a.summary + ", cut through",
+                         [base = a.plan, name = a.name](const Network& net, const PlanRequest& req) {
+                             Schedule s = base(net, req);
+                             if (s.relay == Relay::cut_through) return s;
+                             if (!cuts_through(net, req) || s.messages.size() != 1) {
+                                 throw InputError("'" + name + "+ct': this request does not cut through (a message of " +
+                                                  std::to_string(static_cast<std::uint64_t>(req.size)) +
+                                                  " bytes, or a network without bandwidths); use '" + name + "'");
+                             }
+                             s = with_cut_through(net, req, std::move(s));
+                             s.algorithm += "+ct";
+                             return s;
+                         },
+                         a.applies});
+        }
+        return v;
+    }();
+    return out;
+}
+
+}  // namespace
+
 const Algorithm& find_algorithm(std::string_view name) {
     for (const auto& a : algorithms()) {
         if (a.name == name) return a;
     }
+    for (const auto& a : cut_through_variants()) {
+        if (a.name == name) return a;
+    }
     std::string known;
     for (const auto& a : algorithms()) known += (known.empty() ? "" : ", ") + a.name;
-    throw InputError("unknown algorithm '" + std::string(name) + "' (known: " + known + ")");
+    throw InputError("unknown algorithm '" + std::string(name) + "' (known: " + known + "; X+ct cuts X through)");
 }
 
 }  // namespace hetcast

@@ -60,7 +60,9 @@ struct Algorithm {
 
 /// Every single-source algorithm, in a fixed order.
 [[nodiscard]] const std::vector<Algorithm>& algorithms();
-/// Throws InputError("unknown algorithm 'x' (known: ...)").
+/// One of algorithms(), or "X+ct" for X's plan cut through (the candidates auto weighs;
+/// planning it throws InputError when the request does not cut through). Throws
+/// InputError("unknown algorithm 'x' (known: ...)").
 [[nodiscard]] const Algorithm& find_algorithm(std::string_view name);
 
 }  // namespace hetcast
