@@ -407,6 +407,30 @@ TEST_CASE("probe: a goodput from a peer that vanishes, or that is no member, fai
     CHECK(ps.peers[0]->goodput_from("p3", 0.3, 0.1, std::uint64_t{1} << 30).rate > 0);
 }
 
+TEST_CASE("probe: a flow held off a whole timeout does not let the others' sum overshoot the link") {
+    // Three flows into a 3 MB/s FIFO link, started together; the third's SYN was dropped and
+    // it starts 1 s later, when the others are done, and then gets the link alone. Over
+    // their own windows they sum to 5 MB/s.
+    const auto flow = [](double start, double rate) {
+        Arrivals a;
+        for (int ms = 0; ms <= 600; ++ms) a.emplace_back(start + ms / 1e3, static_cast<std::uint64_t>(rate * ms / 1e3));
+        return a;
+    };
+    const std::vector<Arrivals> flows{flow(10, 1.5e6), flow(10.01, 1.5e6), flow(11.2, 3e6)};
+    CHECK_FALSE(common_window_rates(flows, 0.1, 0.25));
+    const auto r = earliest_window_rates(flows, 0.1);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0] == doctest::Approx(1.5e6).epsilon(0.01));
+    CHECK(r[1] == doctest::Approx(1.5e6).epsilon(0.02));
+    CHECK(r[2] == 0);
+    CHECK(r[0] + r[1] + r[2] <= 3e6 * 1.01);
+    // Flows that overlap are rated over the earliest window too, with what each delivered in it.
+    const auto late = earliest_window_rates({flow(10, 1e6), flow(10.3, 1e6)}, 0.1);
+    CHECK(late[0] == doctest::Approx(1e6).epsilon(0.01));
+    CHECK(late[1] == doctest::Approx(1e6 * 0.3 / 0.5).epsilon(0.02));
+    CHECK(earliest_window_rates({}, 0.1).empty());
+}
+
 TEST_CASE("probe: flows measured together are rated over the span common to all") {
     // Two flows at 1 MB/s; the second starts 0.1 s late, and while the first is alone it
     // gets 2 MB/s: over their own windows they would sum to more than the link.

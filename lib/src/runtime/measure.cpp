@@ -68,6 +68,23 @@ std::optional<std::vector<double>> common_window_rates(const std::vector<Arrival
     return rates;
 }
 
+std::vector<double> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup) {
+    const Arrivals* first = nullptr;
+    for (const auto& a : flows) {
+        if (a.size() >= 2 && (!first || a.front().first < first->front().first)) first = &a;
+    }
+    std::vector<double> rates(flows.size(), 0);
+    if (!first) return rates;
+    const double from = first->front().first + warmup, to = first->back().first;
+    if (!(to > from)) return rates;
+    const auto bytes = [](const Arrivals& a, double t) { return t < a.front().first ? 0.0 : bytes_at(a, t); };
+    for (std::size_t k = 0; k < flows.size(); ++k) {
+        if (flows[k].empty()) continue;
+        rates[k] = std::max(0.0, bytes(flows[k], to) - bytes(flows[k], from)) / (to - from);
+    }
+    return rates;
+}
+
 double exchange_offset(double t1, double t2, double t3, double t4) { return ((t2 - t1) + (t3 - t4)) / 2; }
 
 }  // namespace hetcast

@@ -66,8 +66,9 @@ json Service::Impl::goodput(const json& req) {
 /// Flows measured together: every receiver first dials its sender, then all are asked
 /// at once to measure (this member's own flows are received here), each on a thread
 /// that waits for its answer. The rates are taken over the span common to all of them
-/// (their arrivals on this member's clock, through the offsets), unless that is less
-/// than half of each one's window. A flow whose receiver answered but could not rate it
+/// (their arrivals on this member's clock, through the offsets), or when that is less
+/// than half of each one's window, over the earliest one's window (earliest_window_rates:
+/// a flow held off through it rates 0 and is measured again). A flow whose receiver answered but could not rate it
 /// (too little arrived: it starved; its transfer broke off) is NaN, for the probe to
 /// measure again; one that could not connect, or whose receiver did not answer, fails the
 /// measurement.
@@ -134,10 +135,15 @@ std::vector<double> Service::Impl::measure_flows(const std::vector<std::string>&
                                 (unrated[k].empty() ? "no rate" : unrated[k]) + "): measured again");
         rates[k] = std::nan("");
     }
-    const auto common = common_window_rates(rated_seen, warmup, (seconds - warmup) / 2);
-    if (!common) return rates;
+    auto common = common_window_rates(rated_seen, warmup, (seconds - warmup) / 2);
+    if (!common) common = earliest_window_rates(rated_seen, warmup);
     for (std::size_t k = 0, r = 0; k < flows.size(); ++k) {
-        if (!std::isnan(rates[k])) rates[k] = (*common)[r++];
+        if (std::isnan(rates[k])) continue;
+        rates[k] = (*common)[r++];
+        if (rates[k] > 0) continue;
+        say(LogLevel::info, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] +
+                                " held off while the others ran: measured again");
+        rates[k] = std::nan("");
     }
     return rates;
 }

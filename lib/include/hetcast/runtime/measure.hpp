@@ -53,4 +53,12 @@ using Arrivals = std::vector<std::pair<double, std::uint64_t>>;
 [[nodiscard]] std::optional<std::vector<double>> common_window_rates(const std::vector<Arrivals>& flows, double warmup,
                                                                      double least);
 
+/// When flows started together do not overlap for long (one was held off: on a tail-drop
+/// FIFO a SYN or the first window can wait a whole retransmission timeout), their own
+/// windows would let each count the link alone and their sum overshoot it. Instead: every
+/// flow over the earliest one's window (its first arrival plus `warmup` to its last), with
+/// no bytes before a flow's first arrival, so a flow held off through it rates 0 (for the
+/// probe to measure it again). Empty input: empty.
+[[nodiscard]] std::vector<double> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup);
+
 }  // namespace hetcast
