@@ -418,17 +418,22 @@ TEST_CASE("probe: a flow held off a whole timeout does not let the others' sum o
     };
     const std::vector<Arrivals> flows{flow(10, 1.5e6), flow(10.01, 1.5e6), flow(11.2, 3e6)};
     CHECK_FALSE(common_window_rates(flows, 0.1, 0.25));
-    const auto r = earliest_window_rates(flows, 0.1);
+    const auto e = earliest_window_rates(flows, 0.1, 0.25);
+    REQUIRE(e);
+    const auto& r = *e;
     REQUIRE(r.size() == 3);
     CHECK(r[0] == doctest::Approx(1.5e6).epsilon(0.01));
     CHECK(r[1] == doctest::Approx(1.5e6).epsilon(0.02));
     CHECK(r[2] == 0);
     CHECK(r[0] + r[1] + r[2] <= 3e6 * 1.01);
     // Flows that overlap are rated over the earliest window too, with what each delivered in it.
-    const auto late = earliest_window_rates({flow(10, 1e6), flow(10.3, 1e6)}, 0.1);
-    CHECK(late[0] == doctest::Approx(1e6).epsilon(0.01));
-    CHECK(late[1] == doctest::Approx(1e6 * 0.3 / 0.5).epsilon(0.02));
-    CHECK(earliest_window_rates({}, 0.1).empty());
+    const auto late = earliest_window_rates({flow(10, 1e6), flow(10.3, 1e6)}, 0.1, 0.25);
+    REQUIRE(late);
+    CHECK((*late)[0] == doctest::Approx(1e6).epsilon(0.01));
+    CHECK((*late)[1] == doctest::Approx(1e6 * 0.3 / 0.5).epsilon(0.02));
+    // One flow, or an earliest window too short to rate: nothing (each flow's own rate stands).
+    CHECK_FALSE(earliest_window_rates({flow(10, 1e6)}, 0.1, 0.25));
+    CHECK_FALSE(earliest_window_rates(flows, 0.1, 0.6));
 }
 
 TEST_CASE("probe: flows measured together are rated over the span common to all") {

@@ -68,15 +68,16 @@ std::optional<std::vector<double>> common_window_rates(const std::vector<Arrival
     return rates;
 }
 
-std::vector<double> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup) {
+std::optional<std::vector<double>> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup, double least) {
+    if (flows.size() < 2) return std::nullopt;
     const Arrivals* first = nullptr;
     for (const auto& a : flows) {
         if (a.size() >= 2 && (!first || a.front().first < first->front().first)) first = &a;
     }
-    std::vector<double> rates(flows.size(), 0);
-    if (!first) return rates;
+    if (!first) return std::nullopt;
     const double from = first->front().first + warmup, to = first->back().first;
-    if (!(to > from)) return rates;
+    if (!(to - from >= least)) return std::nullopt;
+    std::vector<double> rates(flows.size(), 0);
     const auto bytes = [](const Arrivals& a, double t) { return t < a.front().first ? 0.0 : bytes_at(a, t); };
     for (std::size_t k = 0; k < flows.size(); ++k) {
         if (flows[k].empty()) continue;

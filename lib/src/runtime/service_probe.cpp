@@ -68,7 +68,7 @@ json Service::Impl::goodput(const json& req) {
 /// that waits for its answer. The rates are taken over the span common to all of them
 /// (their arrivals on this member's clock, through the offsets), or when that is less
 /// than half of each one's window, over the earliest one's window (earliest_window_rates:
-/// a flow held off through it rates 0 and is measured again). A flow whose receiver answered but could not rate it
+/// a flow held off through it rates 0 and is measured again), else each over its own. A flow whose receiver answered but could not rate it
 /// (too little arrived: it starved; its transfer broke off) is NaN, for the probe to
 /// measure again; one that could not connect, or whose receiver did not answer, fails the
 /// measurement.
@@ -135,8 +135,10 @@ std::vector<double> Service::Impl::measure_flows(const std::vector<std::string>&
                                 (unrated[k].empty() ? "no rate" : unrated[k]) + "): measured again");
         rates[k] = std::nan("");
     }
-    auto common = common_window_rates(rated_seen, warmup, (seconds - warmup) / 2);
-    if (!common) common = earliest_window_rates(rated_seen, warmup);
+    const double least = (seconds - warmup) / 2;
+    auto common = common_window_rates(rated_seen, warmup, least);
+    if (!common) common = earliest_window_rates(rated_seen, warmup, least);
+    if (!common) return rates;
     for (std::size_t k = 0, r = 0; k < flows.size(); ++k) {
         if (std::isnan(rates[k])) continue;
         rates[k] = (*common)[r++];

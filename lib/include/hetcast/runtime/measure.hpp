@@ -58,7 +58,9 @@ using Arrivals = std::vector<std::pair<double, std::uint64_t>>;
 /// windows would let each count the link alone and their sum overshoot it. Instead: every
 /// flow over the earliest one's window (its first arrival plus `warmup` to its last), with
 /// no bytes before a flow's first arrival, so a flow held off through it rates 0 (for the
-/// probe to measure it again). Empty input: empty.
-[[nodiscard]] std::vector<double> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup);
+/// probe to measure it again). Nothing for fewer than two flows, or when that window is
+/// shorter than `least` seconds (then each flow's own rate is all there is).
+[[nodiscard]] std::optional<std::vector<double>> earliest_window_rates(const std::vector<Arrivals>& flows, double warmup,
+                                                                       double least);
 
 }  // namespace hetcast
