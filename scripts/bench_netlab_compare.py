@@ -362,7 +362,8 @@ def near_picks(r, have):
         a = c["algorithm"]
         if a == pick or ("push", a) in have or a in out or float(c["predicted"]) > (1 + WEIGHED) * preds[pick]:
             continue
-        (out if a in known else unknown).append(a)
+        # push --algo takes "X+ct", X's plan cut through, for every X it knows.
+        (out if a in known or (a.endswith("+ct") and a[:-3] in known) else unknown).append(a)
     if unknown:
         r["not_pushed"] = unknown
         note(f"auto weighed {', '.join(unknown)} within {WEIGHED:.0%} of {pick}; hetcast push --algo does not "
