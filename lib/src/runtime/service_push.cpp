@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -130,6 +131,39 @@ std::vector<NodeId> outside_relays(const Schedule& s, NodeId root, const std::ve
         out.push_back(v);
     }
     return out;
+}
+
+// A plan may relay through members that are not destinations (ecef-relay, or auto choosing
+// it): those must answer too (`ask`: per name, empty or why not), else it is planned again
+// without them.
+JobSpec plan_around_down(const Network& net, PlanRequest pr, const std::string& algo, std::uint64_t piece,
+                         const std::function<std::vector<std::string>(const std::vector<std::string>&)>& ask,
+                         const std::function<void(const std::string&)>& warn) {
+    JobSpec spec = plan_push(net, pr, algo, piece);
+    const auto avoided = [&](NodeId v) { return std::find(pr.options.avoid.begin(), pr.options.avoid.end(), v) != pr.options.avoid.end(); };
+    std::vector<NodeId> asked_already;
+    for (std::vector<NodeId> relays = outside_relays(spec.schedule, pr.root, pr.dests, {}); !relays.empty();
+         relays = outside_relays(spec.schedule, pr.root, pr.dests, asked_already)) {
+        std::vector<std::string> names;
+        for (NodeId v : relays) names.push_back(net.name(v));
+        const std::vector<std::string> errors = ask(names);
+        asked_already.insert(asked_already.end(), relays.begin(), relays.end());
+        const std::size_t before = pr.options.avoid.size();
+        for (std::size_t i = 0; i < relays.size(); ++i) {
+            if (errors[i].empty()) continue;
+            warn("not relaying through '" + names[i] + "': " + errors[i]);
+            pr.options.avoid.push_back(relays[i]);
+        }
+        if (pr.options.avoid.size() == before) break;
+        spec = plan_push(net, pr, algo, piece);
+        for (NodeId v : outside_relays(spec.schedule, pr.root, pr.dests, {})) {
+            if (avoided(v)) {
+                throw Error("push: " + spec.schedule.algorithm + " relays through '" + net.name(v) +
+                            "', which does not answer; try another --algo");
+            }
+        }
+    }
+    return spec;
 }
 
 std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bwlimit) {
@@ -488,32 +522,10 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const std::string started = utc_now();
     JobReport r;
     if (!dests.empty()) {
-        PlanRequest pr = make_request(*net, root, dests, size, model);
-        JobSpec spec = plan_push(*net, pr, algo.name, piece);
-        // A plan may relay through members that are not destinations (ecef-relay, or auto
-        // choosing it): those must answer too, else plan again without them.
-        std::vector<NodeId> asked_already;
-        for (std::vector<NodeId> relays = outside_relays(spec.schedule, root, dests, {}); !relays.empty();
-             relays = outside_relays(spec.schedule, root, dests, asked_already)) {
-            std::vector<std::string> asked;
-            for (NodeId v : relays) asked.push_back(net->name(v));
-            const auto heard = peer->call_all(asked, {{"cmd", "hello"}}, patience);
-            asked_already.insert(asked_already.end(), relays.begin(), relays.end());
-            const std::size_t before = pr.options.avoid.size();
-            for (std::size_t i = 0; i < relays.size(); ++i) {
-                if (heard.errors[i].empty()) continue;
-                say(LogLevel::warn, "not relaying through '" + asked[i] + "': " + heard.errors[i]);
-                pr.options.avoid.push_back(relays[i]);
-            }
-            if (pr.options.avoid.size() == before) break;
-            spec = plan_push(*net, pr, algo.name, piece);
-            for (NodeId v : outside_relays(spec.schedule, root, dests, {})) {
-                if (std::find(pr.options.avoid.begin(), pr.options.avoid.end(), v) != pr.options.avoid.end()) {
-                    throw Error("push: " + spec.schedule.algorithm + " relays through '" + net->name(v) +
-                                "', which does not answer; try another --algo");
-                }
-            }
-        }
+        JobSpec spec = plan_around_down(
+            *net, make_request(*net, root, dests, size, model), algo.name, piece,
+            [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
+            [&](const std::string& line) { say(LogLevel::warn, line); });
         spec.bwlimit = bwlimit;
         spec.timeout = push_timeout(req);
         spec.inputs.push_back(std::move(input));
