@@ -8,6 +8,7 @@ tree_mode, nfiles = sys.argv[9] == "1", int(sys.argv[10])
 # weighed: also push every algorithm auto weighed within WEIGHED of its pick (the push report's
 # candidates, docs/json.md), after auto in each round.
 weighed = len(sys.argv) > 11 and sys.argv[11] == "1"
+near = int(sys.argv[12]) if len(sys.argv) > 12 else 0  # at most this many of them (0: all)
 WEIGHED = 0.10
 netlab = os.path.join(root, "scripts", "netlab")
 GOODPUT = 0.956  # TCP goodput over the shaped rate on netlab links (1448/1514; docs/netlab.md)
@@ -364,6 +365,10 @@ def near_picks(r, have):
             continue
         # push --algo takes "X+ct", X's plan cut through, for every X it knows.
         (out if a in known or (a.endswith("+ct") and a[:-3] in known) else unknown).append(a)
+    if near and len(out) > near:
+        out.sort(key=lambda a: preds[a])
+        note(f"--near {near}: {', '.join(out[near:])} not pushed")
+        out = out[:near]
     if unknown:
         r["not_pushed"] = unknown
         note(f"auto weighed {', '.join(unknown)} within {WEIGHED:.0%} of {pick}; hetcast push --algo does not "
