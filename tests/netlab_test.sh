@@ -75,6 +75,7 @@ nothing_left() {
     [[ -z $left ]] || fail "namespaces of $lab left: $left"
     [[ ! -e /run/hetcast-netlab/$lab ]] || fail "state of $lab left: /run/hetcast-netlab/$lab"
     [[ ! -e /var/tmp/hetcast-netlab/$lab ]] || fail "files of $lab left: /var/tmp/hetcast-netlab/$lab"
+    ! grep -q " /var/tmp/hetcast-netlab/$lab " /proc/mounts || fail "the tmpfs of $lab is still mounted"
     left=$(ip -o link show | grep -o 'hcl-[^:@ ]*' || true)
     [[ -z $left ]] || fail "links with the prefix in the root namespace: $left"
 }
@@ -210,6 +211,9 @@ for f in ca operator a1 a2 a3 a4 b1 b2 b3 b4; do
     [[ $(stat -c %a "$keys/$f.pem") == 600 ]] || fail "$f.pem: mode $(stat -c %a "$keys/$f.pem" 2>&1)"
 done
 work=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemons"]["dir"])' "$tmp/info.json")
+# The hosts do not share this machine's disk: the daemons' folder is a tmpfs of the lab's own.
+[[ $(findmnt -n -o FSTYPE --target "$work/a1" 2>&1) == tmpfs ]] && mountpoint -q "$work" \
+    || fail "the daemons' folder $work is not a tmpfs of its own: $(findmnt -n --target "$work" 2>&1)"
 for h in a1 a2 a3 a4 b1 b2 b3 b4; do
     grep -qx "identity: $keys/$h.pem" "$work/$h/hetcastd.yaml" || fail "$h's config does not name $keys/$h.pem: $(cat "$work/$h/hetcastd.yaml")"
 done
