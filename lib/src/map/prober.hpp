@@ -75,6 +75,8 @@ private:
     /// Medians of the pair measurements, NaN for a pair none could rate; the flows each was
     /// measured with (an index into sets_).
     Matrix g_, aff_, cost_;
+    /// The largest reading of each pair: what ECO partitions on (see normalised()).
+    Matrix top_;
     std::vector<std::vector<std::size_t>> with_;
     std::vector<std::vector<FlowPair>> sets_;
     std::vector<double> eg_, in_;

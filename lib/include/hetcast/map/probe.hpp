@@ -69,7 +69,9 @@ struct ProbeResult {
 /// 2. NIC rates: egress_i the median of the G_ij within tolerance/4 of max_j G_ij (the
 ///    pairs only the NICs limit), ingress_j likewise over G_ij of all i.
 /// 3. The cost of a pair: the time to move `message` over what the NICs allow,
-///    L_ij·r/m + r/G_ij with r = min(eg_i, in_j), the larger of both directions: 1 when
+///    L_ij·r/m + r/Ĝ_ij with r = min(eg_i, in_j) and Ĝ_ij the pair's largest reading (on
+///    FIFO links an uneven split, or a host's ACKs queued behind its own data, lowers some
+///    readings, never raises one), the larger of both directions: 1 when
 ///    only the endpoints' NICs limit the pair (latency aside), more when something between
 ///    them does. A host that sends slowly is NIC-bound towards everyone, but what it
 ///    receives from afar is not: the larger direction tells. A direction not measured

@@ -1,0 +1,95 @@
+// The probe (map/probe.hpp) where TCP shares tail-drop FIFOs: flows through one full switch
+// port or uplink split it unevenly and at random (probe_truth.hpp's Fifo), realistic (fair
+// at the hosts' own NICs) and all-FIFO.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+
+#include "hetcast/map/probe.hpp"
+#include "probe_lans.hpp"
+#include "probe_truth.hpp"
+
+using namespace hetcast;
+using namespace hetcast::test;
+
+namespace {
+
+/// The found subnets restricted to `hosts`.
+std::set<std::set<NodeId>> among(const Subnets& subnets, const std::set<NodeId>& hosts) {
+    std::set<std::set<NodeId>> out;
+    for (const auto& g : subnets) {
+        std::set<NodeId> v;
+        for (NodeId h : g) {
+            if (hosts.count(h)) v.insert(h);
+        }
+        if (!v.empty()) out.insert(v);
+    }
+    return out;
+}
+
+void random_lans(bool all_fifo, std::uint64_t first) {
+    const int total = 40;
+    int right = 0, multi = 0;
+    std::size_t calls = 0;
+    double seconds = 0, worst = 0;
+    for (std::uint64_t seed = first; seed < first + total; ++seed) {
+        std::mt19937_64 rng(seed);
+        const Lan lan = random_lan(rng);
+        const ProbeResult r = probe_fifo(lan.truth, seed, all_fifo);
+        const bool same = visible(lan, r.subnets) == visible(lan, *lan.truth.net.subnets());
+        CHECK_MESSAGE(same, "seed " << seed << " kinds " << lan.kinds << "\n" << describe(lan.truth, r));
+        right += same ? 1 : 0;
+        multi += lan.truth.uplink.size() > 1 ? 1 : 0;
+        calls += r.measurements;
+        seconds += r.measured_seconds;
+        worst = std::max(worst, r.measured_seconds);
+    }
+    MESSAGE(std::string(all_fifo ? "all-FIFO: " : "realistic FIFO: ") << right << " of " << total << " LANs right (" << multi
+                                                           << " with several subnets); " << calls << " measurements, "
+                                                           << seconds << " s in all, the most " << worst << " s");
+    CHECK(multi >= total / 2);
+}
+
+}  // namespace
+
+TEST_CASE("probe on FIFO links: random LANs get their subnets right, fair host NICs") { random_lans(false, 0); }
+
+TEST_CASE("probe on FIFO links: random LANs get their subnets right, all-FIFO") { random_lans(true, 100); }
+
+TEST_CASE("probe on FIFO links: netlab's random --seed 13 (3 subnets, 45 and 50 Mbit/s uplinks, 170 Mbit/s NICs)") {
+    const std::pair<double, double> nic{170 * mbit, 170 * mbit};
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+        std::mt19937_64 rng(seed);
+        const Truth t = make_truth(rng,
+                                   {{nic, {50 * mbit, 170 * mbit}, nic, nic, nic},
+                                    {{35 * mbit, 35 * mbit}},
+                                    {nic, {11 * mbit, 170 * mbit}, nic, nic, nic, nic}},
+                                   {45 * mbit, 30 * mbit, 50 * mbit});
+        // b1 alone behind 30 Mbit/s with a 35 Mbit/s NIC: no rate tells where it is.
+        const std::set<NodeId> a{0, 1, 2, 3, 4}, c{6, 7, 8, 9, 10, 11};
+        std::set<NodeId> both = a;
+        both.insert(c.begin(), c.end());
+        for (bool all : {false, true}) {
+            const ProbeResult r = probe_fifo(t, seed, all);
+            CHECK_MESSAGE((among(r.subnets, both) == std::set<std::set<NodeId>>{a, c}),
+                          std::string(all ? "all-FIFO" : "realistic") << " seed " << seed << "\n" << describe(t, r));
+        }
+    }
+}
+
+TEST_CASE("probe on FIFO links: netlab's random --seed 20 (70 and 110 Mbit/s uplinks, a slow sender, a slow NIC)") {
+    const std::pair<double, double> a{100 * mbit, 100 * mbit}, b{200 * mbit, 200 * mbit};
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+        std::mt19937_64 rng(seed);
+        const Truth t = make_truth(rng, {{a, a, a, a, {13 * mbit, 100 * mbit}, a}, {b, {70 * mbit, 70 * mbit}, b, b}},
+                                   {70 * mbit, 110 * mbit});
+        for (bool all : {false, true}) {
+            const ProbeResult r = probe_fifo(t, seed, all);
+            CHECK_MESSAGE(as_sets(r.subnets) == as_sets(*t.net.subnets()),
+                          std::string(all ? "all-FIFO" : "realistic") << " seed " << seed << "\n" << describe(t, r));
+        }
+    }
+}
