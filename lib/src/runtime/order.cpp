@@ -34,9 +34,9 @@ struct Order {
     std::int64_t issued = 0;
 };
 
-/// The signer, addressee and time of a well-formed order of this cluster's operator
-/// (signature and certificate checked at `now`). Throws InputError.
-Order read_order(const json& request, std::string_view ca_pem, std::int64_t now) {
+/// The signer, addressee and time of a well-formed signed request of this cluster
+/// (signature and certificate checked at `now`), whoever signed it. Throws InputError.
+Order read_signed(const json& request, std::string_view ca_pem, std::int64_t now) {
     if (!request.is_object() || !request.contains("order")) throw InputError("no operator's order");
     const json& o = request["order"];
     if (!o.is_object() || !o.contains("to") || !o["to"].is_string() || !o.contains("issued") ||
@@ -49,8 +49,26 @@ Order read_order(const json& request, std::string_view ca_pem, std::int64_t now)
     out.to = o["to"].get<std::string>();
     out.who = net::verify_signature(o["cert"].get<std::string>(), ca_pem, signed_text(request, out.to, out.issued),
                                     o["sig"].get<std::string>(), now);
+    return out;
+}
+
+/// read_signed() of an order: the operator's. Throws InputError.
+Order read_order(const json& request, std::string_view ca_pem, std::int64_t now) {
+    Order out = read_signed(request, ca_pem, now);
     if (out.who.role != net::Role::operator_) throw InputError("the order is signed by '" + out.who.name + "', a member");
     return out;
+}
+
+void check_age(std::int64_t issued, std::int64_t now) {
+    if (issued > now + 60 || now - issued > order_lifetime) throw InputError("the order is too old (or from the future)");
+}
+
+void check_not_revoked(const net::PeerIdentity& who, const std::vector<net::Revocation>& revoked) {
+    for (const auto& r : revoked) {
+        if (net::revokes(r, who)) {
+            throw InputError("the order is signed by '" + who.name + "', whose identity was revoked");
+        }
+    }
 }
 
 }  // namespace
@@ -59,15 +77,59 @@ net::PeerIdentity check_order(const json& request, std::string_view ca_pem, cons
                               const std::string& to, std::int64_t now) {
     const Order ord = read_order(request, ca_pem, now);
     if (ord.to.empty() || ord.to != to) throw InputError("the order was given to '" + ord.to + "', not to '" + to + "'");
-    if (ord.issued > now + 60 || now - ord.issued > order_lifetime) {
-        throw InputError("the order is too old (or from the future)");
+    check_age(ord.issued, now);
+    check_not_revoked(ord.who, revoked);
+    return ord.who;
+}
+
+json sign_join(const net::Identity& id, json request, std::int64_t now) { return sign_order(id, std::move(request), "", now); }
+
+net::PeerIdentity check_join(const json& request, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
+                             std::int64_t now) {
+    const Order ord = read_signed(request, ca_pem, now);
+    if (request.value("cmd", "") != "join") throw InputError("not a join request");
+    if (ord.who.role != net::Role::member || request.value("name", "") != ord.who.name) {
+        throw InputError("a join must be signed by the member that joins");
     }
-    for (const auto& r : revoked) {
-        if (net::revokes(r, ord.who)) {
-            throw InputError("the order is signed by '" + ord.who.name + "', whose identity was revoked");
+    check_age(ord.issued, now);
+    check_not_revoked(ord.who, revoked);
+    return ord.who;
+}
+
+std::string check_membership_order(const json& order, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
+                                   const std::string& sender, std::int64_t now, const std::vector<Member>* current,
+                                   const std::vector<Member>* members) {
+    if (!order.is_object()) throw InputError("no operator's order");
+    const std::string cmd = order.value("cmd", "");
+    if (cmd == "join") {
+        (void)check_join(order, ca_pem, revoked, now);
+    } else if (cmd == "probe" || cmd == "leave") {
+        (void)check_order(order, ca_pem, revoked, sender, now);
+    } else {
+        throw InputError("a '" + cmd.substr(0, 32) + "' order changes no member list or map");
+    }
+    if (!members) return cmd;
+    if (cmd == "probe") throw InputError("a probe changes no member list");
+    const std::string name = order.value("name", "");
+    const auto in = [](const std::vector<Member>& ms, const std::string& n) {
+        return std::find_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == n; });
+    };
+    if (cmd == "leave" && in(*members, name) != members->end()) throw InputError("'" + name + "' leaves, yet it is in the list");
+    if (cmd == "join") {
+        const auto it = in(*members, name);
+        if (it == members->end() || it->host != order.value("host", "") ||
+            it->port != order.value("port", std::uint16_t{0})) {
+            throw InputError("the list does not have '" + name + "' where its join asked");
         }
     }
-    return ord.who;
+    if (current) {
+        for (const Member& m : *current) {
+            if (m.name != name && in(*members, m.name) == members->end()) {
+                throw InputError("the list leaves out '" + m.name + "', which no order removed");
+            }
+        }
+    }
+    return cmd;
 }
 
 net::Revocation revocation_of(const json& leave_request, std::string_view ca_pem,

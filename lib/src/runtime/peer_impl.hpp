@@ -418,6 +418,9 @@ struct Peer::Impl {
     void start_runner(const std::shared_ptr<Job>& job);
     Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
     void on_data(const net::ConnectionPtr& c, net::Frame&& f);
+    /// Data of a job this member does not have (over, or refused): the lane is reset, so
+    /// its sender stops at once; logged.
+    void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
     // --- cut-through pieces (peer_pieces.cpp) -------------------------------------------
     /// Data of a cut-through message: written, checked piece by piece; a piece that fails

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -87,6 +88,22 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
     if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
     const std::uint64_t id = plan.job;
+    if (cfg.order_scope) {
+        std::vector<net::Revocation> revoked;
+        {
+            std::lock_guard lock(mu);
+            revoked = revocations;
+        }
+        try {
+            check_plan_order(plan, cfg.identity.ca_pem, revoked, cfg.order_scope, cfg.name,
+                             static_cast<std::int64_t>(std::time(nullptr)));
+        } catch (const InputError& e) {
+            // Nothing was prepared: no file is created, and the start and data of this job
+            // find none. on_frame logs this and closes the connection with it as the reason
+            // (an error frame), which the coordinator reports for this member.
+            throw InputError("refused job " + std::to_string(id) + ": " + e.what());
+        }
+    }
     try {
         auto job = make_job(std::move(plan), c);
         dial_lanes(*job);
@@ -196,7 +213,13 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
 
 void Peer::Impl::on_start(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return;  // dropped meanwhile (cancelled, or its start came too late)
+    if (!job) {
+        // Dropped meanwhile (cancelled, or its start came too late), or never taken: the
+        // connection stays, it may be a coordinator's that carries other jobs.
+        log(LogLevel::info, "ignored a start of job " + std::to_string(f.header.job) + " from '" + c->peer() +
+                                "': no such job here");
+        return;
+    }
     if (job->coordinator != c) throw InputError("start of a job from another than its coordinator");
     const JobStart start = job_start_from_json(net::as_text(f.payload));
     {
@@ -218,6 +241,12 @@ void Peer::Impl::start_runner(const std::shared_ptr<Job>& job) {
     job->runner = std::thread([this, job] { run_tasks(job); });
 }
 
+void Peer::Impl::refuse_lane(const ConnectionPtr& c, const Frame& f) {
+    const std::string why = "job " + std::to_string(f.header.job) + " is over here (or was never taken)";
+    log(LogLevel::info, "resetting the connection with '" + c->peer() + "': " + net::to_string(f.header.type) + " of " + why);
+    c->abort(why);
+}
+
 Recv& Peer::Impl::expect(Job& job, const ConnectionPtr& c, MessageId m) {
     const auto it = job.recv.find(m);
     if (it == job.recv.end() || it->second.from != c->peer()) {
@@ -230,7 +259,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
     auto job = find_job(f.header.job);
     // Data comes on a lane of its job only: a lane whose job is over here is reset, so that
     // its sender stops at once.
-    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");
+    if (!job) return refuse_lane(c, f);
     std::uint64_t report = 0;
     {
         std::lock_guard lock(job->mu);
@@ -273,7 +302,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
 
 void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");  // as in on_data
+    if (!job) return refuse_lane(c, f);  // as in on_data
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
