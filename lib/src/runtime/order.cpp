@@ -10,6 +10,12 @@ using json = nlohmann::json;
 
 namespace {
 
+/// `key` of `j` when it is a string, else empty: for fields that decide nothing alone.
+std::string text_of(const json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 /// What the signature covers: the request without its order, the addressee and the time.
 std::string signed_text(json request, const std::string& to, std::int64_t issued) {
     request.erase("order");
@@ -87,8 +93,8 @@ json sign_join(const net::Identity& id, json request, std::int64_t now) { return
 net::PeerIdentity check_join(const json& request, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
                              std::int64_t now) {
     const Order ord = read_signed(request, ca_pem, now);
-    if (request.value("cmd", "") != "join") throw InputError("not a join request");
-    if (ord.who.role != net::Role::member || request.value("name", "") != ord.who.name) {
+    if (text_of(request, "cmd") != "join") throw InputError("not a join request");
+    if (ord.who.role != net::Role::member || text_of(request, "name") != ord.who.name) {
         throw InputError("a join must be signed by the member that joins");
     }
     check_age(ord.issued, now);
@@ -100,7 +106,7 @@ std::string check_membership_order(const json& order, std::string_view ca_pem, c
                                    const std::string& sender, std::int64_t now, const std::vector<Member>* current,
                                    const std::vector<Member>* members) {
     if (!order.is_object()) throw InputError("no operator's order");
-    const std::string cmd = order.value("cmd", "");
+    const std::string cmd = text_of(order, "cmd");
     if (cmd == "join") {
         (void)check_join(order, ca_pem, revoked, now);
     } else if (cmd == "probe" || cmd == "leave") {
@@ -110,15 +116,16 @@ std::string check_membership_order(const json& order, std::string_view ca_pem, c
     }
     if (!members) return cmd;
     if (cmd == "probe") throw InputError("a probe changes no member list");
-    const std::string name = order.value("name", "");
+    const std::string name = text_of(order, "name");
     const auto in = [](const std::vector<Member>& ms, const std::string& n) {
         return std::find_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == n; });
     };
     if (cmd == "leave" && in(*members, name) != members->end()) throw InputError("'" + name + "' leaves, yet it is in the list");
     if (cmd == "join") {
         const auto it = in(*members, name);
-        if (it == members->end() || it->host != order.value("host", "") ||
-            it->port != order.value("port", std::uint16_t{0})) {
+        const auto port = order.find("port");
+        if (it == members->end() || it->host != text_of(order, "host") || port == order.end() ||
+            !port->is_number_unsigned() || it->port != port->get<std::uint64_t>()) {
             throw InputError("the list does not have '" + name + "' where its join asked");
         }
     }
@@ -135,7 +142,7 @@ std::string check_membership_order(const json& order, std::string_view ca_pem, c
 net::Revocation revocation_of(const json& leave_request, std::string_view ca_pem,
                               const std::vector<net::Revocation>& revoked, const std::string& to, std::int64_t now) {
     (void)check_order(leave_request, ca_pem, revoked, to, now);
-    if (leave_request.value("cmd", "") != "leave" || !leave_request.contains("name") || !leave_request["name"].is_string()) {
+    if (text_of(leave_request, "cmd") != "leave" || !leave_request.contains("name") || !leave_request["name"].is_string()) {
         throw InputError("not a leave order");
     }
     return {leave_request["name"].get<std::string>(), leave_request["order"]["issued"].get<std::int64_t>(),
@@ -155,7 +162,7 @@ void check_revocation(const net::Revocation& r, std::string_view ca_pem) {
     } catch (const InputError& e) {
         throw InputError("the revocation of '" + r.name + "': " + e.what());
     }
-    if (req.value("cmd", "") != "leave" || req.value("name", "") != r.name || ord.issued != r.since) {
+    if (text_of(req, "cmd") != "leave" || text_of(req, "name") != r.name || ord.issued != r.since) {
         throw InputError("the revocation of '" + r.name + "' does not match its order");
     }
 }

@@ -97,7 +97,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
         try {
             check_plan_order(plan, cfg.identity.ca_pem, revoked, cfg.order_scope, cfg.name,
                              static_cast<std::int64_t>(std::time(nullptr)));
-        } catch (const InputError& e) {
+        } catch (const std::exception& e) {
             // Nothing was prepared: no file is created, and the start and data of this job
             // find none. on_frame logs this and closes the connection with it as the reason
             // (an error frame), which the coordinator reports for this member.

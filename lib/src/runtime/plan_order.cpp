@@ -46,7 +46,7 @@ void check_plan_order(const JobPlan& plan, std::string_view ca_pem, const std::v
     const json order = json::parse(plan.order, nullptr, false);
     if (order.is_discarded()) throw InputError("the plan's order is not JSON");
     (void)check_order(order, ca_pem, revoked, plan.coordinator, now);
-    if (order.value("cmd", "") != "push") throw InputError("the order is no push");
+    if (const auto cmd = order.find("cmd"); cmd == order.end() || *cmd != "push") throw InputError("the order is no push");
     const OrderScope scope = scope_of(order);
     if (plan.messages.size() != scope.messages.size()) {
         throw InputError("the plan has " + std::to_string(plan.messages.size()) + " messages, the order " +
