@@ -437,6 +437,9 @@ struct Peer::Impl {
     /// A `file:` origin is read for another member only with an operator's order given to
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
+    /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
+    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
+    void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -21,7 +20,6 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/order.hpp"
 #include "peer_impl.hpp"
 
 namespace hetcast {
@@ -88,22 +86,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
     if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
     const std::uint64_t id = plan.job;
-    if (cfg.order_scope) {
-        std::vector<net::Revocation> revoked;
-        {
-            std::lock_guard lock(mu);
-            revoked = revocations;
-        }
-        try {
-            check_plan_order(plan, cfg.identity.ca_pem, revoked, cfg.order_scope, cfg.name,
-                             static_cast<std::int64_t>(std::time(nullptr)));
-        } catch (const std::exception& e) {
-            // Nothing was prepared: no file is created, and the start and data of this job
-            // find none. on_frame logs this and closes the connection with it as the reason
-            // (an error frame), which the coordinator reports for this member.
-            throw InputError("refused job " + std::to_string(id) + ": " + e.what());
-        }
-    }
+    authorize_plan(plan);
     try {
         auto job = make_job(std::move(plan), c);
         dial_lanes(*job);
@@ -352,27 +335,6 @@ void Peer::Impl::cancel_job(const ConnectionPtr& c, const Frame& f, Job& job) {
     } else {
         cancel_receive(job, f.header.message, why);
     }
-}
-
-void Peer::Impl::authorize_read(const std::string& origin, const std::string& order, const std::string& via) const {
-    if (origin.rfind("file:", 0) != 0) return;
-    const std::string path = origin.substr(5);
-    const auto refuse = [&](const std::string& why) {
-        return InputError("'" + cfg.name + "' reads '" + path + "' for '" + via + "' only with an operator's order naming it: " + why);
-    };
-    if (order.empty()) throw refuse("there is none");
-    const json req = json::parse(order, nullptr, false);
-    std::vector<net::Revocation> revoked;
-    {
-        std::lock_guard lock(mu);
-        revoked = revocations;
-    }
-    try {
-        (void)check_order(req, cfg.identity.ca_pem, revoked, via, static_cast<std::int64_t>(std::time(nullptr)));
-    } catch (const InputError& e) {
-        throw refuse(e.what());
-    }
-    if (!order_names_file(req, cfg.name, path)) throw refuse("the order has no entry with this source and file");
 }
 
 void Peer::Impl::cancel_receive(Job& job, MessageId m, const std::string& why) {
