@@ -108,7 +108,11 @@ std::string check_membership_order(const json& order, std::string_view ca_pem, c
     if (!order.is_object()) throw InputError("no operator's order");
     const std::string cmd = text_of(order, "cmd");
     if (cmd == "join") {
-        (void)check_join(order, ca_pem, revoked, now);
+        try {
+            (void)check_order(order, ca_pem, revoked, sender, now);  // an operator's join of someone
+        } catch (const InputError&) {
+            (void)check_join(order, ca_pem, revoked, now);
+        }
     } else if (cmd == "probe" || cmd == "leave") {
         (void)check_order(order, ca_pem, revoked, sender, now);
     } else {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <string_view>
@@ -139,6 +140,14 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "ping") return respond(answer_ping(*peer, req));
         if (cmd == "probe") {
             if (!op) return needs_operator();
+            // The map goes to every member with this order, which each checks.
+            try {
+                (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                  static_cast<std::int64_t>(std::time(nullptr)));
+            } catch (const InputError& e) {
+                say(LogLevel::warn, "refused 'probe' from '" + from.name + "': " + e.what());
+                return respond({{"ok", false}, {"error", "'probe' needs the operator's signed order: " + std::string(e.what())}});
+            }
             const Heartbeat beats(respond, cfg.heartbeat);
             return respond(probe(req, respond));
         }
@@ -187,9 +196,15 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             if (!op && get_or<std::string>(req, "name", "") != from.name) {
                 return respond({{"ok", false}, {"error", "'" + from.name + "' may join only under its own name"}});
             }
-            // Signed by the joiner, so that every member it is passed on to can check it.
+            // Signed by the joiner (or the operator), so that every member it is passed on to
+            // can check it.
             try {
-                (void)check_join(req, peer->identity().ca_pem, peer->revoked(), static_cast<std::int64_t>(std::time(nullptr)));
+                const auto now = static_cast<std::int64_t>(std::time(nullptr));
+                if (op) {
+                    (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name, now);
+                } else {
+                    (void)check_join(req, peer->identity().ca_pem, peer->revoked(), now);
+                }
             } catch (const InputError& e) {
                 say(LogLevel::warn, "refused 'join' from '" + from.name + "': " + e.what());
                 return respond({{"ok", false}, {"error", "'join' must be signed by the member that joins: " + std::string(e.what())}});

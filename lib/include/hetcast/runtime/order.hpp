@@ -56,7 +56,7 @@ void check_revocation(const net::Revocation& r, std::string_view ca_pem);
                                            const std::vector<net::Revocation>& revoked, std::int64_t now);
 
 /// Whether the member list or map a member passes on (set_members, set_map) is backed by
-/// `order`: an operator's probe or leave given to `sender`, or a member's own join
+/// `order`: an operator's probe, leave or join given to `sender`, or a member's own join
 /// (check_join). For a member list, `members` must follow from it: a leave's member is
 /// gone, a join's member is there at the address it asked for, and of `current` (this
 /// member's list) nobody else is missing. Returns the order's command. Throws InputError.
