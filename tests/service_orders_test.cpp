@@ -191,3 +191,41 @@ TEST_CASE("service orders: a daemon refuses a job plan a member made, and closes
     CHECK(read(d.dir.path / "dest" / "a.bin") == "the original");
     t->stop();
 }
+
+TEST_CASE("service orders: a push or probe whose order is not given to this daemon is refused before anything runs") {
+    Daemon d;
+    std::mutex mu;
+    std::vector<json> answers;
+    net::TransportConfig tc;
+    const auto op = test::identity("ops", net::Role::operator_);
+    tc.identity = op;
+    net::TransportCallbacks cb;
+    cb.on_frame = [&](const net::ConnectionPtr&, net::Frame&& f) {
+        std::lock_guard lock(mu);
+        if (f.header.type == net::FrameType::response) answers.push_back(json::parse(net::as_text(f.payload)));
+    };
+    auto t = net::make_tcp_transport(tc, cb);
+    t->start();
+    const auto c = t->connect("127.0.0.1", d.service->port(), "n1");
+    const json push{{"cmd", "push"}, {"files", {"/etc/hostname"}}, {"to", {"n2"}}};
+    const std::vector<json> requests{push, sign_order(op, push, "n2", wall()),
+                                     sign_order(op, {{"cmd", "probe"}}, "n3", wall()),
+                                     sign_order(op, push, "n1", wall() - order_lifetime - 60)};
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const std::string text = requests[i].dump();
+        const auto* b = reinterpret_cast<const std::byte*>(text.data());
+        c->send(net::Frame{net::FrameHeader{net::FrameType::request, 0, 0, static_cast<std::uint32_t>(i + 1), 0}, {b, b + text.size()}});
+    }
+    REQUIRE(test::wait_for([&] {
+        std::lock_guard lock(mu);
+        return answers.size() == requests.size();
+    }));
+    for (const json& a : answers) {
+        INFO(a.dump());
+        CHECK_FALSE(a.value("ok", true));
+        CHECK(a.value("error", "").find("needs the operator's signed order") != std::string::npos);
+    }
+    CHECK(d.logged("refused 'push' from 'ops': no operator's order"));
+    CHECK(d.logged("refused 'probe' from 'ops': the order was given to 'n3', not to 'n1'"));
+    t->stop();
+}
