@@ -42,7 +42,7 @@ TEST_CASE("frame: round trip of every type and random payloads") {
 
 TEST_CASE("frame: the header is big-endian with the documented layout") {
     const auto wire = encode(FrameType::data, 0x0102030405060708ull, 0x0a0b0c0d, "xy");
-    const std::vector<unsigned> expect{0x48, 0x43, 0x53, 0x54, 1, 8, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+    const std::vector<unsigned> expect{0x48, 0x43, 0x53, 0x54, 2, 8, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
                                        0x0a, 0x0b, 0x0c, 0x0d, 0, 0, 0, 2, 'x', 'y'};
     REQUIRE(wire.size() == expect.size());
     for (std::size_t i = 0; i < expect.size(); ++i) CHECK(std::to_integer<unsigned>(wire[i]) == expect[i]);

@@ -327,12 +327,13 @@ TEST_CASE("node: joins a running daemon through it as a seed, the next node to j
     REQUIRE(d);
     CHECK(d->source == "b");
     CHECK(*d->bytes == *bytes);
-    // A buffer for the daemon is refused at set-up with the reason, not accepted and dropped.
+    // A node's own job is refused by the daemon at set-up with the reason (it takes jobs
+    // only under an operator's order), not accepted and dropped.
     const JobReport to_daemon = b->multicast(bytes, {"a", "d0"});
     CHECK_FALSE(to_daemon.ok());
     for (const auto& o : to_daemon.outcomes) {
         CHECK(o.ok == (o.dest == "a"));
-        if (o.dest == "d0") CHECK_MESSAGE(o.error.find("keeps files, not buffers") != std::string::npos, o.error);
+        if (o.dest == "d0") CHECK_MESSAGE(o.error.find("carries no operator's order") != std::string::npos, o.error);
     }
     CHECK(a->receive(std::chrono::seconds(5)));
     CHECK_THROWS_AS(embedded("c")->join("127.0.0.1", 1), Error);

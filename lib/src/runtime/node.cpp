@@ -1,6 +1,7 @@
 #include "hetcast/runtime/node.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
@@ -134,7 +135,9 @@ void Node::join(const std::filesystem::path& cluster_file, const std::filesystem
 
 void Node::join(const std::string& seed_host, std::uint16_t seed_port) {
     const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
-    const nlohmann::json req{{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}};
+    // Signed: the seed passes the new member list on with it, and every member checks who asked.
+    const nlohmann::json req = sign_join(peer_.identity(), {{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}},
+                                         static_cast<std::int64_t>(std::time(nullptr)));
     const auto [answer, seed] = peer_.call_at(seed_host, seed_port, req, std::chrono::minutes(2));
     if (!answer.value("ok", false)) {
         throw Error("'" + seed + "' at " + seed_host + ":" + std::to_string(seed_port) +

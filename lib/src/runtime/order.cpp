@@ -10,6 +10,12 @@ using json = nlohmann::json;
 
 namespace {
 
+/// `key` of `j` when it is a string, else empty: for fields that decide nothing alone.
+std::string text_of(const json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 /// What the signature covers: the request without its order, the addressee and the time.
 std::string signed_text(json request, const std::string& to, std::int64_t issued) {
     request.erase("order");
@@ -34,9 +40,9 @@ struct Order {
     std::int64_t issued = 0;
 };
 
-/// The signer, addressee and time of a well-formed order of this cluster's operator
-/// (signature and certificate checked at `now`). Throws InputError.
-Order read_order(const json& request, std::string_view ca_pem, std::int64_t now) {
+/// The signer, addressee and time of a well-formed signed request of this cluster
+/// (signature and certificate checked at `now`), whoever signed it. Throws InputError.
+Order read_signed(const json& request, std::string_view ca_pem, std::int64_t now) {
     if (!request.is_object() || !request.contains("order")) throw InputError("no operator's order");
     const json& o = request["order"];
     if (!o.is_object() || !o.contains("to") || !o["to"].is_string() || !o.contains("issued") ||
@@ -49,8 +55,26 @@ Order read_order(const json& request, std::string_view ca_pem, std::int64_t now)
     out.to = o["to"].get<std::string>();
     out.who = net::verify_signature(o["cert"].get<std::string>(), ca_pem, signed_text(request, out.to, out.issued),
                                     o["sig"].get<std::string>(), now);
+    return out;
+}
+
+/// read_signed() of an order: the operator's. Throws InputError.
+Order read_order(const json& request, std::string_view ca_pem, std::int64_t now) {
+    Order out = read_signed(request, ca_pem, now);
     if (out.who.role != net::Role::operator_) throw InputError("the order is signed by '" + out.who.name + "', a member");
     return out;
+}
+
+void check_age(std::int64_t issued, std::int64_t now) {
+    if (issued > now + 60 || now - issued > order_lifetime) throw InputError("the order is too old (or from the future)");
+}
+
+void check_not_revoked(const net::PeerIdentity& who, const std::vector<net::Revocation>& revoked) {
+    for (const auto& r : revoked) {
+        if (net::revokes(r, who)) {
+            throw InputError("the order is signed by '" + who.name + "', whose identity was revoked");
+        }
+    }
 }
 
 }  // namespace
@@ -59,21 +83,70 @@ net::PeerIdentity check_order(const json& request, std::string_view ca_pem, cons
                               const std::string& to, std::int64_t now) {
     const Order ord = read_order(request, ca_pem, now);
     if (ord.to.empty() || ord.to != to) throw InputError("the order was given to '" + ord.to + "', not to '" + to + "'");
-    if (ord.issued > now + 60 || now - ord.issued > order_lifetime) {
-        throw InputError("the order is too old (or from the future)");
+    check_age(ord.issued, now);
+    check_not_revoked(ord.who, revoked);
+    return ord.who;
+}
+
+json sign_join(const net::Identity& id, json request, std::int64_t now) { return sign_order(id, std::move(request), "", now); }
+
+net::PeerIdentity check_join(const json& request, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
+                             std::int64_t now) {
+    const Order ord = read_signed(request, ca_pem, now);
+    if (text_of(request, "cmd") != "join") throw InputError("not a join request");
+    if (ord.who.role != net::Role::member || text_of(request, "name") != ord.who.name) {
+        throw InputError("a join must be signed by the member that joins");
     }
-    for (const auto& r : revoked) {
-        if (net::revokes(r, ord.who)) {
-            throw InputError("the order is signed by '" + ord.who.name + "', whose identity was revoked");
+    check_age(ord.issued, now);
+    check_not_revoked(ord.who, revoked);
+    return ord.who;
+}
+
+std::string check_membership_order(const json& order, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
+                                   const std::string& sender, std::int64_t now, const std::vector<Member>* current,
+                                   const std::vector<Member>* members) {
+    if (!order.is_object()) throw InputError("no operator's order");
+    const std::string cmd = text_of(order, "cmd");
+    if (cmd == "join") {
+        try {
+            (void)check_order(order, ca_pem, revoked, sender, now);  // an operator's join of someone
+        } catch (const InputError&) {
+            (void)check_join(order, ca_pem, revoked, now);
+        }
+    } else if (cmd == "probe" || cmd == "leave") {
+        (void)check_order(order, ca_pem, revoked, sender, now);
+    } else {
+        throw InputError("a '" + cmd.substr(0, 32) + "' order changes no member list or map");
+    }
+    if (!members) return cmd;
+    if (cmd == "probe") throw InputError("a probe changes no member list");
+    const std::string name = text_of(order, "name");
+    const auto in = [](const std::vector<Member>& ms, const std::string& n) {
+        return std::find_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == n; });
+    };
+    if (cmd == "leave" && in(*members, name) != members->end()) throw InputError("'" + name + "' leaves, yet it is in the list");
+    if (cmd == "join") {
+        const auto it = in(*members, name);
+        const auto port = order.find("port");
+        if (it == members->end() || it->host != text_of(order, "host") || port == order.end() ||
+            !port->is_number_unsigned() || it->port != port->get<std::uint64_t>()) {
+            throw InputError("the list does not have '" + name + "' where its join asked");
         }
     }
-    return ord.who;
+    if (current) {
+        for (const Member& m : *current) {
+            if (m.name != name && in(*members, m.name) == members->end()) {
+                throw InputError("the list leaves out '" + m.name + "', which no order removed");
+            }
+        }
+    }
+    return cmd;
 }
 
 net::Revocation revocation_of(const json& leave_request, std::string_view ca_pem,
                               const std::vector<net::Revocation>& revoked, const std::string& to, std::int64_t now) {
     (void)check_order(leave_request, ca_pem, revoked, to, now);
-    if (leave_request.value("cmd", "") != "leave" || !leave_request.contains("name") || !leave_request["name"].is_string()) {
+    if (text_of(leave_request, "cmd") != "leave" || !leave_request.contains("name") || !leave_request["name"].is_string()) {
         throw InputError("not a leave order");
     }
     return {leave_request["name"].get<std::string>(), leave_request["order"]["issued"].get<std::int64_t>(),
@@ -93,7 +166,7 @@ void check_revocation(const net::Revocation& r, std::string_view ca_pem) {
     } catch (const InputError& e) {
         throw InputError("the revocation of '" + r.name + "': " + e.what());
     }
-    if (req.value("cmd", "") != "leave" || req.value("name", "") != r.name || ord.issued != r.since) {
+    if (text_of(req, "cmd") != "leave" || text_of(req, "name") != r.name || ord.issued != r.since) {
         throw InputError("the revocation of '" + r.name + "' does not match its order");
     }
 }

@@ -418,6 +418,9 @@ struct Peer::Impl {
     void start_runner(const std::shared_ptr<Job>& job);
     Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
     void on_data(const net::ConnectionPtr& c, net::Frame&& f);
+    /// Data of a job this member does not have (over, or refused): the lane is reset, so
+    /// its sender stops at once; logged.
+    void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
     // --- cut-through pieces (peer_pieces.cpp) -------------------------------------------
     /// Data of a cut-through message: written, checked piece by piece; a piece that fails
@@ -434,6 +437,9 @@ struct Peer::Impl {
     /// A `file:` origin is read for another member only with an operator's order given to
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
+    /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
+    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
+    void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);

@@ -20,7 +20,6 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/order.hpp"
 #include "peer_impl.hpp"
 
 namespace hetcast {
@@ -87,6 +86,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
     if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
     const std::uint64_t id = plan.job;
+    authorize_plan(plan);
     try {
         auto job = make_job(std::move(plan), c);
         dial_lanes(*job);
@@ -196,7 +196,13 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
 
 void Peer::Impl::on_start(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return;  // dropped meanwhile (cancelled, or its start came too late)
+    if (!job) {
+        // Dropped meanwhile (cancelled, or its start came too late), or never taken: the
+        // connection stays, it may be a coordinator's that carries other jobs.
+        log(LogLevel::info, "ignored a start of job " + std::to_string(f.header.job) + " from '" + c->peer() +
+                                "': no such job here");
+        return;
+    }
     if (job->coordinator != c) throw InputError("start of a job from another than its coordinator");
     const JobStart start = job_start_from_json(net::as_text(f.payload));
     {
@@ -218,6 +224,12 @@ void Peer::Impl::start_runner(const std::shared_ptr<Job>& job) {
     job->runner = std::thread([this, job] { run_tasks(job); });
 }
 
+void Peer::Impl::refuse_lane(const ConnectionPtr& c, const Frame& f) {
+    const std::string why = "job " + std::to_string(f.header.job) + " is over here (or was never taken)";
+    log(LogLevel::info, "resetting the connection with '" + c->peer() + "': " + net::to_string(f.header.type) + " of " + why);
+    c->abort(why);
+}
+
 Recv& Peer::Impl::expect(Job& job, const ConnectionPtr& c, MessageId m) {
     const auto it = job.recv.find(m);
     if (it == job.recv.end() || it->second.from != c->peer()) {
@@ -230,7 +242,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
     auto job = find_job(f.header.job);
     // Data comes on a lane of its job only: a lane whose job is over here is reset, so that
     // its sender stops at once.
-    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");
+    if (!job) return refuse_lane(c, f);
     std::uint64_t report = 0;
     {
         std::lock_guard lock(job->mu);
@@ -273,7 +285,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
 
 void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     auto job = find_job(f.header.job);
-    if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");  // as in on_data
+    if (!job) return refuse_lane(c, f);  // as in on_data
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
@@ -323,27 +335,6 @@ void Peer::Impl::cancel_job(const ConnectionPtr& c, const Frame& f, Job& job) {
     } else {
         cancel_receive(job, f.header.message, why);
     }
-}
-
-void Peer::Impl::authorize_read(const std::string& origin, const std::string& order, const std::string& via) const {
-    if (origin.rfind("file:", 0) != 0) return;
-    const std::string path = origin.substr(5);
-    const auto refuse = [&](const std::string& why) {
-        return InputError("'" + cfg.name + "' reads '" + path + "' for '" + via + "' only with an operator's order naming it: " + why);
-    };
-    if (order.empty()) throw refuse("there is none");
-    const json req = json::parse(order, nullptr, false);
-    std::vector<net::Revocation> revoked;
-    {
-        std::lock_guard lock(mu);
-        revoked = revocations;
-    }
-    try {
-        (void)check_order(req, cfg.identity.ca_pem, revoked, via, static_cast<std::int64_t>(std::time(nullptr)));
-    } catch (const InputError& e) {
-        throw refuse(e.what());
-    }
-    if (!order_names_file(req, cfg.name, path)) throw refuse("the order has no entry with this source and file");
 }
 
 void Peer::Impl::cancel_receive(Job& job, MessageId m, const std::string& why) {

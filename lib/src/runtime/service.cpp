@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <string_view>
@@ -132,16 +133,37 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "hello") return respond(hello());
         if (cmd == "status") return respond(status(get_or<bool>(req, "hellos", true)));
         if (cmd == "map") return respond(map_answer());
-        if (cmd == "set_map") return respond(set_map(get_or<std::string>(req, "map", "")));
+        if (cmd == "set_map") {
+            if (!op && !membership_ordered(from, req, false)) return respond(unordered(cmd));
+            return respond(set_map(get_or<std::string>(req, "map", "")));
+        }
         if (cmd == "ping") return respond(answer_ping(*peer, req));
         if (cmd == "probe") {
             if (!op) return needs_operator();
+            // The map goes to every member with this order, which each checks.
+            try {
+                (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                  static_cast<std::int64_t>(std::time(nullptr)));
+            } catch (const InputError& e) {
+                say(LogLevel::warn, "refused 'probe' from '" + from.name + "': " + e.what());
+                return respond({{"ok", false}, {"error", "'probe' needs the operator's signed order: " + std::string(e.what())}});
+            }
             const Heartbeat beats(respond, cfg.heartbeat);
             return respond(probe(req, respond));
         }
         if (cmd == "goodput") return respond(goodput(req));
         if (cmd == "push") {
             if (!op) return needs_operator();
+            // Its participants check the order the plan carries; so does the coordinator,
+            // which would otherwise plan a job nobody takes.
+            try {
+                (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                  static_cast<std::int64_t>(std::time(nullptr)));
+            } catch (const InputError& e) {
+                ++pushes_refused;
+                say(LogLevel::warn, "refused 'push' from '" + from.name + "': " + e.what());
+                return respond({{"ok", false}, {"error", "'push' needs the operator's signed order: " + std::string(e.what())}});
+            }
             json answer;
             try {
                 const Heartbeat beats(respond, cfg.heartbeat);
@@ -174,10 +196,24 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             if (!op && get_or<std::string>(req, "name", "") != from.name) {
                 return respond({{"ok", false}, {"error", "'" + from.name + "' may join only under its own name"}});
             }
+            // Signed by the joiner (or the operator), so that every member it is passed on to
+            // can check it.
+            try {
+                const auto now = static_cast<std::int64_t>(std::time(nullptr));
+                if (op) {
+                    (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name, now);
+                } else {
+                    (void)check_join(req, peer->identity().ca_pem, peer->revoked(), now);
+                }
+            } catch (const InputError& e) {
+                say(LogLevel::warn, "refused 'join' from '" + from.name + "': " + e.what());
+                return respond({{"ok", false}, {"error", "'join' must be signed by the member that joins: " + std::string(e.what())}});
+            }
             return respond(join(req));
         }
         if (cmd == "leave") return op ? respond(leave(req)) : needs_operator();
         if (cmd == "set_members") {
+            if (!op && !membership_ordered(from, req, true)) return respond(unordered(cmd));
             if (req.contains("revoked")) add_revocations(revocations_from_json(req["revoked"]));
             set_members(members_from_json(req.at("members")));
             return respond({{"ok", true}});
@@ -191,6 +227,25 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}});
     }
+}
+
+bool Service::Impl::membership_ordered(const net::PeerIdentity& from, const json& req, bool list) {
+    try {
+        const std::vector<Member> current = current_members();
+        std::optional<std::vector<Member>> next;
+        if (list) next = members_from_json(req.at("members"));
+        (void)check_membership_order(req.contains("order") ? req["order"] : json(), peer->identity().ca_pem, peer->revoked(),
+                                     from.name, static_cast<std::int64_t>(std::time(nullptr)), &current,
+                                     next ? &*next : nullptr);
+        return true;
+    } catch (const std::exception& e) {
+        say(LogLevel::warn, "refused '" + req.value("cmd", std::string()) + "' from '" + from.name + "': " + e.what());
+        return false;
+    }
+}
+
+json Service::Impl::unordered(const std::string& cmd) {
+    return {{"ok", false}, {"error", "'" + cmd + "' needs the operator's order (a probe, a leave) or a member's own join"}};
 }
 
 /// A host's own send and receive overheads: what a round trip between two hosts cannot
@@ -344,6 +399,8 @@ Service::Service(DaemonConfig config, LogFn log)
     pc.log = d.log;
     pc.serve_roots = d.cfg.serve_roots;
     pc.accept_buffers = false;
+    // Never without: a daemon takes jobs only under an operator's order.
+    pc.order_scope = [&d](const json& order) { return d.order_scope(order); };
     if (d.cfg.link_profile) {
         d.profile = load_network(*d.cfg.link_profile);
         pc.link_profile = d.profile;

@@ -153,7 +153,10 @@ struct Service::Impl {
     /// The cluster file's member list or members.yaml's, whichever is newer; a difference is logged.
     std::vector<Member> read_member_list();
     void set_members(std::vector<Member> ms);
-    std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text);
+    /// `order`: the operator's (or a joiner's own) signed request that changed them, which
+    /// every member checks before it applies them.
+    std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text,
+                                        const nlohmann::json& order);
     Network remap(const Network& old, const std::vector<std::string>& names, double tolerance,
                   const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
                   const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
@@ -168,6 +171,10 @@ struct Service::Impl {
     std::condition_variable seed_cv;
     bool seed_stop = false;
     void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
+    /// Whether a member's set_map (`list`: set_members) carries an order that backs it
+    /// (check_membership_order); logs why not.
+    bool membership_ordered(const net::PeerIdentity& from, const nlohmann::json& req, bool list);
+    static nlohmann::json unordered(const std::string& cmd);
     /// Adds revocations (a leave here or told by another member) and keeps them. Each new
     /// one must come from an operator's leave order (check_revocation); one that does not
     /// is logged and left out.
@@ -212,6 +219,9 @@ struct Service::Impl {
     std::vector<Peer::Responder> watching(std::uint64_t job);
     nlohmann::json push_pattern(const nlohmann::json& req, const Network& net, const Peer::Responder& respond,
                                 const std::string& who);
+    /// What a push order lets a job do, read on this member's map as the push would read
+    /// it: what every job plan this member takes must stay inside (PeerConfig::order_scope).
+    OrderScope order_scope(const nlohmann::json& order) const;
     /// `who`: the operator whose identity asked (the audit line and history name it).
     nlohmann::json push(const nlohmann::json& req, const Peer::Responder& respond, const std::string& who);
     /// Ends a push that got a job id: its audit line, its history entry, the answer to the

@@ -64,7 +64,8 @@ void Service::Impl::set_members(std::vector<Member> ms) {
 }
 
 /// Tells every other member the new member list and map; who could not be told.
-std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms, const std::string* map_text) {
+std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms, const std::string* map_text,
+                                                   const json& order) {
     std::vector<std::string> missed;
     for (const auto& m : ms) {
         if (m.name == cfg.name) continue;
@@ -72,10 +73,11 @@ std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms
             json a = peer->call(m.name,
                                 {{"cmd", "set_members"},
                                  {"members", members_to_json(ms)},
-                                 {"revoked", revocations_to_json(peer->revoked())}},
+                                 {"revoked", revocations_to_json(peer->revoked())},
+                                 {"order", order}},
                                 call_timeout);
             if (a.value("ok", false) && map_text) {
-                a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}}, call_timeout);
+                a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}, {"order", order}}, call_timeout);
             }
             if (!a.value("ok", false)) missed.push_back(m.name);
         } catch (const std::exception& e) {
@@ -132,7 +134,7 @@ json Service::Impl::join(const json& req) {
     ms.push_back(joiner);
     set_members(ms);
     say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
-    (void)distribute(ms, nullptr);  // the others must know its address to measure it
+    (void)distribute(ms, nullptr, req);  // the others must know its address to measure it
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
     const std::size_t k = names.size() - 1;
@@ -157,7 +159,7 @@ json Service::Impl::join(const json& req) {
     }, overheads);
     const std::string text = format_network(net, utc_now());
     set_map(text);
-    const auto missed = distribute(ms, &text);
+    const auto missed = distribute(ms, &text, req);
     return {{"ok", true},
             {"members", members_to_json(ms)},
             {"revoked", revocations_to_json(peer->revoked())},
@@ -187,7 +189,7 @@ json Service::Impl::leave(const json& req) {
         text = format_network(remap(*old, names, cfg.tolerance, {}, {}), utc_now());
         set_map(*text);
     }
-    const auto missed = distribute(ms, text ? &*text : nullptr);
+    const auto missed = distribute(ms, text ? &*text : nullptr, req);
     say(LogLevel::info, "'" + name + "' left the cluster");
     return {{"ok", missed.empty()}, {"not_updated", missed},
             {"error", missed.empty() ? "" : "some members could not be told"}};
@@ -202,8 +204,10 @@ std::string Service::Impl::join_through_seeds() {
         const std::string host = seed.substr(0, colon);
         const auto seed_port = static_cast<std::uint16_t>(std::stoul(seed.substr(colon + 1)));
         try {
-            const json req{{"cmd", "join"}, {"name", cfg.name}, {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host},
-                           {"port", port()}};
+            const json req = sign_join(peer->identity(),
+                                       {{"cmd", "join"}, {"name", cfg.name},
+                                        {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host}, {"port", port()}},
+                                       static_cast<std::int64_t>(std::time(nullptr)));
             const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
             if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
             set_members(members_from_json(a.at("members")));

@@ -245,7 +245,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
         try {
             if (m.name == cfg.name) {
                 set_map(text);
-            } else if (!get_or<bool>(peer->call(m.name, {{"cmd", "set_map"}, {"map", text}}, call_timeout), "ok", false)) {
+            } else if (!get_or<bool>(peer->call(m.name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false)) {
                 not_updated.push_back(m.name);
             }
         } catch (const std::exception&) {

@@ -44,6 +44,32 @@ std::string landing_name(const std::string& dest_dir, const std::string& file_na
     return name;
 }
 
+/// Where a push's bundle lands: the landing directory `dest` ("." the root itself).
+std::string landing_dir(const std::string& dest_dir) {
+    std::string name = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    if (name != ".") (void)confine("/", name);
+    return name;
+}
+
+/// Whether a push of `files` is one bundle: several files, -r, or an upload with a manifest.
+bool push_is_bundle(const json& req, const std::vector<std::string>& files) {
+    if (req.contains("upload")) {
+        const auto t = req.find("tree");
+        return t != req.end() && t->is_array() && !t->empty();
+    }
+    return files.size() != 1 || get_or<bool>(req, "recursive", false);
+}
+
+std::vector<std::string> push_files(const json& req) {
+    std::vector<std::string> files;
+    if (const auto it = req.find("files"); it != req.end()) {
+        if (!it->is_array()) throw InputError("push: 'files' must be a list");
+        for (const json& f : *it) files.push_back(bytes_from_json(f, "push: a file name"));
+    }
+    return files;
+}
+
 /// The members a push sends to. "to" is a node set (hetcast/runtime/nodeset.hpp: `ws[01-40]`,
 /// `@subnet:2`, `@*`, ...) or, from older callers, a list of names; none or an empty list
 /// means every other member (`--all`). "exclude", a node set, leaves members out of either.
@@ -343,11 +369,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         const Busy busy(*this);
         return push_pattern(req, *net, respond, who);
     }
-    std::vector<std::string> files;
-    if (const auto it = req.find("files"); it != req.end()) {
-        if (!it->is_array()) throw InputError("push: 'files' must be a list");
-        for (const json& f : *it) files.push_back(bytes_from_json(f, "push: a file name"));
-    }
+    const std::vector<std::string> files = push_files(req);
     const auto algo_name = get_or<std::string>(req, "algo", "auto");
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
@@ -436,14 +458,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
                              std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
                              " MiB one job carries: push the tree in parts");
         }
-        std::string name;
-        if (entries.empty()) {
-            name = landing_name(dest_dir, fs::path(files[0]).filename().string());
-        } else {
-            name = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
-            while (name.size() > 1 && name.back() == '/') name.pop_back();
-            if (name != ".") (void)confine("/", name);
-        }
+        const std::string name =
+            entries.empty() ? landing_name(dest_dir, fs::path(files[0]).filename().string()) : landing_dir(dest_dir);
         std::optional<Upload::Landing> landing;
         if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
         upload_piece = u.piece;
@@ -496,10 +512,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             throw InputError("push: the files add up to " + std::to_string(tree->size()) + " bytes, over the limit of " +
                              std::to_string(cfg.max_message));
         }
-        std::string landing = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
-        while (landing.size() > 1 && landing.back() == '/') landing.pop_back();
-        if (landing != ".") (void)confine("/", landing);
-        input = JobInput(tree, landing);
+        input = JobInput(tree, landing_dir(dest_dir));
         input.tree = tree->entries();
         if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
             throw InputError("push: the list of " + std::to_string(input.tree.size()) + " entries takes " +
@@ -528,6 +541,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             [&](const std::string& line) { say(LogLevel::warn, line); });
         spec.bwlimit = bwlimit;
         spec.timeout = push_timeout(req);
+        spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(input));
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
             spec.schedule.algorithm + ", by '" + who + "'");
@@ -563,6 +577,59 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     if (!ok) out["error"] = "some destinations failed";
     finish_push(r, out, who, what, started);
     return out;
+}
+
+OrderScope Service::Impl::order_scope(const json& order) const {
+    const auto net = current_map();
+    if (!net) throw InputError("no map here to read the order's destinations on");
+    const std::string coordinator = order.at("order").at("to").get<std::string>();
+    const auto dest_dir = get_or<std::string>(order, "dest", "");
+    const auto names = [&](const std::vector<NodeId>& ids) {
+        std::vector<std::string> out;
+        for (NodeId v : ids) out.push_back(net->name(v));
+        return out;
+    };
+    OrderScope scope;
+    if (order.contains("pattern")) {
+        // As push_pattern reads it, entry by entry.
+        const PatternRequest pr = parse_pattern(get_or<std::string>(order, "pattern", ""),
+                                                get_or<std::string>(order, "pattern_name", "pattern"), *net);
+        for (std::size_t k = 0; k < pr.messages.size(); ++k) {
+            const Message& m = pr.messages[k];
+            const std::string& file = pr.files[k];
+            const std::string source = net->name(m.source);
+            ScopedMessage sm;
+            sm.source = source;
+            if (file.empty()) {
+                const auto size = static_cast<std::uint64_t>(m.size);
+                sm.origin = "gen:" + std::to_string(size) + ":" + std::to_string(k + 1);
+                sm.size = size;
+            } else {
+                sm.origin = "file:" + file;
+            }
+            sm.name = landing_name(dest_dir, file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
+                                                          : fs::path(file).filename().string());
+            sm.dests = names(m.dests);
+            scope.messages.push_back(std::move(sm));
+        }
+        return scope;
+    }
+    const std::vector<std::string> files = push_files(order);
+    if (files.empty()) throw InputError("the order pushes no files");
+    const bool upload = order.contains("upload");
+    ScopedMessage sm;
+    sm.source = coordinator;
+    sm.tree = push_is_bundle(order, files);
+    sm.name = sm.tree ? landing_dir(dest_dir) : landing_name(dest_dir, fs::path(files[0]).filename().string());
+    if (upload) {
+        const UploadSpec u = upload_from_json(order.at("upload"));
+        sm.size = u.size;
+        sm.sha = u.sha;
+    }
+    const Destinations d = push_destinations(order, *net, net->id(coordinator), upload, [](const std::string&) {});
+    sm.dests = names(d.ids);
+    scope.messages.push_back(std::move(sm));
+    return scope;
 }
 
 }  // namespace hetcast

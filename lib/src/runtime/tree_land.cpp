@@ -72,7 +72,10 @@ struct Lander {
                 ::syncfs(*sink->descriptor());
             }
         }
-        for (auto& [e, sink] : carved) {
+        for (auto& item : carved) {
+            // Not a structured binding: clang 14 (scripts/fuzz) cannot capture those.
+            const auto& e = item.first;
+            auto& sink = item.second;
             attempt(*e, [&] {
                 sink->land(false);
                 parents.insert(rel(e->path).parent_path().string());

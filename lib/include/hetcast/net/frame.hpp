@@ -11,7 +11,7 @@
 namespace hetcast::net {
 
 inline constexpr std::uint32_t frame_magic = 0x48435354;  // "HCST"
-inline constexpr std::uint8_t protocol_version = 1;
+inline constexpr std::uint8_t protocol_version = 2;
 inline constexpr std::size_t header_size = 24;
 
 enum class FrameType : std::uint8_t {

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hetcast/net/identity.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/order_scope.hpp"
 
 namespace hetcast {
 
@@ -41,6 +43,35 @@ inline constexpr std::int64_t order_lifetime = 24 * 3600;
 /// order of this cluster for that name and time (at any age: revocations are history).
 /// Throws InputError.
 void check_revocation(const net::Revocation& r, std::string_view ca_pem);
+
+/// A member's own join request, signed with its identity, so that the members a seed
+/// passes the new member list on to can check who asked (addressed to nobody: the joiner
+/// does not know the seed's name before it connects).
+[[nodiscard]] nlohmann::json sign_join(const net::Identity& id, nlohmann::json request, std::int64_t now);
+
+/// The member a signed join request (sign_join) comes from: signed by a member identity of
+/// this cluster, not revoked, naming itself (`name`), at most order_lifetime old. Throws
+/// InputError.
+[[nodiscard]] net::PeerIdentity check_join(const nlohmann::json& request, std::string_view ca_pem,
+                                           const std::vector<net::Revocation>& revoked, std::int64_t now);
+
+/// Whether the member list or map a member passes on (set_members, set_map) is backed by
+/// `order`: an operator's probe, leave or join given to `sender`, or a member's own join
+/// (check_join). For a member list, `members` must follow from it: a leave's member is
+/// gone, a join's member is there at the address it asked for, and of `current` (this
+/// member's list) nobody else is missing. Returns the order's command. Throws InputError.
+std::string check_membership_order(const nlohmann::json& order, std::string_view ca_pem,
+                                   const std::vector<net::Revocation>& revoked, const std::string& sender,
+                                   std::int64_t now, const std::vector<Member>* current = nullptr,
+                                   const std::vector<Member>* members = nullptr);
+
+/// Whether participant `me` may take `plan`: its order (JobPlan::order) is an operator's
+/// push order given to the plan's coordinator (check_order), and the plan stays inside the
+/// order's scope (`scope_of`): the same messages (source, origin, landing name, bundle or
+/// not, size and digest where the order gives them), destinations among the order's, and a
+/// part for `me` (a destination or a task). Throws InputError saying what does not match.
+void check_plan_order(const JobPlan& plan, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
+                      const OrderScopeFn& scope_of, const std::string& me, std::int64_t now);
 
 /// Whether the order (a checked push request) has `member` read `path`: a pattern entry
 /// with `source: member` and `file: path`.

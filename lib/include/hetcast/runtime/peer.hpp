@@ -24,6 +24,7 @@
 #include "hetcast/model/network.hpp"
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/order_scope.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/stats.hpp"
 #include "hetcast/runtime/tree.hpp"
@@ -83,6 +84,14 @@ struct PeerConfig {
     /// Whether a buffer (a message without a file name) may be delivered here. A daemon
     /// keeps files only: it refuses a plan that makes it a buffer's destination.
     bool accept_buffers = true;
+    /// Jobs only under an operator's order (docs/security.md, "Operator's orders"). Set:
+    /// a job plan is taken only when it carries an order that check_plan_order() accepts
+    /// (this cluster's operator, not revoked, fresh, given to the plan's coordinator, a push
+    /// whose scope, read by this function, covers the plan); any other plan is refused,
+    /// logged, and its connection closed, so that its start and data find no job. Unset:
+    /// any member may plan jobs here (embedded use, a cluster without an operator). A
+    /// daemon always sets it.
+    OrderScopeFn order_scope;
     LogFn log;  ///< none: silent (hetcast/log.hpp)
     /// Fault injection, for tests: sees (job, message, offset, bytes) of every data frame of
     /// a cut-through message as it arrives (and of every piece fetched again), and may
