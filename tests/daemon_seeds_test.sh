@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A daemon starts alone: with its seeds down it listens, answers status, says once per try
-# that no seed answers, and joins when a seed comes up later. The shipped conf/hetcastd.yaml
+# that no seed answers, is refused by the seed while no member knows it, and joins once the
+# operator orders it (hetcast join) after the seed came up. The shipped conf/hetcastd.yaml
 # (its folders moved under a temporary one, its seed a name that does not resolve here)
 # starts as shipped.
 #   usage: daemon_seeds_test.sh HETCASTD HETCAST SOURCE_DIR
@@ -40,11 +41,14 @@ step "seed down: 'late' listens, answers status, and says it will try again"
 # --- the seed comes up: it joins -------------------------------------------------------------
 start "$c" a
 start "$c" b
+for _ in $(seq 300); do grep -q "'late' is not a member of this cluster" "$tmp/late.log" && break; sleep 0.1; done
+grep -q "'late' is not a member of this cluster" "$tmp/late.log" || fail "'late' was not refused on its own: $(cat "$tmp/late.log")"
+"$hetcast" join late "127.0.0.1:$late_port" --config "$c/a.yaml" > "$tmp/join.out" 2>&1 || fail "hetcast join late: $(cat "$tmp/join.out")"
 for _ in $(seq 300); do grep -q "joined the cluster through 'a'" "$tmp/late.log" && break; sleep 0.1; done
 grep -q "joined the cluster through 'a'" "$tmp/late.log" || fail "'late' did not join within 30 s of 'a' coming up"
 "$hetcast" status --config "$c/a.yaml" > "$tmp/status.out" || fail "status from a: $(cat "$tmp/status.out")"
 grep -q "3 of 3 up" "$tmp/status.out" && grep -q "late" "$tmp/status.out" || fail "a does not list 'late': $(cat "$tmp/status.out")"
-step "'a' up later: 'late' joined through it; a lists 3 of 3 up"
+step "'a' up later: 'late' refused until the operator joined it through 'a'; a lists 3 of 3 up"
 stop late
 
 # --- the shipped example config ----------------------------------------------------------------

@@ -442,7 +442,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         } else {
             name = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
             while (name.size() > 1 && name.back() == '/') name.pop_back();
-            if (name != ".") (void)confine("/", name);
+            check_landing("/", name, entries);
         }
         std::optional<Upload::Landing> landing;
         if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
@@ -498,7 +498,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         }
         std::string landing = dest_dir.empty() ? std::string(".") : fs::path(dest_dir).lexically_normal().string();
         while (landing.size() > 1 && landing.back() == '/') landing.pop_back();
-        if (landing != ".") (void)confine("/", landing);
+        check_landing("/", landing, tree->entries());
         input = JobInput(tree, landing);
         input.tree = tree->entries();
         if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
