@@ -339,19 +339,23 @@ Identity parse_identity(std::string_view pem, std::string_view origin) {
     Key k = parse_key(key, origin);
     Identity id;
     id.key_pem = key;
+    std::vector<std::string> cas;
     for (const auto& pem_text : certs) {
         Cert c = parse_cert(pem_text, origin);
-        if (X509_check_private_key(c.get(), k.get()) == 1) {
-            if (!id.cert_pem.empty()) throw InputError(std::string(origin) + ": the private key belongs to two certificates");
+        if (X509_check_private_key(c.get(), k.get()) == 1 && id.cert_pem.empty()) {
             id.cert_pem = pem_text;
         } else {
-            if (X509_check_ca(c.get()) == 0) throw InputError(std::string(origin) + ": a certificate that is no CA's and not its own");
-            id.ca_pem += pem_text;
+            cas.push_back(pem_text);
         }
         ERR_clear_error();
     }
-    if (id.cert_pem.empty() || id.ca_pem.empty()) {
+    if (id.cert_pem.empty() || cas.empty()) {
         throw InputError(std::string(origin) + ": the private key belongs to neither certificate, or to both");
+    }
+    for (const auto& pem_text : cas) {
+        Cert c = parse_cert(pem_text, origin);
+        if (X509_check_ca(c.get()) == 0) throw InputError(std::string(origin) + ": a certificate that is no CA's and not its own");
+        id.ca_pem += pem_text;
     }
     Cert own = parse_cert(id.cert_pem, origin);
     if (!issued_by_any(own.get(), id.ca_pem)) throw InputError(std::string(origin) + ": its certificate was not issued by the CA in it");
