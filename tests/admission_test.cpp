@@ -296,7 +296,7 @@ TEST_CASE("expiry: an expired identity is refused by a daemon, and a daemon does
                          doctest::Contains("its certificate has expired"), InputError);
 }
 
-TEST_CASE("rotation: with the old and the new CA trusted, identities of either connect and sign orders; one CA alone refuses the other's") {
+TEST_CASE("rotation: with the old and the new CA trusted, identities of either connect and sign orders, one CA alone refuses the other's") {
     const net::ClusterCa& old_ca = test::cluster_ca();
     const net::ClusterCa new_ca = net::ClusterCa::create("rotated");
     const auto both = [&](net::Identity id) {

@@ -36,9 +36,11 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
         std::lock_guard lock(limits_mu);
         if (serving.count(c.get())) return true;
     }
+    // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
+    // connection whose state cannot be seen now counts as busy, and is looked at again later.
     {
-        std::lock_guard lock(bulk_mu);
-        if (bulk_in.count(c.get()) || bulk_out.count(c.get())) return true;
+        std::unique_lock lock(bulk_mu, std::try_to_lock);
+        if (!lock || bulk_in.count(c.get()) || bulk_out.count(c.get())) return true;
     }
     std::vector<std::shared_ptr<Coord>> ks;
     {
@@ -54,8 +56,8 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
         for (const auto& [id, k] : coords) ks.push_back(k);
     }
     return std::any_of(ks.begin(), ks.end(), [&](const std::shared_ptr<Coord>& k) {
-        std::lock_guard lock(k->mu);
-        return k->nodes.count(c->peer()) > 0;
+        std::unique_lock lock(k->mu, std::try_to_lock);
+        return !lock || k->nodes.count(c->peer()) > 0;
     });
 }
 
