@@ -18,7 +18,7 @@ source "$(dirname "$0")/daemons.sh"
 new_ca "$tmp/keys"
 c=$tmp/c
 cluster "$c" "$tmp/keys" "" a b
-"$hetcast" keys issue late --dir "$tmp/keys" > /dev/null || fail "keys issue late"
+"$hetcast" keys issue late --dir "$tmp/keys" --days 10 > /dev/null || fail "keys issue late"
 read -r late_port < <(free_ports 1)
 cat > "$c/late.yaml" <<END
 name: late
@@ -49,6 +49,10 @@ grep -q "joined the cluster through 'a'" "$tmp/late.log" || fail "'late' did not
 "$hetcast" status --config "$c/a.yaml" > "$tmp/status.out" || fail "status from a: $(cat "$tmp/status.out")"
 grep -q "3 of 3 up" "$tmp/status.out" && grep -q "late" "$tmp/status.out" || fail "a does not list 'late': $(cat "$tmp/status.out")"
 step "'a' up later: 'late' refused until the operator joined it through 'a'; a lists 3 of 3 up"
+grep -q "warning: the certificate of 'late' expires in 9 days" "$tmp/status.out" || fail "no expiry warning in status: $(cat "$tmp/status.out")"
+grep -q "its certificate expires in 9 days" "$tmp/late.log" || fail "no expiry warning in late's log: $(cat "$tmp/late.log")"
+"$hetcast" keys show "$tmp/keys/late.pem" | grep -q "^expires .* (in 9 days)" || fail "keys show: $("$hetcast" keys show "$tmp/keys/late.pem")"
+step "an identity issued for 10 days: status, the daemon's log and keys show say it expires in 9 days"
 stop late
 
 # --- the shipped example config ----------------------------------------------------------------

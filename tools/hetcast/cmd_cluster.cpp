@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -207,6 +208,15 @@ int cmd_status(const std::vector<std::string>& args) {
     }
     if (members.empty() && !vm.count("nodes") && !vm.count("exclude")) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
+    const auto now = static_cast<std::int64_t>(std::time(nullptr));
+    for (const auto& m : members) {
+        if (!m.contains("expires") || !m["expires"].is_number_integer()) continue;
+        const std::int64_t left = m["expires"].get<std::int64_t>() - now;
+        if (left >= 30 * 86400) continue;
+        std::cout << "warning: the certificate of '" << str(m, "name", "?") << "' "
+                  << (left <= 0 ? std::string("has expired") : "expires in " + std::to_string(left / 86400) + " days")
+                  << " (hetcast keys issue " << str(m, "name", "?") << " --force, then restart its daemon)\n";
+    }
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {
         std::cout << "map: measured " << human_age(age->get<double>()) << " ago";

@@ -274,7 +274,8 @@ json Service::Impl::hello() const {
             {"version", version()},
             {"piece", cfg.piece},  // what an upload is cut into (0: by size)
             {"send_overhead", {send.fixed, send.per_byte}},
-            {"recv_overhead", {recv.fixed, recv.per_byte}}};
+            {"recv_overhead", {recv.fixed, recv.per_byte}},
+            {"expires", net::describe(peer->identity()).expires}};
 }
 
 json Service::Impl::status(bool hellos) {
@@ -292,12 +293,14 @@ json Service::Impl::status(bool hellos) {
         if (m.name == cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
+            row["expires"] = net::describe(peer->identity()).expires;
         } else if (hellos) {
             const json& a = answers.responses[next];
             const std::string& error = answers.errors[next++];
             row["up"] = error.empty();
             if (error.empty()) {
                 row["version"] = a.is_object() ? get_or<std::string>(a, "version", "?") : "?";
+                if (a.is_object() && a.contains("expires") && a["expires"].is_number_integer()) row["expires"] = a["expires"];
             } else {
                 row["error"] = error;
             }
