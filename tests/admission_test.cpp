@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/network.hpp"
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/client.hpp"
 #include "hetcast/runtime/config.hpp"
@@ -324,4 +325,37 @@ TEST_CASE("rotation: with the old and the new CA trusted, identities of either c
     net::Identity leaf = old_ca.issue("m3", net::Role::member);
     leaf.ca_pem += old_ca.issue("m4", net::Role::member).cert_pem;
     CHECK_THROWS_WITH_AS((void)net::parse_identity(net::identity_pem(leaf), "f"), doctest::Contains("no CA's"), InputError);
+}
+
+TEST_CASE("rotation: during the overlap a push crosses members on the old and the new CA, relays included") {
+    TempDir dir;
+    const net::ClusterCa new_ca = net::ClusterCa::create("rotated-push");
+    const std::size_t n = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("r" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n, 1e-4)), bw(n, std::vector<double>(n, 1e8));
+    const Network map = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::vector<Member> members;
+    for (std::size_t i = 0; i < n; ++i) {
+        PeerConfig c;
+        c.name = names[i];
+        // Members 0 and 2 still hold the old CA's certificate, 1 and 3 the new one's; all trust both.
+        c.identity = i % 2 == 0 ? test::cluster_ca().issue(c.name, net::Role::member) : new_ca.issue(c.name, net::Role::member);
+        c.identity.ca_pem = test::cluster_ca().cert_pem() + new_ca.cert_pem();
+        c.dest_root = dir.path / c.name;
+        nodes.push_back(std::make_unique<Node>(c));
+        nodes.back()->start();
+        members.push_back({c.name, "127.0.0.1", nodes.back()->port()});
+    }
+    for (auto& node : nodes) node->join(members, map);
+    auto bytes = std::make_shared<std::vector<std::byte>>(std::size_t{4} << 20, std::byte{7});
+    const JobReport r = nodes[1]->broadcast(bytes);
+    CHECK_MESSAGE(r.ok(), r.outcomes.size());
+    for (std::size_t i : {0u, 2u, 3u}) {
+        const auto d = nodes[i]->receive(std::chrono::seconds(10));
+        REQUIRE(d);
+        CHECK(*d->bytes == *bytes);
+    }
+    for (auto& node : nodes) node->stop();
 }
