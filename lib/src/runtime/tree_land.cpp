@@ -72,10 +72,11 @@ struct Lander {
                 ::syncfs(*sink->descriptor());
             }
         }
-        for (auto& [e, sink] : carved) {
-            attempt(*e, [&] {
-                sink->land(false);
-                parents.insert(rel(e->path).parent_path().string());
+        // Not a structured binding: clang 14 (scripts/fuzz) cannot capture one in a lambda.
+        for (auto& c : carved) {
+            attempt(*c.first, [&] {
+                c.second->land(false);
+                parents.insert(rel(c.first->path).parent_path().string());
             });
         }
         carved.clear();  // closes the descriptors
