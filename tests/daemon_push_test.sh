@@ -181,6 +181,27 @@ for n in "${names[@]}"; do [[ ! -e $c/$n/x ]] || fail "$c/$n/x exists"; done
 [[ ! -e /tmp/hetcast-escape-$$ ]] || fail "an absolute --dest was written"
 step "--dest ../x, ../../x, sub/../../x, /abs and a pattern with ../x: refused, nothing written"
 
+# (b2) paths the kernel would refuse: a --dest over PATH_MAX or with a name over NAME_MAX is
+# refused by the command, one line, exit 2; a tree whose landing directory fits but one of
+# whose entries would not (push -r) is refused by the daemon before anything moves.
+long=$(printf 'd%.0s' $(seq 5019))
+name300=$(printf 'n%.0s' $(seq 300))
+mkdir -p "$tmp/deep/$(printf 'e%.0s' $(seq 200))"
+echo hi > "$tmp/deep/$(printf 'e%.0s' $(seq 200))/f"
+d4000=$(for _ in $(seq 20); do printf 'x%.0s' $(seq 199); printf /; done)
+before=$(listing "$c")
+for args in "$tmp/payload.bin --dest $long|5019 bytes, over PATH_MAX" "$tmp/payload.bin --dest a/$name300/b|name of 300 bytes" \
+            "-r $tmp/deep --dest $d4000|bytes, over PATH_MAX"; do
+    want=${args#*|}
+    rc=0
+    # shellcheck disable=SC2086
+    "$hetcast" push ${args%%|*} --config "$c/n0.yaml" --all > "$tmp/long.out" 2> "$tmp/long.err" || rc=$?
+    [[ $rc -eq 2 && $(wc -l < "$tmp/long.err") -eq 1 ]] || fail "push ${args:0:60}...: status $rc: $(head -c 400 "$tmp/long.err")"
+    grep -q "$want" "$tmp/long.err" || fail "push ${args:0:60}...: unclear error: $(head -c 400 "$tmp/long.err")"
+done
+[[ "$(listing "$c")" == "$before" ]] || fail "a refused long path changed files: $(diff <(echo "$before") <(listing "$c") | head -c 400)"
+step "--dest of 5019 bytes, a name of 300 bytes, push -r with dest + entry over 4095 bytes: refused (exit 2, one line), nothing written"
+
 # (d) a daemon whose identity another CA issued (another `hetcast keys init`): the TLS
 # handshake of its join fails, it says so naming the certificate, the cluster keeps serving.
 "$hetcast" keys init --dir "$tmp/other-keys" > /dev/null || fail "keys init of a second CA failed"

@@ -391,8 +391,9 @@ grep -qi "in use" "$tmp/bind.err" && ! grep -q "state directory" "$tmp/bind.err"
     fail "a port in use: not the port's error: $(cat "$tmp/bind.err")"
 step "port in use refused: $(cat "$tmp/bind.err")"
 
-# join: a fifth daemon started with --join n1's address (no cluster file of its own) gets
-# the member list and the map from n1; every member learns it; the map gains its row and
+# join: a fifth daemon started with --join n1's address (no cluster file of its own) is
+# refused while no member knows it; the operator's 'hetcast join' adds it: it gets the
+# member list and the map from n1; every member learns it; the map gains its row and
 # column; the next push from n0 to --all reaches it.
 port4=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$tmp/n4"
@@ -407,6 +408,11 @@ stall_timeout: 20
 EOF
 "$hetcastd" --config "$tmp/n4.yaml" --join "127.0.0.1:${ports[1]}" 2> "$tmp/n4.log" &
 pids+=($!)
+for _ in $(seq 100); do grep -q "cannot join through any seed yet" "$tmp/n4.log" && break; sleep 0.1; done
+grep -q "cannot join through any seed yet (.*'n4' is not a member of this cluster" "$tmp/n4.log" ||
+    fail "n4 joined on its own, without the operator's order: $(cat "$tmp/n4.log")"
+"$hetcast" join n4 "127.0.0.1:$port4" --config "$tmp/n0.yaml" --from n1 > "$tmp/join.out" 2>&1 ||
+    fail "hetcast join n4: $(cat "$tmp/join.out")"
 joined=no
 for _ in $(seq 200); do
     kill -0 "${pids[4]}" 2>/dev/null || fail "hetcastd n4 exited: $(cat "$tmp/n4.log")"
@@ -430,7 +436,7 @@ rc=0
 "$hetcast" status --config "$tmp/n0.yaml" --from 'n[1-2]' > /dev/null 2> "$tmp/from.err" || rc=$?
 [[ $rc -eq 2 && $(wc -l < "$tmp/from.err") -eq 1 ]] && grep -q "names 2 members (n\[1-2\]): give one" "$tmp/from.err" ||
     fail "--from 'n[1-2]': status $rc: $(cat "$tmp/from.err")"
-step "join: n4 joined through n1, 5 members and a 5-node map everywhere, the next push reached it; --from n4 reaches it"
+step "join: n4 refused on its own, joined by the operator through n1, 5 members and a 5-node map everywhere, the next push reached it; --from n4 reaches it"
 
 # A member that is connected but does not answer (SIGSTOP) is down after n0's down_after
 # (0.5 s; the default is 2 s): status from n0 says so without waiting longer.

@@ -78,7 +78,7 @@ TEST_CASE("identity: a damaged file never passes, whichever byte is changed") {
 }
 
 TEST_CASE("identity: a revocation covers certificates issued up to its time, not later ones") {
-    PeerIdentity p{"n3", Role::member, 1000, "AB"};
+    PeerIdentity p{"n3", Role::member, 1000, "AB", 0};
     CHECK(revokes({"n3", 1000, ""}, p));
     CHECK(revokes({"n3", 5000, ""}, p));
     CHECK_FALSE(revokes({"n3", 999, ""}, p));

@@ -316,6 +316,9 @@ TEST_CASE("node: joins a running daemon through it as a seed, the next node to j
     a->join("127.0.0.1", daemon.port());
     CHECK(names_of(a->members()) == std::vector<std::string>{"a", "d0"});
     auto b = embedded("b");
+    // The daemon knows a member now: another one joins by the operator's order.
+    Client op("127.0.0.1", daemon.port(), test::identity("ops", net::Role::operator_));
+    CHECK(op.call({{"cmd", "join"}, {"name", "b"}, {"host", "127.0.0.1"}, {"port", b->port()}}).value("ok", false));
     b->join("127.0.0.1", daemon.port());
     CHECK(names_of(b->members()) == std::vector<std::string>{"a", "b", "d0"});
     // The daemon measured b against a (a answered its ping request) and told a of b.

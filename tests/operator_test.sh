@@ -191,6 +191,22 @@ for n in n1 n2; do [[ ! -e $c/$n/dest/big.bin ]] || fail "$n landed big.bin afte
 grep -q "closed before the upload was in" "$tmp/n0.log" || fail "n0 did not say the upload's connection closed"
 step "an upload stopped half-way (Ctrl-C; the CLI killed): nothing landed, no temporary left at the entry member"
 
+# --- another operator, revoked ------------------------------------------------------------
+"$hetcast" keys issue alice --operator --dir "$tmp/keys" > /dev/null || fail "keys issue alice --operator"
+HETCAST_IDENTITY=$tmp/keys/alice.pem run status
+[[ $rc -eq 0 ]] || fail "status as the operator alice: exit $rc: $err"
+HETCAST_IDENTITY=$tmp/keys/alice.pem run leave --operator alice --yes
+[[ $rc -eq 2 && $err == *"cannot revoke its own identity"* ]] || fail "alice revoking herself: exit $rc: $err"
+run leave --operator alice --yes
+[[ $rc -eq 0 && $out == *"the operator identity 'alice' is revoked"* ]] || fail "leave --operator alice: exit $rc: $out $err"
+for n in n0 n1 n2; do
+    HETCAST_IDENTITY=$tmp/keys/alice.pem run status --from "$n"
+    [[ $rc -eq 3 && $err == *"'alice' was revoked (by another operator)"* ]] || fail "alice after her revocation, at $n: exit $rc: $err"
+done
+run status
+[[ $rc -eq 0 ]] || fail "status as the operator who revoked alice: exit $rc: $err"
+step "leave --operator alice (asked by another operator; not by alice herself): every member refuses alice from then on"
+
 # --- the first member down ----------------------------------------------------------------
 stop n0
 run status

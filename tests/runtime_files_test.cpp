@@ -43,6 +43,29 @@ TEST_CASE("files: destination paths stay under the destination root") {
     }
 }
 
+TEST_CASE("files: a destination path over PATH_MAX or with a name over NAME_MAX is refused, the root counted") {
+    const std::string name255(255, 'n'), name256(256, 'n');
+    CHECK(confine("/srv", "a/" + name255).string().size() == 4 + 1 + 2 + 255);
+    CHECK_THROWS_WITH_AS((void)confine("/srv", "a/" + name256 + "/b"), doctest::Contains("name of 256 bytes"), InputError);
+    // 4095 bytes with the root fit; one more does not, though the relative part alone would.
+    const fs::path root = "/" + std::string(200, 'r');
+    std::string rel;
+    while (rel.size() + 250 < 4095 - 202) rel += std::string(249, 'p') + "/";
+    rel += std::string(4095 - 202 - rel.size(), 'f');
+    CHECK((root / rel).string().size() == 4095);
+    CHECK_NOTHROW((void)confine(root, rel));
+    CHECK_THROWS_WITH_AS((void)confine(root, rel + "g"), doctest::Contains("has 4096 bytes, over PATH_MAX (4096 with its NUL)"),
+                         InputError);
+    CHECK_NOTHROW((void)confine("/", rel + "g"));
+    // The line quotes the path in part only.
+    try {
+        (void)confine("/srv", std::string(5019, 'd'));
+        FAIL("a 5019-byte path was taken");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).size() < 200);
+    }
+}
+
 TEST_CASE("files: a sink lands under its final name only after the checksum matches") {
     TempDir dir;
     std::vector<std::byte> data(300000);

@@ -436,3 +436,19 @@ TEST_CASE("tree: owners are recorded with --preserve-owner and applied by a root
         CHECK(lstat_of(dir.path / "mine" / p).st_uid == 0u);
     }
 }
+
+TEST_CASE("tree: a landing whose entries would pass PATH_MAX under the destination's root is refused before anything moves") {
+    std::vector<TreeEntry> tree(2);
+    tree[0].path = "proj";
+    tree[0].kind = TreeEntry::Kind::dir;
+    tree[1].path = "proj/" + std::string(200, 'e');
+    const std::string landing = std::string(200, 'l') + "/" + std::string(200, 'm');
+    CHECK_NOTHROW(check_landing("/srv", landing, tree));
+    // The same tree under a long root: its deepest entry is over 4095 bytes there.
+    std::string root = "/";
+    while (root.size() < 3700) root += std::string(200, 'r') + "/";
+    CHECK_THROWS_WITH_AS(check_landing(root, landing, tree), doctest::Contains("over PATH_MAX"), InputError);
+    CHECK_THROWS_WITH_AS(check_landing("/srv", "../x", tree), doctest::Contains("leaves the destination root"), InputError);
+    tree[1].path = "proj/" + std::string(256, 'e');
+    CHECK_THROWS_WITH_AS(check_landing("/srv", ".", tree), doctest::Contains("name of 256 bytes"), InputError);
+}

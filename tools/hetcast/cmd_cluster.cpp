@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -207,6 +208,15 @@ int cmd_status(const std::vector<std::string>& args) {
     }
     if (members.empty() && !vm.count("nodes") && !vm.count("exclude")) std::cout << "(no cluster file: only '" << str(a, "name", "?") << "' is known)\n";
     std::cout << up << " of " << members.size() << " up (asked '" << str(a, "name", "?") << "')\n";
+    const auto now = static_cast<std::int64_t>(std::time(nullptr));
+    for (const auto& m : members) {
+        if (!m.contains("expires") || !m["expires"].is_number_integer()) continue;
+        const std::int64_t left = m["expires"].get<std::int64_t>() - now;
+        if (left >= 30 * 86400) continue;
+        std::cout << "warning: the certificate of '" << str(m, "name", "?") << "' "
+                  << (left <= 0 ? std::string("has expired") : "expires in " + std::to_string(left / 86400) + " days")
+                  << " (hetcast keys issue " << str(m, "name", "?") << " --force, then restart its daemon)\n";
+    }
     const auto age = a.find("map_age");
     if (age != a.end() && age->is_number()) {
         std::cout << "map: measured " << human_age(age->get<double>()) << " ago";
@@ -420,6 +430,29 @@ int cmd_map_show(const std::vector<std::string>& args) {
 }  // namespace hetcast::cli
 
 namespace hetcast::cli {
+namespace {
+
+int revoke_operator(Client& client, const std::string& name, bool yes) {
+    if (!yes) {
+        std::cerr << "revoke the operator identity '" << name << "' on every member? [y/N] " << std::flush;
+        std::string answer;
+        std::getline(std::cin, answer);
+        if (answer != "y" && answer != "Y" && answer != "yes") {
+            std::cerr << "nothing changed\n";
+            return 1;
+        }
+    }
+    const json a = client.call({{"cmd", "leave"}, {"name", name}, {"operator", true}});
+    if (!a.value("ok", false) && a.value("not_updated", json::array()).empty()) (void)checked(a, "leave --operator");
+    std::cout << "the operator identity '" << name << "' is revoked\n";
+    if (const auto missed = a.value("not_updated", json::array()); !missed.empty()) {
+        std::cerr << "hetcast leave: not told: " << missed.dump() << " (they learn it with the next member list)\n";
+        return exit_partial;
+    }
+    return 0;
+}
+
+}  // namespace
 
 int cmd_leave(const std::vector<std::string>& args) {
     DaemonOptions d;
@@ -430,9 +463,13 @@ int cmd_leave(const std::vector<std::string>& args) {
         "a member needs a new identity ('hetcast keys issue NAME --force', at least a minute after the\n"
         "leave) and joins again ('hetcastd --join HOST:PORT' or seeds:); also take it out of the\n"
         "cluster file, or that file's next edit brings it back in the member list.\n"
-        "Asks for confirmation on a terminal; scripts pass --yes.\n\n"
-        "  hetcast leave NODESET [--yes] [--config FILE] [--from NODE]   (a name, 'ws[05-07]', @group, ...)\n\noptions");
-    opts.add_options()("help,h", "show this help")("yes,y", "do not ask for confirmation (scripts)");
+        "Asks for confirmation on a terminal; scripts pass --yes.\n"
+        "With --operator, NAME is an operator's identity: every member refuses it and the orders it\n"
+        "signed from then on. Another operator's identity must ask (keys issue NAME --operator).\n\n"
+        "  hetcast leave NODESET [--yes] [--config FILE] [--from NODE]   (a name, 'ws[05-07]', @group, ...)\n"
+        "  hetcast leave --operator NAME [--yes] [--config FILE] [--from NODE]\n\noptions");
+    opts.add_options()("help,h", "show this help")("yes,y", "do not ask for confirmation (scripts)")(
+        "operator", "NAME is an operator identity to revoke, not a member");
     add_daemon_options(opts, d);
     po::variables_map vm;
     if (parse_options_with(args, opts, "name", name, vm)) return 0;
@@ -442,6 +479,7 @@ int cmd_leave(const std::vector<std::string>& args) {
         throw InputError("leave revokes identities: confirm with --yes when not on a terminal");
     }
     const auto client = connect_daemon(d);
+    if (vm.count("operator")) return revoke_operator(*client, name, yes);
     // Every name is checked before any member leaves.
     const json a = checked(client->call({{"cmd", "status"}, {"hellos", false}}), "status");
     std::vector<std::string> members;

@@ -28,10 +28,11 @@ constexpr const char* keys_usage =
     "\n"
     "  init  [--dir DIR] [--cluster NAME] [--operator NAME]\n"
     "        make the cluster's CA (DIR/ca.pem) and the operator's identity (DIR/operator.pem)\n"
-    "  issue NAME [--dir DIR] [--operator] [-o FILE] [--force]\n"
-    "        issue an identity for member NAME (or an operator) signed by DIR/ca.pem: DIR/NAME.pem\n"
+    "  issue NAME [--dir DIR] [--operator] [--days N] [--also-trust CA.pem] [-o FILE] [--force]\n"
+    "        issue an identity for member NAME (or an operator) signed by DIR/ca.pem: DIR/NAME.pem,\n"
+    "        valid for 825 days (--days); --also-trust adds another CA it trusts (a CA rotation)\n"
     "  show  FILE\n"
-    "        print who an identity file names, its role and when it was issued\n"
+    "        print who an identity file names, its role, when it was issued and when it expires\n"
     "\n"
     "DIR defaults to $HETCAST_KEYS, else $XDG_CONFIG_HOME/hetcast (~/.config/hetcast). Every file is written 0600 and\n"
     "never over an existing one unless --force. ca.pem stays with the operator; a member gets\n"
@@ -102,10 +103,15 @@ int keys_init(const std::vector<std::string>& args) {
 
 int keys_issue(const std::vector<std::string>& args) {
     std::string dir, name, out;
+    int days = net::ClusterCa::default_days;
+    std::vector<std::string> also;
     po::options_description opts("hetcast keys issue NAME");
     opts.add_options()("help,h", "this help")("dir", po::value(&dir), "where ca.pem is")(
         "operator", "an operator's identity instead of a member's")("output,o", po::value(&out),
                                                                      "the file to write (default: DIR/NAME.pem)")(
+        "days", po::value(&days)->default_value(days), "how long it is valid, from a minute ago")(
+        "also-trust", po::value(&also)->composing(),
+        "also trust the CA of this file (the other CA's ca.pem, or an identity it issued), during a CA rotation; repeatable")(
         "force", "replace an existing file");
     po::variables_map vm;
     if (parse_options_with(args, opts, "name", name, vm)) return 0;
@@ -113,10 +119,15 @@ int keys_issue(const std::vector<std::string>& args) {
     const fs::path d = dir.empty() ? default_dir() : dir;
     const auto ca = load_ca(d);
     const auto role = vm.count("operator") ? net::Role::operator_ : net::Role::member;
-    const auto id = ca.issue(name, role);
+    if (days < 1 || days > 36500) throw InputError("--days: 1 to 36500, not " + std::to_string(days));
+    auto id = ca.issue(name, role, days);
+    for (const auto& f : also) id.ca_pem += net::ca_certificates(read_file(f), f);
     const fs::path file = out.empty() ? d / (name + ".pem") : fs::path(out);
-    write_private(file, net::identity_pem(id), vm.count("force") != 0);
-    std::cout << "issued " << net::to_string(role) << " '" << name << "': " << file.string() << "\n";
+    const std::string text = net::identity_pem(id);
+    (void)net::parse_identity(text, file.string());  // at most max_trusted_cas, each a CA
+    write_private(file, text, vm.count("force") != 0);
+    std::cout << "issued " << net::to_string(role) << " '" << name << "': " << file.string() << " (valid for " << days
+              << " days" << (also.empty() ? "" : ", trusting " + std::to_string(also.size() + 1) + " CAs") << ")\n";
     return 0;
 }
 
@@ -129,10 +140,15 @@ int keys_show(const std::vector<std::string>& args) {
     if (file.empty()) throw InputError("show: which file?");
     const net::Identity id = read_identity(file);
     const net::PeerIdentity p = net::describe(id);
-    const std::time_t t = p.issued;
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    std::cout << "name    " << p.name << "\nrole    " << net::to_string(p.role) << "\nissued  " << when
+    const auto utc = [](std::time_t t) {
+        char when[32];
+        std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+        return std::string(when);
+    };
+    const std::time_t now = std::time(nullptr);
+    std::cout << "name    " << p.name << "\nrole    " << net::to_string(p.role) << "\nissued  " << utc(p.issued)
+              << "\nexpires " << utc(p.expires)
+              << (p.expires <= now ? " (expired)" : " (in " + std::to_string((p.expires - now) / 86400) + " days)")
               << "\nserial  " << p.serial << "\n";
     return 0;
 }

@@ -25,6 +25,7 @@
 #include "hetcast/report/json_output.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/byte_text.hpp"
+#include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/upload.hpp"
@@ -324,6 +325,7 @@ int cmd_push(const std::vector<std::string>& args) {
         std::cout << opts;
         return 0;
     }
+    if (!dest.empty()) check_path_limits(dest, "--dest");
     json pattern_text;
     // `@NAME` in --to or --exclude: the cluster file's groups go with the request.
     const NodeGroups groups = (to + exclude).find('@') != std::string::npos ? cluster_groups(daemon) : NodeGroups{};

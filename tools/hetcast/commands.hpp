@@ -22,6 +22,7 @@ int cmd_push(const std::vector<std::string>& args);    // cmd_push.cpp
 int cmd_probe(const std::vector<std::string>& args);   // cmd_cluster.cpp
 int cmd_status(const std::vector<std::string>& args);  // cmd_cluster.cpp
 int cmd_leave(const std::vector<std::string>& args);   // cmd_cluster.cpp
+int cmd_join(const std::vector<std::string>& args);    // cmd_members.cpp
 int cmd_jobs(const std::vector<std::string>& args);    // cmd_jobs.cpp
 int cmd_cancel(const std::vector<std::string>& args);  // cmd_jobs.cpp
 int cmd_wait(const std::vector<std::string>& args);    // cmd_push.cpp

@@ -28,6 +28,7 @@ constexpr const char* usage =
     "  push      push files to the cluster along a planned schedule; report achieved vs predicted\n"
     "  probe     measure every pair of daemons, compute the subnet map (ECO), store it on every daemon\n"
     "  status    list the members, whether each is up, its version, and the map's age\n"
+    "  join      add a running daemon to the cluster (the operator's order; it is measured)\n"
     "  leave     remove a member from the cluster (every daemon's member list and map)\n"
     "  jobs      list the jobs running on every member\n"
     "  cancel    stop a job everywhere (Ctrl-C on push does it too; a second Ctrl-C detaches)\n"
@@ -38,7 +39,7 @@ constexpr const char* usage =
     "'hetcast <command> --help' shows the options of a command.\n";
 
 constexpr std::string_view commands[] = {"plan", "map",  "sweep", "push",   "probe",
-                                         "status", "leave", "jobs", "cancel", "wait", "keys"};
+                                         "status", "join", "leave", "jobs", "cancel", "wait", "keys"};
 
 /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
 /// neighbours cost 1 ("psuh" is 1 from "push").
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
         if (cmd == "push") return hetcast::cli::cmd_push(args);
         if (cmd == "probe") return hetcast::cli::cmd_probe(args);
         if (cmd == "status") return hetcast::cli::cmd_status(args);
+        if (cmd == "join") return hetcast::cli::cmd_join(args);
         if (cmd == "leave") return hetcast::cli::cmd_leave(args);
         if (cmd == "jobs") return hetcast::cli::cmd_jobs(args);
         if (cmd == "cancel") return hetcast::cli::cmd_cancel(args);

@@ -133,7 +133,8 @@ void add_extension(X509* issuer, X509* subject, int nid, const char* value) {
 }
 
 /// A certificate for `key` named `subject`, signed by `signer` (itself when `issuer` is null).
-Cert make_cert(EVP_PKEY* key, const std::string& cn, const char* ou, X509* issuer, EVP_PKEY* signer, int days, bool ca) {
+Cert make_cert(EVP_PKEY* key, const std::string& cn, const char* ou, X509* issuer, EVP_PKEY* signer, int days, bool ca,
+               long back = 60) {
     Cert c(X509_new());
     if (!c) throw Error("out of memory");
     X509_set_version(c.get(), 2);
@@ -144,8 +145,8 @@ Cert make_cert(EVP_PKEY* key, const std::string& cn, const char* ou, X509* issue
     }
     // A minute back, for clocks a little behind the issuer's; revocation (a member's
     // `revoked` entry) compares against this time.
-    X509_gmtime_adj(X509_getm_notBefore(c.get()), -60);
-    X509_gmtime_adj(X509_getm_notAfter(c.get()), static_cast<long>(days) * 86400);
+    X509_gmtime_adj(X509_getm_notBefore(c.get()), -back);
+    X509_gmtime_adj(X509_getm_notAfter(c.get()), static_cast<long>(days) * 86400 - back + 60);
     X509_set_pubkey(c.get(), key);
     X509_NAME* n = X509_get_subject_name(c.get());
     const auto add = [n](const char* field, const std::string& v) {
@@ -172,6 +173,17 @@ bool issued_by(X509* cert, X509* ca) {
     return ca_key && X509_check_issued(ca, cert) == X509_V_OK && X509_verify(cert, ca_key.get()) == 1;
 }
 
+/// Whether one of the CA certificates in `ca_pem` (one, or several during a CA rotation)
+/// issued `cert`.
+bool issued_by_any(X509* cert, std::string_view ca_pem) {
+    for (const auto& b : blocks(ca_pem, "the CA")) {
+        if (b.type != "CERTIFICATE") continue;
+        Cert ca = parse_cert(b.pem, "the CA");
+        if (issued_by(cert, ca.get())) return true;
+    }
+    return false;
+}
+
 PeerIdentity describe_cert(X509* c, std::string_view origin) {
     X509_NAME* n = X509_get_subject_name(c);
     PeerIdentity p;
@@ -184,6 +196,9 @@ PeerIdentity describe_cert(X509* c, std::string_view origin) {
     std::tm tm{};
     if (ASN1_TIME_to_tm(X509_get0_notBefore(c), &tm) != 1) throw InputError(std::string(origin) + ": a bad notBefore");
     p.issued = static_cast<std::int64_t>(timegm(&tm));
+    tm = {};
+    if (ASN1_TIME_to_tm(X509_get0_notAfter(c), &tm) != 1) throw InputError(std::string(origin) + ": a bad notAfter");
+    p.expires = static_cast<std::int64_t>(timegm(&tm));
     Bignum bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(c), nullptr));
     char* hex = bn ? BN_bn2hex(bn.get()) : nullptr;
     if (hex) p.serial = hex;
@@ -211,8 +226,7 @@ std::string sign(const Identity& id, std::string_view data) {
 PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,
                               std::string_view sig_hex, std::int64_t now) {
     Cert c = parse_cert(cert_pem, "the signer's certificate");
-    Cert ca = parse_cert(ca_pem, "the CA");
-    if (!issued_by(c.get(), ca.get())) {
+    if (!issued_by_any(c.get(), ca_pem)) {
         ERR_clear_error();
         throw InputError("the signer's certificate was not issued by this cluster's CA");
     }
@@ -278,13 +292,26 @@ ClusterCa ClusterCa::parse(std::string_view pem, std::string_view origin) {
     return ClusterCa(key, cert);
 }
 
-Identity ClusterCa::issue(std::string_view name, Role role, int days) const {
+Identity ClusterCa::issue(std::string_view name, Role role, int days, long back) const {
     check_identity_name(name);
+    if (days < 1) throw InputError("an identity is valid for a day at least");
     Key ca_key = parse_key(key_pem_, "the CA");
     Cert ca = parse_cert(cert_pem_, "the CA");
     Key k = new_key();
-    Cert c = make_cert(k.get(), std::string(name), to_string(role), ca.get(), ca_key.get(), days, false);
+    Cert c = make_cert(k.get(), std::string(name), to_string(role), ca.get(), ca_key.get(), days, false, back);
     return Identity{key_pem(k.get()), pem_of(c.get()), cert_pem_};
+}
+
+std::string ca_certificates(std::string_view pem, std::string_view origin) {
+    std::string out;
+    for (const auto& b : blocks(pem, origin)) {
+        if (b.type != "CERTIFICATE") continue;
+        Cert c = parse_cert(b.pem, origin);
+        if (X509_check_ca(c.get()) != 0) out += b.pem;
+    }
+    ERR_clear_error();
+    if (out.empty()) throw InputError(std::string(origin) + ": no CA certificate in it");
+    return out;
 }
 
 std::string identity_pem(const Identity& id) { return id.key_pem + id.cert_pem + id.ca_pem; }
@@ -303,25 +330,35 @@ Identity parse_identity(std::string_view pem, std::string_view origin) {
         }
     }
     if (key.empty()) throw InputError(std::string(origin) + ": no private key (an identity file holds a key, its certificate and the CA's)");
-    if (certs.size() != 2) throw InputError(std::string(origin) + ": expected 2 certificates (its own and the CA's), found " + std::to_string(certs.size()));
+    // Its own, and the CA's; during a CA rotation, the old and the new CA's (docs/security.md).
+    if (certs.size() < 2 || certs.size() > 1 + max_trusted_cas) {
+        throw InputError(std::string(origin) + ": expected 2 certificates (its own and the CA's; " +
+                         std::to_string(1 + max_trusted_cas) + " at most during a CA rotation), found " +
+                         std::to_string(certs.size()));
+    }
     Key k = parse_key(key, origin);
     Identity id;
     id.key_pem = key;
+    std::vector<std::string> cas;
     for (const auto& pem_text : certs) {
         Cert c = parse_cert(pem_text, origin);
-        if (X509_check_private_key(c.get(), k.get()) == 1) {
+        if (X509_check_private_key(c.get(), k.get()) == 1 && id.cert_pem.empty()) {
             id.cert_pem = pem_text;
         } else {
-            id.ca_pem = pem_text;
+            cas.push_back(pem_text);
         }
         ERR_clear_error();
     }
-    if (id.cert_pem.empty() || id.ca_pem.empty()) {
+    if (id.cert_pem.empty() || cas.empty()) {
         throw InputError(std::string(origin) + ": the private key belongs to neither certificate, or to both");
     }
+    for (const auto& pem_text : cas) {
+        Cert c = parse_cert(pem_text, origin);
+        if (X509_check_ca(c.get()) == 0) throw InputError(std::string(origin) + ": a certificate that is no CA's and not its own");
+        id.ca_pem += pem_text;
+    }
     Cert own = parse_cert(id.cert_pem, origin);
-    Cert ca = parse_cert(id.ca_pem, origin);
-    if (!issued_by(own.get(), ca.get())) throw InputError(std::string(origin) + ": its certificate was not issued by the CA in it");
+    if (!issued_by_any(own.get(), id.ca_pem)) throw InputError(std::string(origin) + ": its certificate was not issued by the CA in it");
     (void)describe_cert(own.get(), origin);
     return id;
 }

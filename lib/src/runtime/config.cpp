@@ -279,12 +279,22 @@ public:
         }
         if (const auto it = e.find("limits"); it != e.end()) {
             const YAML::Node& m = it->second.value;
-            const Entries l = entries(m, "limits", {"max_message", "max_jobs"});
+            const Entries l = entries(m, "limits", {"max_message", "max_jobs", "idle_timeout", "connections_per_peer",
+                                                    "requests_per_peer"});
             if (const auto j = l.find("max_message"); j != l.end()) {
                 c.max_message = bytes(j->second.value, "limits.max_message");
             }
             if (const auto j = l.find("max_jobs"); j != l.end()) {
                 c.max_jobs = positive_count(j->second.value, "limits.max_jobs");
+            }
+            if (const auto j = l.find("idle_timeout"); j != l.end()) {
+                c.idle_timeout = seconds(j->second.value, "limits.idle_timeout", 0.001, 86400.0 * 365, "0.001 and one year");
+            }
+            if (const auto j = l.find("connections_per_peer"); j != l.end()) {
+                c.connections_per_peer = positive_count(j->second.value, "limits.connections_per_peer");
+            }
+            if (const auto j = l.find("requests_per_peer"); j != l.end()) {
+                c.requests_per_peer = positive_count(j->second.value, "limits.requests_per_peer");
             }
         }
         if (const auto it = e.find("chunk"); it != e.end()) {

@@ -30,7 +30,29 @@ fs::path confine(const fs::path& root, std::string_view relative) {
     const fs::path norm = rel.lexically_normal();
     if (norm.empty() || norm == "." || !norm.has_filename()) throw refuse();
     const fs::path full = root / norm;
+    check_path_limits(full.native(), "destination path");
     return full;
+}
+
+void check_path_limits(std::string_view path, std::string_view what) {
+    // Quoted in part: the line stays readable whatever its length.
+    const auto shown = [](std::string_view s) {
+        return s.size() <= 60 ? std::string(s) : std::string(s.substr(0, 28)) + "..." + std::string(s.substr(s.size() - 28));
+    };
+    if (path.size() > path_max - 1) {
+        throw InputError(std::string(what) + " '" + shown(path) + "' has " + std::to_string(path.size()) +
+                         " bytes, over PATH_MAX (" + std::to_string(path_max) + " with its NUL)");
+    }
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const std::size_t end = std::min(path.find('/', start), path.size());
+        if (end - start > name_max) {
+            throw InputError(std::string(what) + " '" + shown(path) + "' has a name of " + std::to_string(end - start) +
+                             " bytes ('" + shown(path.substr(start, end - start)) + "'), over NAME_MAX (" +
+                             std::to_string(name_max) + ")");
+        }
+        start = end + 1;
+    }
 }
 
 namespace {
@@ -186,7 +208,6 @@ std::string temp_name(const std::string& filename, std::uint64_t tag) {
     const std::string tail = ".hetcast-" + std::to_string(tag) + ".part";
     // NAME_MAX (255 bytes) on every common file system: a long name is shortened, never the
     // tag remove_leftovers() recognises it by.
-    constexpr std::size_t name_max = 255;
     const std::size_t room = name_max - 1 - tail.size();
     return "." + filename.substr(0, room) + tail;
 }

@@ -269,12 +269,21 @@ void Peer::Impl::on_pong(const Frame& f) {
 }
 
 void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
+    // Held by the request's work until it ends: what requests_per_peer counts.
+    const auto held = take_request(c);
     json req = json::parse(net::as_text(f.payload), nullptr, false);
-    Responder respond = [c, seq = f.header.message](const json& j) {
+    Responder respond = [c, seq = f.header.message, held](const json& j) {
         // An answer may quote what a peer sent, cut anywhere: bytes that are not UTF-8
         // become U+FFFD rather than an exception on a worker thread.
         c->send(make_frame(FrameType::response, 0, seq, j.dump(-1, ' ', false, json::error_handler_t::replace)));
     };
+    if (!held) {
+        const std::string why = "busy: '" + c->peer() + "' has " + std::to_string(cfg.requests_per_peer) +
+                                " requests waiting or running on '" + cfg.name + "', the most one peer may have";
+        log(LogLevel::warn, "refused a request from '" + c->peer() + "': " + why);
+        respond({{"ok", false}, {"error", why}});
+        return;
+    }
     if (req.is_discarded() || !req.is_object()) {
         respond({{"error", "a request must be a JSON object"}});
         return;
@@ -365,6 +374,8 @@ void Peer::start() {
     tc.max_frame = max_chunk + 4096;
     tc.timeout = d.cfg.connect_timeout;
     tc.stall = d.cfg.stall_timeout;
+    tc.idle = d.cfg.idle_timeout;
+    tc.connections_per_peer = d.cfg.connections_per_peer;
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) {
@@ -376,6 +387,8 @@ void Peer::start() {
         d.on_open(c);
     };
     cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
+    cb.admit_inbound = [&d](const net::PeerIdentity& who) { return d.admit_inbound(who); };
+    cb.busy = [&d](const ConnectionPtr& c) { return d.busy(c); };
     cb.log = [&d](LogLevel level, const std::string& line) { d.log(level, line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
@@ -571,7 +584,9 @@ std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
     std::lock_guard lock(mu);
     for (const auto& r : revocations) {
         if (net::revokes(r, who)) {
-            return "'" + who.name + "' was revoked (it left the cluster); its identity is no longer accepted";
+            return "'" + who.name + "' was revoked (" +
+                   (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
+                   "); its identity is no longer accepted";
         }
     }
     return {};

@@ -260,6 +260,20 @@ struct Peer::Impl {
     std::vector<net::Revocation> revocations;  ///< under mu
     /// Empty, or why a peer is not admitted (revoked). Called by the transport.
     std::string admit(const net::PeerIdentity& who) const;
+    /// Empty, or why a peer may not connect to this one: a name that is neither a member
+    /// nor an operator. A peer that knows no other member yet (waiting to be joined)
+    /// admits every identity of its CA: it has no list to check against.
+    std::string admit_inbound(const net::PeerIdentity& who) const;
+    // --- limits (peer_limits.cpp) --------------------------------------------------------
+    /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
+    /// counted, when that peer has requests_per_peer already).
+    std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
+    std::mutex limits_mu;
+    std::map<std::string, std::size_t> requests_of;  ///< by peer name; under limits_mu
+    std::map<const net::Connection*, std::size_t> serving;  ///< requests running per connection; under limits_mu
+    /// Whether `c` carries work, so that it is not idle: a request running, a job this peer
+    /// takes part in or coordinates with that member, a lane, a bulk transfer, a call waiting.
+    bool busy(const net::ConnectionPtr& c);
     /// Requests and job set-ups run on two bounded pools, never a thread each: quick ones
     /// (hello, status, ping, member lists, maps, job lists) and slow ones (pushes, probes,
     /// joins, describes that hash a file, job set-ups). A slow request holds its thread

@@ -20,6 +20,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "peer_impl.hpp"
 
 namespace hetcast {
@@ -125,6 +126,7 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
         if (r.keep && m.name.empty() && !cfg.accept_buffers) {
             throw InputError("'" + cfg.name + "' is a daemon: it keeps files, not buffers (send it a named file)");
         }
+        if (r.keep && !m.tree.empty()) check_landing(cfg.dest_root, m.name, m.tree);
         if (!m.name.empty()) {
             // A relay's copy never lands: it is read while held and removed with the job.
             const fs::path target = r.keep ? (m.tree.empty() ? confine(cfg.dest_root, m.name)

@@ -211,11 +211,21 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             }
             return respond(join(req));
         }
-        if (cmd == "leave") return op ? respond(leave(req)) : needs_operator();
+        if (cmd == "leave") {
+            if (!op) return needs_operator();
+            return respond(get_or<bool>(req, "operator", false) ? revoke_operator(req, from.name) : leave(req));
+        }
         if (cmd == "set_members") {
             if (!op && !membership_ordered(from, req, true)) return respond(unordered(cmd));
             if (req.contains("revoked")) add_revocations(revocations_from_json(req["revoked"]));
-            set_members(members_from_json(req.at("members")));
+            std::vector<Member> ms = members_from_json(req.at("members"));
+            const bool names_me = std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; });
+            set_members(std::move(ms));
+            if (names_me) {
+                std::lock_guard lock(seed_mu);
+                if (listed_by.empty()) listed_by = from.name;
+                seed_cv.notify_all();
+            }
             return respond({{"ok", true}});
         }
         respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
@@ -318,7 +328,8 @@ json Service::Impl::hello() const {
             {"version", version()},
             {"piece", cfg.piece},  // what an upload is cut into (0: by size)
             {"send_overhead", {send.fixed, send.per_byte}},
-            {"recv_overhead", {recv.fixed, recv.per_byte}}};
+            {"recv_overhead", {recv.fixed, recv.per_byte}},
+            {"expires", net::describe(peer->identity()).expires}};
 }
 
 json Service::Impl::status(bool hellos) {
@@ -336,12 +347,14 @@ json Service::Impl::status(bool hellos) {
         if (m.name == cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
+            row["expires"] = net::describe(peer->identity()).expires;
         } else if (hellos) {
             const json& a = answers.responses[next];
             const std::string& error = answers.errors[next++];
             row["up"] = error.empty();
             if (error.empty()) {
                 row["version"] = a.is_object() ? get_or<std::string>(a, "version", "?") : "?";
+                if (a.is_object() && a.contains("expires") && a["expires"].is_number_integer()) row["expires"] = a["expires"];
             } else {
                 row["error"] = error;
             }
@@ -389,12 +402,26 @@ Service::Service(DaemonConfig config, LogFn log)
     pc.host = d.cfg.host;
     pc.port = d.cfg.port;
     pc.identity = read_identity(d.cfg.identity_file);
+    {
+        // An expired identity is refused by every member: say so at start, and warn a month ahead.
+        const net::PeerIdentity me = net::describe(pc.identity);
+        const auto now = static_cast<std::int64_t>(std::time(nullptr));
+        const std::string renew = "the operator issues a new one: hetcast keys issue " + me.name + " --force";
+        if (me.expires <= now) throw InputError(d.cfg.identity_file.string() + ": its certificate has expired (" + renew + ")");
+        if (me.expires - now < 30 * 86400) {
+            d.say(LogLevel::warn, d.cfg.identity_file.string() + ": its certificate expires in " +
+                                      std::to_string((me.expires - now) / 86400) + " days (" + renew + ")");
+        }
+    }
     pc.dest_root = d.cfg.dest_root;
     pc.spool = d.cfg.state_dir / "spool";
     pc.chunk = d.cfg.chunk;
     pc.max_message = d.cfg.max_message;
     pc.stall_timeout = d.cfg.stall_timeout;
     pc.max_jobs = d.cfg.max_jobs;
+    pc.idle_timeout = d.cfg.idle_timeout;
+    pc.connections_per_peer = d.cfg.connections_per_peer;
+    pc.requests_per_peer = d.cfg.requests_per_peer;
     pc.umask = d.cfg.umask;
     pc.log = d.log;
     pc.serve_roots = d.cfg.serve_roots;

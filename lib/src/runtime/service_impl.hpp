@@ -162,6 +162,9 @@ struct Service::Impl {
                   const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
     nlohmann::json join(const nlohmann::json& req);
     nlohmann::json leave(const nlohmann::json& req);
+    /// An operator's leave order for another operator (`operator: true`): its identity is
+    /// revoked here and, with the member list, on every member.
+    nlohmann::json revoke_operator(const nlohmann::json& req, const std::string& by);
     /// Empty when joined through a seed, else why the last one failed.
     std::string join_through_seeds();
     /// Runs on `seeder`: join_through_seeds until it works or the service stops, backing off.
@@ -170,6 +173,9 @@ struct Service::Impl {
     std::mutex seed_mu;
     std::condition_variable seed_cv;
     bool seed_stop = false;
+    /// A member that sent a member list naming this daemon (an operator joined it there):
+    /// its seeds need not be asked. Under seed_mu.
+    std::string listed_by;
     void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
     /// Whether a member's set_map (`list`: set_members) carries an order that backs it
     /// (check_membership_order); logs why not.

@@ -195,6 +195,22 @@ json Service::Impl::leave(const json& req) {
             {"error", missed.empty() ? "" : "some members could not be told"}};
 }
 
+json Service::Impl::revoke_operator(const json& req, const std::string& by) {
+    const std::string name = get_or<std::string>(req, "name", "");
+    net::check_identity_name(name);
+    if (name == by) throw InputError("'" + name + "' cannot revoke its own identity: another operator must");
+    const std::vector<Member> ms = current_members();
+    if (std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; })) {
+        throw InputError("'" + name + "' is a member: hetcast leave " + name);
+    }
+    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    say(LogLevel::info, "the operator identity '" + name + "' was revoked by '" + by + "'");
+    const auto missed = distribute(ms, nullptr, req);
+    return {{"ok", missed.empty()}, {"not_updated", missed},
+            {"error", missed.empty() ? "" : "some members could not be told"}};
+}
+
 /// Joins through the first seed that answers; the member list and map come back. Empty
 /// when joined, else why the last seed failed.
 std::string Service::Impl::join_through_seeds() {
@@ -233,7 +249,10 @@ void Service::Impl::keep_joining() {
         say(LogLevel::warn, "cannot join through any seed yet (" + why + "); serving meanwhile, trying again in " +
                                 std::to_string(wait.count()) + " s");
         std::unique_lock lock(seed_mu);
-        if (seed_cv.wait_for(lock, wait, [this] { return seed_stop; })) return;
+        if (seed_cv.wait_for(lock, wait, [this] { return seed_stop || !listed_by.empty(); })) {
+            if (!seed_stop) say(LogLevel::info, "joined the cluster through '" + listed_by + "' (an operator's join)");
+            return;
+        }
         wait = std::min(wait * 2, longest);
     }
 }

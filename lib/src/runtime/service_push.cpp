@@ -458,8 +458,13 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
                              std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
                              " MiB one job carries: push the tree in parts");
         }
-        const std::string name =
-            entries.empty() ? landing_name(dest_dir, fs::path(files[0]).filename().string()) : landing_dir(dest_dir);
+        std::string name;
+        if (entries.empty()) {
+            name = landing_name(dest_dir, fs::path(files[0]).filename().string());
+        } else {
+            name = landing_dir(dest_dir);
+            check_landing("/", name, entries);
+        }
         std::optional<Upload::Landing> landing;
         if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
         upload_piece = u.piece;
@@ -512,7 +517,9 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             throw InputError("push: the files add up to " + std::to_string(tree->size()) + " bytes, over the limit of " +
                              std::to_string(cfg.max_message));
         }
-        input = JobInput(tree, landing_dir(dest_dir));
+        const std::string landing = landing_dir(dest_dir);
+        check_landing("/", landing, tree->entries());
+        input = JobInput(tree, landing);
         input.tree = tree->entries();
         if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
             throw InputError("push: the list of " + std::to_string(input.tree.size()) + " entries takes " +

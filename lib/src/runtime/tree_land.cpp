@@ -218,6 +218,12 @@ std::string land_failures_text(const std::vector<LandFailure>& failed, std::size
     return out;
 }
 
+void check_landing(const fs::path& root, const std::string& landing, const std::vector<TreeEntry>& tree) {
+    const std::string prefix = landing.empty() || landing == "." ? std::string() : landing + "/";
+    if (!prefix.empty()) (void)confine(root, landing);
+    for (const TreeEntry& e : tree) (void)confine(root, prefix + e.path);
+}
+
 fs::path bundle_path(const fs::path& root, const std::string& landing, const net::Digest& sha) {
     const fs::path dir = landing.empty() || landing == "." ? root : confine(root, landing);
     return dir / ("hetcast-bundle-" + net::to_hex(sha).substr(0, 16));

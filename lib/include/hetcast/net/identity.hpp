@@ -7,6 +7,7 @@
 /// the holder's name (CN) and role (OU): a `member` (a daemon or an embedded node, which
 /// takes part in the jobs it is planned into) or an `operator` (who starts pushes and
 /// changes the cluster). Keys are Ed25519; all of it is OpenSSL's libcrypto.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,8 +22,11 @@ enum class Role { member, operator_ };
 struct Identity {
     std::string key_pem;   ///< the holder's private key
     std::string cert_pem;  ///< the holder's certificate, issued by the CA
-    std::string ca_pem;    ///< the cluster CA's certificate: the only one trusted
+    /// The cluster CA's certificate: the only one trusted. During a CA rotation, the old
+    /// and the new CA's, one after the other (at most max_trusted_cas).
+    std::string ca_pem;
 };
+inline constexpr std::size_t max_trusted_cas = 4;
 
 /// What a certificate says about its holder.
 struct PeerIdentity {
@@ -30,6 +34,7 @@ struct PeerIdentity {
     Role role = Role::member;
     std::int64_t issued = 0;  ///< notBefore, seconds since the epoch
     std::string serial;       ///< hex
+    std::int64_t expires = 0;  ///< notAfter, seconds since the epoch
 };
 
 /// The cluster's certificate authority: its key signs identities. It stays with the
@@ -42,9 +47,11 @@ public:
     /// Throws InputError when it holds no CA key and certificate that belong together.
     [[nodiscard]] static ClusterCa parse(std::string_view pem, std::string_view origin);
 
-    /// A new identity for `name` in `role`, valid for `days`. Throws InputError for a name
-    /// that is empty, longer than 64 bytes, or has bytes outside printable ASCII.
-    [[nodiscard]] Identity issue(std::string_view name, Role role, int days = 825) const;
+    /// A new identity for `name` in `role`, valid from `back` seconds ago (clocks a little
+    /// behind) for `days` days. Throws InputError for a name that is empty, longer than 64
+    /// bytes, or has bytes outside printable ASCII, or days < 1.
+    [[nodiscard]] Identity issue(std::string_view name, Role role, int days = default_days, long back = 60) const;
+    static constexpr int default_days = 825;
 
     /// Key and certificate, PEM, for the CA file.
     [[nodiscard]] std::string pem() const { return key_pem_ + cert_pem_; }
@@ -56,11 +63,15 @@ private:
     std::string cert_pem_;
 };
 
+/// The CA certificates in a CA file or an identity file's text (PEM): for another CA to
+/// trust during a rotation. Throws InputError when there is none.
+[[nodiscard]] std::string ca_certificates(std::string_view pem, std::string_view origin);
+
 /// The text of an identity file: key, own certificate, CA certificate.
 [[nodiscard]] std::string identity_pem(const Identity& id);
 
 /// Reads an identity file's text. Checks that the key and certificate belong together and
-/// that the certificate was issued by the CA in the file. Throws InputError("origin: what").
+/// that the certificate was issued by the CA in the file (one of them, during a rotation). Throws InputError("origin: what").
 [[nodiscard]] Identity parse_identity(std::string_view pem, std::string_view origin);
 
 /// What an identity's own certificate says. Throws InputError for one hetcast did not issue.
@@ -85,7 +96,7 @@ struct Revocation {
 [[nodiscard]] std::string sign(const Identity& id, std::string_view data);
 
 /// Checks that `sig_hex` signs `data` with the key of `cert_pem`, a certificate `ca_pem`
-/// issued and whose validity covers `now`; returns what the certificate says. Throws
+/// (or one of the CAs in it) issued and whose validity covers `now`; returns what the certificate says. Throws
 /// InputError saying which check failed.
 [[nodiscard]] PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,
                                             std::string_view sig_hex, std::int64_t now);

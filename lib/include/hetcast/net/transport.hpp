@@ -115,6 +115,13 @@ struct TransportConfig {
     /// emulated pacing does not count. Also the sockets' TCP_USER_TIMEOUT (with TCP
     /// keepalive: probes after 5 s idle, every 1 s, 5 of them). 0: no limit.
     std::chrono::milliseconds stall{10000};
+    /// An authenticated connection on which no byte arrives and none is sent for this long
+    /// is closed ("nothing for 300 s"), unless TransportCallbacks::busy says it carries
+    /// work. 0: never.
+    std::chrono::milliseconds idle{0};
+    /// Connections one peer (by name) may have open that it made to this one; one more is
+    /// refused at its handshake with the reason. 0: no limit.
+    std::size_t connections_per_peer = 0;
 };
 
 struct TransportCallbacks {
@@ -126,6 +133,12 @@ struct TransportCallbacks {
     /// Whether to admit a peer whose certificate the CA issued: empty, or why not (say, it
     /// was revoked). Runs on the I/O thread for every connection, both ends. None: admit.
     std::function<std::string(const PeerIdentity&)> admit;
+    /// Asked too for connections a peer made to this one, after `admit`: whether that name
+    /// may connect at all (one the cluster does not know may not). None: admit.
+    std::function<std::string(const PeerIdentity&)> admit_inbound;
+    /// Whether a connection that has been idle for TransportConfig::idle still carries work
+    /// (a job, a request running): then it stays. Runs on the I/O thread. None: not busy.
+    std::function<bool(const ConnectionPtr&)> busy;
     LogFn log;
 };
 

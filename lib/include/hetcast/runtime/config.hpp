@@ -29,6 +29,13 @@ struct DaemonConfig {
     std::vector<std::filesystem::path> serve_roots;
     std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
     std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
+    /// An authenticated connection on which nothing passes either way for this long, and
+    /// that carries no job or request in progress, is closed.
+    std::chrono::milliseconds idle_timeout{300000};
+    /// Connections one peer (by its certificate's name) may have open to this daemon.
+    std::size_t connections_per_peer = 64;
+    /// Requests of one peer waiting or running here at once; more are refused ("busy").
+    std::size_t requests_per_peer = 64;
     unsigned umask = 022;                   ///< cleared from the source's permission bits on landing
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
     std::uint64_t piece = 0;  ///< bytes per piece of cut-through pushes it coordinates; 0: by size (2 MiB up)

@@ -21,8 +21,17 @@ namespace hetcast {
 
 /// `root / relative`, refusing an empty, absolute or escaping path (any `..` component,
 /// or a result outside root). Throws InputError("destination path '...' leaves the
-/// destination root") before anything is written.
+/// destination root") before anything is written; also for a result over the limits of
+/// check_path_limits.
 [[nodiscard]] std::filesystem::path confine(const std::filesystem::path& root, std::string_view relative);
+
+/// Linux's limits on a path: PATH_MAX bytes with its NUL, NAME_MAX per name.
+inline constexpr std::size_t path_max = 4096;
+inline constexpr std::size_t name_max = 255;
+/// Throws InputError("WHAT '...' has N bytes, over PATH_MAX ...") for a path that the kernel
+/// would refuse (ENAMETOOLONG): longer than path_max - 1 bytes, or a name of it longer
+/// than name_max.
+void check_path_limits(std::string_view path, std::string_view what);
 
 /// `file` if it lies under one of `roots` once every symlink on its way is resolved (a
 /// link inside a root that points out of it does not count). Throws InputError naming the

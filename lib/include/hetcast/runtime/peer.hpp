@@ -64,6 +64,16 @@ struct PeerConfig {
     std::chrono::milliseconds stall_timeout{10000};
     /// Jobs this peer takes part in at once, whoever coordinates them (0: no limit).
     std::size_t max_jobs = 0;
+    /// A connection on which nothing passes either way for this long is closed, unless it
+    /// carries a job this peer takes part in, a lane, a bulk transfer, an upload or a
+    /// request still running (0: never).
+    std::chrono::milliseconds idle_timeout{300000};
+    /// Connections one peer (by name) may have open to this one; one more is refused at
+    /// its handshake (0: no limit).
+    std::size_t connections_per_peer = 64;
+    /// Requests of one peer waiting or running here at once; one more is answered "busy"
+    /// (0: no limit).
+    std::size_t requests_per_peer = 64;
     /// Received files land with the source's permission bits less these (never wider than
     /// the source's, never set-uid, set-gid or sticky).
     unsigned umask = 022;

@@ -130,6 +130,12 @@ struct LandFailure {
                                                  const std::vector<TreeEntry>& tree, int bundle,
                                                  const LandOptions& options);
 
+/// Refuses (InputError, before anything moves) a tree whose landing directory leaves `root`
+/// or one of whose entries would land at a path over PATH_MAX or with a name over NAME_MAX
+/// (files.hpp: check_path_limits). The source checks with root "/", a destination with its
+/// dest_root.
+void check_landing(const std::filesystem::path& root, const std::string& landing, const std::vector<TreeEntry>& tree);
+
 /// One line on what did not land: "2 of 9 entries did not land: 'a/x': why; ...".
 [[nodiscard]] std::string land_failures_text(const std::vector<LandFailure>& failed, std::size_t entries);
 

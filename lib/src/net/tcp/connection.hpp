@@ -93,7 +93,7 @@ public:
     /// otherwise why not (the socket is closed). `expect`: the name the client wants.
     asio::awaitable<std::string> handshake(bool server, std::string expect);
     /// After TLS: who the peer is, and whether this side admits it (empty) or not (why).
-    std::string check_peer(const std::string& expect);
+    std::string check_peer(bool server, const std::string& expect);
     /// The server's verdict after TLS: auth_ok, or an error frame with the reason.
     asio::awaitable<std::string> tell_verdict(const std::string& why);
     asio::awaitable<std::string> await_verdict();
@@ -102,6 +102,10 @@ public:
     asio::awaitable<void> write_loop();
     /// `reset`: no FIN after what the socket holds; a reset that drops it.
     void shutdown(const std::string& why, bool reset = false);
+    /// Closes the connection once nothing has passed on it for config().idle and it
+    /// carries no work (TransportCallbacks::busy); checked again at `at`.
+    void arm_idle(Clock::time_point at);
+    bool inbound() const { return inbound_; }
 
 private:
     void enqueue(Item item) {
@@ -166,6 +170,9 @@ private:
     Clock::time_point next_free_{};
     bool closed_ = false;
     bool closing_ = false;  // an error frame is queued; nothing more is accepted
+    bool inbound_ = false;  ///< the peer dialled this side
+    asio::steady_timer idle_;
+    Clock::time_point sent_at_ = Clock::now();  ///< when the socket last took bytes
 };
 
 /// TLS 1.3 only, this identity's certificate, and the cluster CA as the only trust anchor;
@@ -238,7 +245,14 @@ public:
     }
     void opened(const std::shared_ptr<TcpConnection>& c) {
         connections_.insert(c);
+        if (config_.idle.count() > 0) c->arm_idle(Clock::now() + config_.idle);
         if (cb_.on_open) cb_.on_open(c);
+    }
+    /// Open connections `name` made to this side.
+    std::size_t inbound_from(const std::string& name) const {
+        return static_cast<std::size_t>(std::count_if(connections_.begin(), connections_.end(), [&](const auto& c) {
+            return c->inbound() && c->peer() == name;
+        }));
     }
     void closed(const std::shared_ptr<TcpConnection>& c, const std::string& why) {
         if (connections_.erase(c) && cb_.on_close) cb_.on_close(c, why);

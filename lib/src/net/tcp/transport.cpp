@@ -36,7 +36,7 @@ asio::ssl::context make_tls_context(const TransportConfig& config) {
 
 TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket, asio::ssl::context& tls)
     : owner_(owner), stream_(std::move(socket), tls), wake_(stream_.get_executor()), pace_(stream_.get_executor()),
-      data_(stream_.get_executor()), stall_(stream_.get_executor()) {
+      data_(stream_.get_executor()), stall_(stream_.get_executor()), idle_(stream_.get_executor()) {
     std::error_code ec;
     sock().set_option(tcp::no_delay(true), ec);
     set_liveness_options(sock().native_handle(), owner_.config().stall);
@@ -71,6 +71,23 @@ void TcpConnection::arm_stall() {
     });
 }
 
+void TcpConnection::arm_idle(Clock::time_point at) {
+    idle_.expires_at(at);
+    idle_.async_wait([w = weak_from_this()](std::error_code ec) {
+        const auto self = w.lock();
+        if (!self || ec || self->closed_ || self->closing_) return;
+        const auto idle = self->owner_.config().idle;
+        const auto now = Clock::now();
+        const auto last = std::max({self->received_at(), self->sent_at_, self->progress_});
+        if (now - last < idle) return self->arm_idle(last + idle);
+        const auto& busy = self->owner_.callbacks().busy;
+        if (self->writing_ || !self->queue_.empty() || (busy && busy(self))) return self->arm_idle(now + idle);
+        const std::string why = "nothing for " + duration_text(std::chrono::duration_cast<std::chrono::milliseconds>(idle));
+        self->owner_.log(LogLevel::info, "closing an idle connection with '" + self->peer() + "': " + why);
+        self->close(why);
+    });
+}
+
 std::string TcpConnection::stall_reason() const {
     return "no progress sending for " + duration_text(owner_.config().stall) + ": the peer takes no data";
 }
@@ -90,6 +107,7 @@ asio::awaitable<std::error_code> TcpConnection::write_socket(std::vector<asio::c
     std::error_code ec;
     co_await asio::async_write(stream_, buffers, progress, asio::redirect_error(asio::use_awaitable, ec));
     end_write();
+    sent_at_ = Clock::now();
     co_return ec;
 }
 
@@ -166,12 +184,14 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string e
     if (ec) {
         // The first error OpenSSL queued is often not the reason; a failed verification is.
         const long verify = SSL_get_verify_result(stream_.native_handle());
-        why = verify != X509_V_OK ? std::string("TLS handshake failed: the peer's certificate was not issued by this "
-                                                "cluster's CA (") +
-                                        X509_verify_cert_error_string(verify) + ")"
-                                  : "TLS handshake failed: " + tls_error(ec);
+        const bool dated = verify == X509_V_ERR_CERT_HAS_EXPIRED || verify == X509_V_ERR_CERT_NOT_YET_VALID;
+        why = verify == X509_V_OK ? "TLS handshake failed: " + tls_error(ec)
+              : dated ? std::string("TLS handshake failed: the peer's certificate is not valid now (") +
+                            X509_verify_cert_error_string(verify) + "; the operator issues a new one: hetcast keys issue)"
+                      : std::string("TLS handshake failed: the peer's certificate was not issued by this cluster's CA (") +
+                            X509_verify_cert_error_string(verify) + ")";
     } else {
-        why = check_peer(expect);
+        why = check_peer(server, expect);
         // The client's certificate is checked only after its side of TLS is done: the
         // server says its verdict in a frame, so a refused client hears why.
         if (server) {
@@ -185,7 +205,7 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string e
     co_return why.empty() ? why : refuse(server, why);
 }
 
-std::string TcpConnection::check_peer(const std::string& expect) {
+std::string TcpConnection::check_peer(bool server, const std::string& expect) {
     X509* cert = SSL_get0_peer_certificate(stream_.native_handle());
     if (!cert) return "the peer showed no certificate";
     BIO* bio = BIO_new(BIO_s_mem());
@@ -202,7 +222,17 @@ std::string TcpConnection::check_peer(const std::string& expect) {
     if (!expect.empty() && identity_.name != expect) {
         return "expected '" + expect + "' but the certificate there names '" + identity_.name + "'";
     }
-    if (const auto& admit = owner_.callbacks().admit) return admit(identity_);
+    if (const auto& admit = owner_.callbacks().admit) {
+        if (std::string why = admit(identity_); !why.empty()) return why;
+    }
+    if (!server) return {};
+    inbound_ = true;
+    if (const std::size_t most = owner_.config().connections_per_peer; most > 0) {
+        if (const std::size_t n = owner_.inbound_from(identity_.name); n >= most) {
+            return "'" + identity_.name + "' has " + std::to_string(n) + " connections open here, the most one peer may have";
+        }
+    }
+    if (const auto& inbound = owner_.callbacks().admit_inbound) return inbound(identity_);
     return {};
 }
 

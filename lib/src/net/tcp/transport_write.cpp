@@ -156,6 +156,7 @@ void TcpConnection::shutdown(const std::string& why, bool reset) {
     pace_.cancel();
     data_.cancel();
     stall_.cancel();
+    idle_.cancel();
     for (auto& item : queue_) {
         if (item.done) item.done(asio::error::not_connected);
     }

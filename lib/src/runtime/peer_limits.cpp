@@ -1,0 +1,64 @@
+// Who may connect to a peer and how much one peer may hold of it: names the cluster does
+// not know, requests per peer, and what keeps a connection from being idle.
+#include "peer_impl.hpp"
+
+namespace hetcast {
+using namespace detail;
+
+std::string Peer::Impl::admit_inbound(const net::PeerIdentity& who) const {
+    if (who.role == net::Role::operator_) return {};
+    std::lock_guard lock(mu);
+    if (members.count(who.name)) return {};
+    if (std::none_of(members.begin(), members.end(), [&](const auto& m) { return m.first != cfg.name; })) return {};
+    return "'" + who.name + "' is not a member of this cluster (an operator adds one: hetcast join " + who.name +
+           " HOST:PORT)";
+}
+
+std::shared_ptr<void> Peer::Impl::take_request(const ConnectionPtr& c) {
+    const std::string who = c->peer();
+    const net::Connection* conn = c.get();
+    {
+        std::lock_guard lock(limits_mu);
+        std::size_t& n = requests_of[who];
+        if (cfg.requests_per_peer > 0 && n >= cfg.requests_per_peer) return nullptr;
+        ++n;
+        ++serving[conn];
+    }
+    return std::shared_ptr<void>(static_cast<void*>(this), [this, who, conn](void*) {
+        std::lock_guard lock(limits_mu);
+        if (auto it = requests_of.find(who); it != requests_of.end() && --it->second == 0) requests_of.erase(it);
+        if (auto it = serving.find(conn); it != serving.end() && --it->second == 0) serving.erase(it);
+    });
+}
+
+bool Peer::Impl::busy(const ConnectionPtr& c) {
+    {
+        std::lock_guard lock(limits_mu);
+        if (serving.count(c.get())) return true;
+    }
+    // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
+    // connection whose state cannot be seen now counts as busy, and is looked at again later.
+    {
+        std::unique_lock lock(bulk_mu, std::try_to_lock);
+        if (!lock || bulk_in.count(c.get()) || bulk_out.count(c.get())) return true;
+    }
+    std::vector<std::shared_ptr<Coord>> ks;
+    {
+        std::lock_guard lock(mu);
+        if (lanes.count(c.get()) || !calls.empty() || !pings.empty()) return true;
+        for (const auto& [id, job] : jobs) {
+            if (job->finished) continue;
+            if (job->coordinator == c) return true;
+            for (const auto& m : job->plan.participants) {
+                if (m.name == c->peer()) return true;
+            }
+        }
+        for (const auto& [id, k] : coords) ks.push_back(k);
+    }
+    return std::any_of(ks.begin(), ks.end(), [&](const std::shared_ptr<Coord>& k) {
+        std::unique_lock lock(k->mu, std::try_to_lock);
+        return !lock || k->nodes.count(c->peer()) > 0;
+    });
+}
+
+}  // namespace hetcast
