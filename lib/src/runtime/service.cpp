@@ -128,6 +128,19 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         respond({{"ok", false},
                  {"error", "'" + cmd + "' needs the operator's identity; '" + from.name + "' is a member"}});
     };
+    // Why the request carries no operator's order given to `to` (empty: it does), said in the log.
+    const auto unordered_why = [&](const std::string& to) -> std::string {
+        try {
+            (void)check_order(req, peer->identity().ca_pem, peer->revoked(), to, static_cast<std::int64_t>(std::time(nullptr)));
+            return {};
+        } catch (const InputError& e) {
+            say(LogLevel::warn, "refused '" + cmd + "' from '" + from.name + "': " + e.what());
+            return e.what();
+        }
+    };
+    const auto refuse_unordered = [&](const std::string& why) {
+        respond({{"ok", false}, {"error", "'" + cmd + "' needs the operator's signed order: " + why}});
+    };
     say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
     try {
         if (cmd == "hello") return respond(hello());
@@ -141,13 +154,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
         if (cmd == "probe") {
             if (!op) return needs_operator();
             // The map goes to every member with this order, which each checks.
-            try {
-                (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
-                                  static_cast<std::int64_t>(std::time(nullptr)));
-            } catch (const InputError& e) {
-                say(LogLevel::warn, "refused 'probe' from '" + from.name + "': " + e.what());
-                return respond({{"ok", false}, {"error", "'probe' needs the operator's signed order: " + std::string(e.what())}});
-            }
+            if (const auto why = unordered_why(cfg.name); !why.empty()) return refuse_unordered(why);
             const Heartbeat beats(respond, cfg.heartbeat);
             return respond(probe(req, respond));
         }
@@ -156,13 +163,9 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             if (!op) return needs_operator();
             // Its participants check the order the plan carries; so does the coordinator,
             // which would otherwise plan a job nobody takes.
-            try {
-                (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
-                                  static_cast<std::int64_t>(std::time(nullptr)));
-            } catch (const InputError& e) {
+            if (const auto why = unordered_why(cfg.name); !why.empty()) {
                 ++pushes_refused;
-                say(LogLevel::warn, "refused 'push' from '" + from.name + "': " + e.what());
-                return respond({{"ok", false}, {"error", "'push' needs the operator's signed order: " + std::string(e.what())}});
+                return refuse_unordered(why);
             }
             json answer;
             try {
@@ -182,13 +185,7 @@ void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const
             // A member passes on the operator's order (to look on every member); it was
             // given to that member, and it goes no further from here.
             if (!op) {
-                try {
-                    (void)check_order(req, peer->identity().ca_pem, peer->revoked(), from.name,
-                                      static_cast<std::int64_t>(std::time(nullptr)));
-                } catch (const InputError& e) {
-                    say(LogLevel::warn, "refused 'cancel' from '" + from.name + "': " + e.what());
-                    return respond({{"ok", false}, {"error", "'cancel' needs the operator's order: " + std::string(e.what())}});
-                }
+                if (const auto why = unordered_why(from.name); !why.empty()) return refuse_unordered(why);
             }
             return respond(cancel(req, op));
         }
