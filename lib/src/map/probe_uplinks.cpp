@@ -1,0 +1,113 @@
+// Step 6 of the probe (map/probe.hpp): what limits the flows out of and into each subnet.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "prober.hpp"
+
+namespace hetcast::probing {
+namespace {
+
+/// Uplink runs measure this many times longer than the others, in at most two passes (see measure_uplinks).
+constexpr double uplink_window_scale = 2;
+
+double sum_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+/// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
+/// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
+std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate, std::size_t count) {
+    std::vector<std::vector<NodeId>> lists;
+    for (std::size_t l = 0; l < subs.size(); ++l) {
+        if (l != k) lists.push_back(fastest(subs[l], rate));
+    }
+    std::vector<NodeId> out;
+    for (std::size_t depth = 0; out.size() < count; ++depth) {
+        bool any = false;
+        for (const auto& list : lists) {
+            if (depth < list.size() && out.size() < count) {
+                out.push_back(list[depth]);
+                any = true;
+            }
+        }
+        if (!any) break;
+    }
+    return out;
+}
+
+}  // namespace
+
+// 6. Flows out of and into subnet k at once (they cross its uplink in opposite
+// directions); each aggregate is bounded by the uplink or by the other side.
+void Prober::measure_uplinks(const Subnets& found) {
+    // With two subnets every flow out of one goes into the other: one measurement.
+    for (std::size_t k = 0; k < (found.size() == 2 ? 1 : found.size()); ++k) {
+        if (std::any_of(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; })) continue;
+        const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
+        const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
+        UplinkRun run{found[k], {}, outside_in.size(), {}};
+        for (std::size_t f = 0; f < outside_in.size(); ++f) run.flows.emplace_back(senders[f % senders.size()], outside_in[f]);
+        // Into the subnet, each flow to the host after the one it would have sent to:
+        // no host pair both ways (see design()).
+        for (std::size_t f = 0; f < outside_eg.size(); ++f) {
+            run.flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
+        }
+        // Several flows share one slow link here, each measured over its own window: short
+        // windows let their sum overshoot (a 30 Mbit/s uplink read up to 5% high in 0.3 s
+        // windows, within 1% in windows twice as long). Fewer, longer passes.
+        run.passes = passes({run.flows}, "uplinks", uplink_window_scale, std::min(opt_.repeats, 2))[0];
+        runs_.push_back(std::move(run));
+    }
+    for (std::size_t k = 0; k < found.size(); ++k) {
+        const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; });
+        if (run != runs_.end()) model_.uplink[k] = uplink_of(*run, k, found);
+    }
+    if (found.size() == 2) {
+        model_.uplink[1] = model_.uplink[0];
+        if (std::isfinite(model_.uplink[0])) {
+            out_.notes.push_back("two subnets: only the slower uplink shows (" + mbit(model_.uplink[0]) +
+                                 "); both are given it");
+        }
+    }
+}
+
+/// What a run says of subnet k's uplink, from its flows that still cross it (a partner
+/// may have turned out to be in the same subnet after all: see dissolve()). A flow a pass
+/// could not rate carried nothing the others did not take over: the pass's aggregate
+/// counts the rest, and so does what the NICs would allow them.
+double Prober::uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found) {
+    const auto crosses = [&](const FlowPair& f) {
+        const std::size_t a = model_.subnet[f.first], b = model_.subnet[f.second];
+        return a != none && b != none && a != b;
+    };
+    const Model nics{eg_, in_, std::vector<std::size_t>(n_, none), {}};
+    const double slack = 1 + opt_.tolerance;
+    // A capacity: the most the link carried in a pass. Load elsewhere only lowers a pass,
+    // and the long windows keep one from overshooting (see measure_uplinks).
+    double agg[2] = {0, 0};
+    bool nic_bound = false, any = false;
+    for (int dir = 0; dir < 2; ++dir) {
+        double best_nics = 0;
+        for (const auto& pass : run.passes) {
+            std::vector<FlowPair> flows;
+            double sum = 0;
+            for (std::size_t f = 0; f < run.flows.size(); ++f) {
+                if ((f < run.outs) != (dir == 0) || !crosses(run.flows[f]) || !rated(pass[f])) continue;
+                flows.push_back(run.flows[f]);
+                sum += pass[f];
+            }
+            if (flows.empty() || sum <= agg[dir]) continue;
+            agg[dir] = sum;
+            best_nics = sum_of(nics.rates(flows));
+        }
+        any = any || agg[dir] > 0;
+        nic_bound = nic_bound || (agg[dir] > 0 && agg[dir] * slack >= best_nics);
+    }
+    if (!any) return inf;
+    if (nic_bound) {
+        out_.notes.push_back("subnet of " + name(found[k][0]) + ": flows out of and into it reached what the NICs allow (" +
+                             mbit(agg[0]) + " out, " + mbit(agg[1]) + " in): its uplink is not a bottleneck");
+    }
+    return nic_bound ? inf : std::max(agg[0], agg[1]);
+}
+
+}  // namespace hetcast::probing
