@@ -425,6 +425,12 @@ int cmd_push(const std::vector<std::string>& args) {
         if (local) {
             req["upload"] = to_json(local->spec);
             if (!local->tree.empty()) req["tree"] = tree_to_json(local->tree);
+            // Said here: the member's own refusal would not get past the frame limit.
+            if (const std::size_t text = req.value("tree", json()).dump().size(); text > max_upload_manifest_bytes) {
+                throw InputError("the list of " + std::to_string(local->tree.size()) + " entries takes " +
+                                 std::to_string(text >> 10) + " KiB, over the " +
+                                 std::to_string(max_upload_manifest_bytes >> 10) + " KiB one upload carries: push the tree in parts");
+            }
             if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
         }
         json answer;
