@@ -15,7 +15,7 @@
 #    path, the other entries land;
 #  - a restarted daemon removes a stale bundle and a stale link temporary;
 #  - the largest manifest allowed travels, from a member's disk and uploaded; one larger is
-#    refused at the source with one line.
+#    refused at the source with one line; so is an upload in more pieces than its plan carries.
 #   usage: daemon_tree_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -223,6 +223,13 @@ print(kib(*m.group(1, 2)), kib(*m.group(3, 4)))' "$tmp/ref.err") || true
 }
 largest_manifest disk
 largest_manifest upload --upload
+
+# An upload in more pieces than its plan can carry the digests of (twice, in one frame):
+# refused with one line before anything moves (it used to lose its coordinator).
+truncate -s $((252 << 20)) "$tmp/many.bin"
+expect_refused "an upload in 64512 pieces, over the 32768" "$tmp/many.bin" --upload --piece 4KiB --dest pieces
+[[ -z $(find "$c"/t*/dest -name 'many*') ]] || fail "the refused upload left something: $(find "$c"/t*/dest -name 'many*')"
+step "an upload in 64512 pieces of 4 KiB: refused with one line, nothing landed"
 
 for n in "${names[@]}"; do stop "$n"; done
 step "passed"
