@@ -13,7 +13,9 @@
 #    2 with one line, nothing lands;
 #  - a destination where a directory is in the way of a file: that member fails naming the
 #    path, the other entries land;
-#  - a restarted daemon removes a stale bundle and a stale link temporary.
+#  - a restarted daemon removes a stale bundle and a stale link temporary;
+#  - the largest manifest allowed travels, from a member's disk and uploaded; one larger is
+#    refused at the source with one line; so is an upload in more pieces than its plan carries.
 #   usage: daemon_tree_test.sh HETCASTD HETCAST
 set -euo pipefail
 
@@ -177,6 +179,57 @@ start "$c" t1
     || fail "a stale bundle or link temporary survived the restart"
 [[ "$(tree_listing "$c/t1/dest/way")" == "$want" ]] || fail "the restart changed the landed tree"
 step "restarted: a stale bundle and a stale link temporary removed, the tree kept"
+
+# The largest manifest a push may carry travels: its plan is one frame (8 MiB + 4 KiB at
+# most). The limit is read from the refusal of a 12 MB manifest (symlinks whose 4000-byte
+# targets JSON escapes six-fold); the largest tree the source takes lands everywhere, and
+# one entry more is refused at the source with one line. From t0's disk (the
+# coordinator, cut-through with chain) and uploaded by the CLI (its order repeats the manifest).
+links() {  # links DIR N
+    rm -rf "$1"
+    python3 -c 'import os, sys
+os.makedirs(sys.argv[1])
+for i in range(int(sys.argv[2])): os.symlink("\x01" * 4000, os.path.join(sys.argv[1], "l%05d" % i))' "$1" "$2"
+}
+largest_manifest() {  # largest_manifest HOW ARGS...: HOW is "disk" or "upload"
+    local how=$1 words k
+    shift
+    links "$tmp/many/m" 500
+    expect_refused "over the" -r "$tmp/many/m" --dest many "$@"
+    # "... entries takes T KiB, over the L KiB one job carries ...", in KiB or MiB
+    read -r -a words < <(python3 -c 'import re, sys
+m = re.search(r"takes (\d+) (KiB|MiB), over the (\d+) (KiB|MiB)", open(sys.argv[1]).read())
+kib = lambda n, u: int(n) * (1024 if u == "MiB" else 1)
+print(kib(*m.group(1, 2)), kib(*m.group(3, 4)))' "$tmp/ref.err") || true
+    [[ ${#words[@]} -eq 2 ]] || fail "$how: the refusal does not say the limit: $(cat "$tmp/ref.err")"
+    # From just over the estimate down, one link at a time, to the largest the source takes.
+    k=$(( words[1] * 500 / words[0] + 2 ))
+    links "$tmp/many/m" "$k"
+    until "$hetcast" push -r "$tmp/many/m" --config "$c/t0.yaml" --all --algo chain --dest many "$@" --quiet \
+        > /dev/null 2> "$tmp/many.err"; do
+        grep -q "over the" "$tmp/many.err" && [[ $k -gt 1 ]] ||
+            fail "$how: a manifest of $k entries, under the ${words[1]} KiB limit, did not travel: $(cat "$tmp/many.err")"
+        k=$((k - 1))
+        rm "$tmp/many/m/l$(printf %05d "$k")"
+    done
+    for n in t1 t2 t3; do
+        [[ $(find "$c/$n/dest/many/m" -type l | wc -l) -eq $k && $(readlink "$c/$n/dest/many/m/l00000") == "$(readlink "$tmp/many/m/l00000")" ]] ||
+            fail "$how: $n did not get the $k links"
+    done
+    links "$tmp/many/m" $((k + 1))
+    expect_refused "entries takes .* KiB, over the ${words[1]} KiB one" -r "$tmp/many/m" --dest many "$@"
+    rm -rf "$c"/t*/dest/many
+    step "$how: the largest manifest the source takes ($k entries, up to ${words[1]} KiB) landed on every member; $((k + 1)) refused with one line"
+}
+largest_manifest disk
+largest_manifest upload --upload
+
+# An upload in more pieces than its plan can carry the digests of (twice, in one frame):
+# refused with one line before anything moves (it used to lose its coordinator).
+truncate -s $((252 << 20)) "$tmp/many.bin"
+expect_refused "an upload in 64512 pieces, over the 32768" "$tmp/many.bin" --upload --piece 4KiB --dest pieces
+[[ -z $(find "$c"/t*/dest -name 'many*') ]] || fail "the refused upload left something: $(find "$c"/t*/dest -name 'many*')"
+step "an upload in 64512 pieces of 4 KiB: refused with one line, nothing landed"
 
 for n in "${names[@]}"; do stop "$n"; done
 step "passed"

@@ -8,7 +8,11 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/order.hpp"
+#include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
+#include "hetcast/runtime/tree.hpp"
+#include "identity.hpp"
 
 using namespace hetcast;
 using json = nlohmann::json;
@@ -235,4 +239,59 @@ TEST_CASE("job: a ready event's resumes and a start's resumes round trip, malfor
         CAPTURE(bad);
         CHECK_THROWS_AS((void)job_event_from_json(json::parse(bad)), InputError);
     }
+}
+
+TEST_CASE("job plan: the largest manifest a source sends fits one frame with the most digests and the order") {
+    // Symlinks whose targets JSON escapes six-fold: the manifest reaches its limit in few entries.
+    const auto tree_near = [](std::size_t limit) {
+        TreeEntry e;
+        e.kind = TreeEntry::Kind::symlink;
+        e.mode = 0777;
+        e.target = std::string(4000, '\x01');
+        e.path = "l000000";
+        const std::size_t each = tree_to_json({e}).dump().size() - 1;  // one entry and its comma
+        std::vector<TreeEntry> tree((limit - 2) / each, e);
+        for (std::size_t i = 0; i < tree.size(); ++i) tree[i].path = "l" + std::to_string(100000 + i);
+        const std::size_t text = tree_to_json(tree).dump().size();
+        CHECK(text <= limit);
+        CHECK(text + each > limit);
+        return tree;
+    };
+    const auto digests = [](std::size_t n) {
+        std::vector<net::Digest> d(n);
+        for (std::size_t i = 0; i < n; ++i) d[i][i % d[i].size()] = std::byte{1};
+        return d;
+    };
+    const auto plan = [](std::vector<TreeEntry> tree, std::vector<net::Digest> pieces, json request) {
+        JobPlan p;
+        p.job = 1;
+        p.algorithm = "chain";
+        for (const char* n : {"member-01", "member-02", "member-03", "member-04"}) p.participants.push_back({n, "10.0.0.1", 7355});
+        p.coordinator = "member-01";
+        p.relay = Relay::cut_through;
+        p.piece = 4096;
+        JobMessage m;
+        m.source = "member-01";
+        m.size = pieces.size() * p.piece;
+        m.name = "landing";
+        m.dests = {"member-02", "member-03", "member-04"};
+        m.tree = std::move(tree);
+        m.pieces = std::move(pieces);
+        p.messages.push_back(std::move(m));
+        p.tasks = {{Op::recv, 0, "member-01"}, {Op::send, 0, "member-03"}};
+        const auto op = test::identity("operator", net::Role::operator_);
+        p.order = sign_order(op, std::move(request), "member-01", 1'800'000'000).dump();
+        return to_json(p).dump().size();
+    };
+    const json push{{"cmd", "push"}, {"files", {"/srv/data/tree"}}, {"recursive", true}, {"algo", "chain"},
+                    {"dest", "landing"}, {"to", json::array()}};
+    CHECK(plan(tree_near(max_manifest_bytes), digests(max_pieces), push) <= max_frame_payload);
+    // An upload's order is its request: the manifest and the digests again.
+    const auto tree = tree_near(max_upload_manifest_bytes);
+    json upload = push;
+    upload["tree"] = tree_to_json(tree);
+    json hex = json::array();
+    for (const auto& d : digests(32768)) hex.push_back(net::to_hex(d));
+    upload["upload"] = {{"size", 32768ull << 21}, {"sha256", std::string(64, '0')}, {"piece", 2u << 20}, {"pieces", hex}};
+    CHECK(plan(tree, digests(32768), upload) <= max_frame_payload);
 }

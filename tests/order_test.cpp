@@ -150,4 +150,18 @@ TEST_CASE("order: a revocation stands only on an operator's leave order for that
     CHECK_THROWS_AS(check_revocation({"n3", t, foreign.dump()}, test::cluster_ca().cert_pem()), InputError);
     // A leave given to another daemon is not this one's to carry out.
     CHECK_THROWS_AS((void)revocation_of(leave, test::cluster_ca().cert_pem(), {}, "n2", t), InputError);
+
+    // Malformed fields, as a member could pass them on: one InputError, never a JSON exception.
+    for (const json& bad : {json("yesterday"), json(1.5), json(nullptr), json::array(), json::object()}) {
+        json altered = leave;
+        altered["order"]["issued"] = bad;
+        CHECK_THROWS_AS(check_revocation({"n3", t, altered.dump()}, test::cluster_ca().cert_pem()), InputError);
+    }
+    for (const json& bad : {json(7), json("x"), json::array({leave})}) {
+        json altered = leave;
+        altered["order"] = bad;
+        CHECK_THROWS_AS(check_revocation({"n3", t, altered.dump()}, test::cluster_ca().cert_pem()), InputError);
+    }
+    CHECK_THROWS_AS(check_revocation({"n3", t, json::array({leave}).dump()}, test::cluster_ca().cert_pem()), InputError);
+    CHECK_THROWS_AS(check_revocation({"n3", t, "42"}, test::cluster_ca().cert_pem()), InputError);
 }

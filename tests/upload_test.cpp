@@ -74,4 +74,13 @@ TEST_CASE("an upload's announcement round-trips, and a bad one is refused") {
     j["sha256"] = "xyz";
     CHECK_THROWS_AS((void)upload_from_json(j), InputError);
     CHECK_THROWS_AS((void)upload_from_json(nlohmann::json::array()), InputError);
+    // Its plan carries every digest twice in one frame: max_upload_pieces at most.
+    for (const std::uint64_t n : {max_upload_pieces, max_upload_pieces + 1}) {
+        j = to_json(spec);
+        j["size"] = n * 4096;
+        j["pieces"] = nlohmann::json::array();
+        for (std::uint64_t i = 0; i < n; ++i) j["pieces"].push_back(std::string(64, '0'));
+        if (n == max_upload_pieces) CHECK(upload_from_json(j).pieces.size() == n);
+        else CHECK_THROWS_AS((void)upload_from_json(j), InputError);
+    }
 }

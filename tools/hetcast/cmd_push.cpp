@@ -26,7 +26,9 @@
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/upload.hpp"
 #include "hetcast/sched/schedule.hpp"
@@ -387,7 +389,12 @@ int cmd_push(const std::vector<std::string>& args) {
             // forwards is one it has checked.
             std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
             if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
-            const auto cut_for = [cut](std::uint64_t size) { return cut != 0 ? cut : piece_for(static_cast<double>(size)); };
+            const bool asked = !piece.empty();
+            const auto cut_for = [cut, asked](std::uint64_t size) {
+                std::uint64_t p = cut != 0 ? cut : piece_for(static_cast<double>(size));
+                while (!asked && p != 0 && p < max_piece && piece_count(size, p) > max_upload_pieces) p *= 2;
+                return p;
+            };
             if (!vm.count("quiet") && !json_out && ::isatty(STDERR_FILENO)) {
                 std::fprintf(stderr, "hetcast push: reading %s for its SHA-256...", files.size() == 1 ? files[0].c_str() : "the files");
                 std::fflush(stderr);
@@ -425,6 +432,12 @@ int cmd_push(const std::vector<std::string>& args) {
         if (local) {
             req["upload"] = to_json(local->spec);
             if (!local->tree.empty()) req["tree"] = tree_to_json(local->tree);
+            // Said here: the member's own refusal would not get past the frame limit.
+            if (const std::size_t text = req.value("tree", json()).dump().size(); text > max_upload_manifest_bytes) {
+                throw InputError("the list of " + std::to_string(local->tree.size()) + " entries takes " +
+                                 std::to_string(text >> 10) + " KiB, over the " +
+                                 std::to_string(max_upload_manifest_bytes >> 10) + " KiB one upload carries: push the tree in parts");
+            }
             if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
         }
         json answer;

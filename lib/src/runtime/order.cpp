@@ -156,13 +156,15 @@ net::Revocation revocation_of(const json& leave_request, std::string_view ca_pem
 void check_revocation(const net::Revocation& r, std::string_view ca_pem) {
     const json req = json::parse(r.order, nullptr, false);
     if (req.is_discarded()) throw InputError("the revocation of '" + r.name + "' has no operator's order");
+    // A malformed `issued` is read_order's to refuse (as InputError), never json's to throw.
+    const json issued = req.is_object() && req.contains("order") && req["order"].is_object()
+                            ? req["order"].value("issued", json())
+                            : json();
     // The signature is checked as of when it was made: the operator's certificate may
     // have expired since, and the revocation still stands.
     Order ord;
     try {
-        ord = read_order(req, ca_pem, req.contains("order") && req["order"].is_object()
-                                          ? req["order"].value("issued", std::int64_t{0})
-                                          : 0);
+        ord = read_order(req, ca_pem, issued.is_number_integer() ? issued.get<std::int64_t>() : 0);
     } catch (const InputError& e) {
         throw InputError("the revocation of '" + r.name + "': " + e.what());
     }

@@ -371,7 +371,7 @@ void Peer::start() {
     tc.host = d.cfg.host;
     tc.port = d.cfg.port;
     if (d.cfg.chunk == 0 || d.cfg.chunk > max_chunk) throw InputError("chunk must be 1 byte to 8 MiB");
-    tc.max_frame = max_chunk + 4096;
+    tc.max_frame = max_frame_payload;
     tc.timeout = d.cfg.connect_timeout;
     tc.stall = d.cfg.stall_timeout;
     tc.idle = d.cfg.idle_timeout;

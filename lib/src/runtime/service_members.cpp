@@ -279,14 +279,22 @@ std::vector<std::string> Service::reload(const DaemonConfig& next) {
         d.set_members(read);
         lines.push_back(line);
     }
-    // The rest is read once, at start: threads in flight hold on to it.
+    // The rest is read once, at start: threads in flight hold on to it. So is the identity
+    // file: new contents under the same name (a renewal, a CA rotation) take a restart too.
     const DaemonConfig& was = d.cfg;
+    bool reissued = false;
+    try {
+        const net::Identity file = read_identity(next.identity_file);
+        reissued = file.cert_pem != d.peer->identity().cert_pem || file.ca_pem != d.peer->identity().ca_pem;
+    } catch (const std::exception& e) {
+        lines.push_back(std::string("identity: ") + e.what() + " (the running one stays)");
+    }
     const std::pair<const char*, bool> fixed[] = {
         {"name", next.name != was.name},
         {"listen", next.host != was.host || (next.port != was.port && was.port != 0)},
         {"state_dir", next.state_dir != was.state_dir},
         {"dest_root", next.dest_root != was.dest_root},
-        {"identity", next.identity_file != was.identity_file},
+        {"identity", next.identity_file != was.identity_file || reissued},
         {"cluster", next.cluster_file != was.cluster_file},
         {"seeds", next.seeds != was.seeds},
         {"serve_roots", next.serve_roots != was.serve_roots},

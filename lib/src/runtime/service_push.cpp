@@ -366,10 +366,10 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         std::vector<TreeEntry> entries;
         if (tree_it != req.end()) entries = tree_from_json(*tree_it, u.size);
         if (entries.empty() && (files.size() != 1 || recursive)) throw InputError("push: an upload of several files needs its 'tree'");
-        if (const std::size_t text = tree_it == req.end() ? 0 : tree_it->dump().size(); text > max_manifest_bytes) {
+        if (const std::size_t text = tree_it == req.end() ? 0 : tree_it->dump().size(); text > max_upload_manifest_bytes) {
             throw InputError("push: the list of " + std::to_string(entries.size()) + " entries takes " +
-                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
-                             " MiB one job carries: push the tree in parts");
+                             std::to_string(text >> 10) + " KiB, over the " + std::to_string(max_upload_manifest_bytes >> 10) +
+                             " KiB one upload carries: push the tree in parts");
         }
         std::string name;
         if (entries.empty()) {
@@ -436,8 +436,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         input.tree = tree->entries();
         if (const std::size_t text = tree_to_json(input.tree).dump().size(); text > max_manifest_bytes) {
             throw InputError("push: the list of " + std::to_string(input.tree.size()) + " entries takes " +
-                             std::to_string(text >> 20) + " MiB, over the " + std::to_string(max_manifest_bytes >> 20) +
-                             " MiB one job carries: push the tree in parts");
+                             std::to_string(text >> 10) + " KiB, over the " + std::to_string(max_manifest_bytes >> 10) +
+                             " KiB one job carries: push the tree in parts");
         }
         input.preserve = preserve;
         input.owner = owner;

@@ -50,6 +50,10 @@ UploadSpec upload_from_json(const json& j) {
                          " needs " + std::to_string(piece_count(u.size, u.piece)) + " digests, not " +
                          std::to_string(u.pieces.size()));
     }
+    if (u.pieces.size() > max_upload_pieces) {
+        throw InputError("push: an upload in " + std::to_string(u.pieces.size()) + " pieces, over the " +
+                         std::to_string(max_upload_pieces) + " its plan carries the digests of: a larger --piece");
+    }
     return u;
 }
 

@@ -37,6 +37,8 @@ namespace hetcast {
 /// The largest data frame any member sends: every member accepts frames this large, so
 /// members configured with different chunk sizes still talk.
 inline constexpr std::size_t max_chunk = std::size_t{8} << 20;
+/// The largest frame payload a member accepts: a data chunk, or a job plan (tree.hpp).
+inline constexpr std::size_t max_frame_payload = max_chunk + 4096;
 
 struct Member {
     std::string name;

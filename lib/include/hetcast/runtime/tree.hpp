@@ -36,12 +36,16 @@ struct TreeEntry {
     friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
 };
 
-/// A manifest must fit one job_plan frame (16 MiB) with the rest of the plan.
 inline constexpr std::size_t max_tree_entries = 100'000;
 inline constexpr std::size_t max_tree_text = std::size_t{8} << 20;  ///< path and target bytes in all
-/// The manifest's JSON a source sends at most: with a cut-through plan's piece digests (up
-/// to 4.3 MiB) the plan stays under the 16 MiB frame.
-inline constexpr std::size_t max_manifest_bytes = std::size_t{10} << 20;
+/// The manifest's JSON a source sends at most. A job plan travels in one frame
+/// (max_frame_payload, 8 MiB + 4 KiB): with max_pieces piece digests (4.2 MiB of JSON) and
+/// the order, the plan keeps 0.8 MiB to spare.
+inline constexpr std::size_t max_manifest_bytes = std::size_t{3} << 20;
+/// An upload's: its plan carries the manifest and the digests twice (the order is the
+/// operator's request, which holds them too); as much to spare with 32768 digests (2 MiB
+/// pieces, up to 64 GiB).
+inline constexpr std::size_t max_upload_manifest_bytes = max_manifest_bytes / 2;
 
 [[nodiscard]] nlohmann::json tree_to_json(const std::vector<TreeEntry>& tree);
 /// Throws InputError on anything malformed or unsafe: a path that is empty, absolute, not

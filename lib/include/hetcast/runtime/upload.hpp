@@ -18,6 +18,7 @@
 #include "hetcast/net/digest.hpp"
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/tree.hpp"
+#include "hetcast/sched/schedule.hpp"
 
 namespace hetcast {
 
@@ -33,9 +34,13 @@ struct UploadSpec {
     std::int64_t mtime = 0;  ///< nanoseconds since the epoch
 };
 
+/// The most pieces an upload may have: its job plan carries every digest twice (in the
+/// message and in the order, which is the operator's request) in one frame.
+inline constexpr std::uint64_t max_upload_pieces = max_pieces / 2;
+
 [[nodiscard]] nlohmann::json to_json(const UploadSpec& u);
 /// Throws InputError for a missing or bad field, a piece size out of [min_piece, max_piece],
-/// or a digest count that does not match size and piece.
+/// a digest count that does not match size and piece, or more than max_upload_pieces.
 [[nodiscard]] UploadSpec upload_from_json(const nlohmann::json& j);
 
 /// A file on this machine, described for an upload in one read, and a body that streams it
