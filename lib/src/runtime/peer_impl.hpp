@@ -30,9 +30,9 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "link_state.hpp"
-#include "pacing.hpp"
-#include "worker_pool.hpp"
+#include "cluster/link_state.hpp"
+#include "transfer/pacing.hpp"
+#include "wire/worker_pool.hpp"
 
 namespace hetcast {
 

@@ -25,7 +25,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "../model/yaml_document.hpp"
+#include "../../model/yaml_document.hpp"
 
 namespace hetcast {
 namespace {
