@@ -30,6 +30,32 @@ std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
 }  // namespace
 
+Heartbeat::Heartbeat(Peer::Responder respond, std::chrono::milliseconds every,
+                     std::function<std::vector<Peer::Responder>()> more) {
+    thread_ = std::thread([this, respond = std::move(respond), every, more = std::move(more)] {
+        const json beat{{"progress", {{"heartbeat", std::chrono::duration<double>(every).count()}}}};
+        std::unique_lock lock(mu_);
+        while (true) {
+            lock.unlock();
+            if (respond) respond(beat);
+            if (more) {
+                for (const auto& r : more()) r(beat);
+            }
+            lock.lock();
+            if (cv_.wait_for(lock, every, [this] { return done_; })) return;
+        }
+    });
+}
+
+Heartbeat::~Heartbeat() {
+    {
+        std::lock_guard lock(mu_);
+        done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
 bool Requests::membership_ordered(Service::Impl& d, const net::PeerIdentity& from, const json& req, bool list) {
     try {
         const std::vector<Member> current = d.current_members();
