@@ -30,6 +30,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
+#include "cluster/bulk.hpp"
 #include "cluster/link_state.hpp"
 #include "job/job_state.hpp"
 #include "transfer/pacing.hpp"
@@ -205,30 +206,12 @@ struct Peer::Impl {
     void streams_closed(const net::Connection* c, const std::string& why);
 
     // --- goodput measurements (cluster/peer_goodput.cpp) ---------------------------------
-    /// What a receiver counts of one bulk transfer it asked for: arrivals (time, bytes so
-    /// far) at the edges of its window.
-    struct BulkIn {
-        double seconds = 0, warmup = 0;
-        double start = 0;  ///< when the first data arrived
-        std::uint64_t bytes = 0;
-        double last = 0;   ///< when the latest data arrived
-        std::optional<std::pair<double, std::uint64_t>> from, to;
-        std::vector<std::pair<double, std::uint64_t>> arrivals;
-        bool done = false;
-        std::shared_ptr<std::promise<Goodput>> result;
-    };
-    std::mutex bulk_mu;
-    std::map<const net::Connection*, BulkIn> bulk_in;  ///< connections this peer receives bulk transfers on
-    std::set<const net::Connection*> bulk_out;          ///< connections it sends them on
-    /// Connections bulk_connect() made, waiting for their measurement, and when they were made.
-    std::map<std::uint64_t, std::pair<net::ConnectionPtr, double>> bulk_ready;
-    std::uint64_t bulk_seq = 0;
+    /// Which connections carry bulk transfers, and each measurement's window.
+    detail::BulkTransfers bulk;
     void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     /// A member asks for a bulk transfer: a helper thread pumps it.
     void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
-    /// Whether `c` carried bulk transfers (its closing then concerns no job); forgets it.
-    bool forget_bulk(const net::Connection* c);
 
     // --- a participant's part of a job (job/peer_arrive.cpp, job/peer_tasks.cpp) ---------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given

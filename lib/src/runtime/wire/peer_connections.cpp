@@ -140,7 +140,7 @@ void Peer::Impl::note_lane(Job& job, const ConnectionPtr& c) {
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     streams_closed(c.get(), why);
-    if (forget_bulk(c.get())) return;
+    if (bulk.forget(c.get())) return;
     const std::string& who = c->peer();
     std::optional<LaneOf> lane;
     std::vector<std::shared_ptr<Job>> js;

@@ -38,10 +38,7 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     }
     // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
-    {
-        std::unique_lock lock(bulk_mu, std::try_to_lock);
-        if (!lock || bulk_in.count(c.get()) || bulk_out.count(c.get())) return true;
-    }
+    if (bulk.busy_or_locked(c.get())) return true;
     std::vector<std::shared_ptr<Coord>> ks;
     {
         std::lock_guard lock(mu);
