@@ -53,7 +53,7 @@ TEST_CASE("goodput window: the rate is taken between the arrivals at the edges o
     CHECK(g.arrivals.back().second == 11000);
 }
 
-TEST_CASE("goodput window: a sender that runs out ends the window; one frame tells no rate") {
+TEST_CASE("goodput window: a sender that runs out ends the window, and one frame tells no rate") {
     GoodputWindow w(5.0, 1.0);
     CHECK_FALSE(w.arrive(0.0, 500, false));
     CHECK_FALSE(w.arrive(0.5, 500, false));  // both inside the warm-up: no far edge
@@ -82,7 +82,7 @@ TEST_CASE("goodput window: arrivals within a millisecond are kept as one, the la
     CHECK(g.arrivals[1] == std::pair{1.002, std::uint64_t{300}});
 }
 
-TEST_CASE("bulk transfers: a dialled connection measures once, then is closed; unknown data is refused") {
+TEST_CASE("bulk transfers: a dialled connection measures once, then is closed, and unknown data is refused") {
     BulkTransfers b;
     auto c = std::make_shared<FakeConnection>("m1");
     const std::uint64_t id = b.dialled(c, 100.0);
@@ -106,7 +106,7 @@ TEST_CASE("bulk transfers: a dialled connection measures once, then is closed; u
     CHECK_THROWS_AS(b.on_data(stranger, hetcast::net::bulk_data, 10, 1.0), hetcast::InputError);
 }
 
-TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement; stale dialled ones are closed") {
+TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement, and stale dialled ones are closed") {
     BulkTransfers b;
     auto c = std::make_shared<FakeConnection>("m1");
     hetcast::net::ConnectionPtr taken;

@@ -35,6 +35,7 @@
 #include "job/job_state.hpp"
 #include "transfer/pacing.hpp"
 #include "wire/frames.hpp"
+#include "wire/request_limits.hpp"
 #include "wire/worker_pool.hpp"
 
 namespace hetcast {
@@ -82,9 +83,7 @@ struct Peer::Impl {
     /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
     /// counted, when that peer has requests_per_peer already).
     std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
-    std::mutex limits_mu;
-    std::map<std::string, std::size_t> requests_of;  ///< by peer name; under limits_mu
-    std::map<const net::Connection*, std::size_t> serving;  ///< requests running per connection; under limits_mu
+    detail::RequestLimits limits;
     /// Whether `c` carries work, so that it is not idle: a request running, a job this peer
     /// takes part in or coordinates with that member, a lane, a bulk transfer, a call waiting.
     bool busy(const net::ConnectionPtr& c);

@@ -15,27 +15,11 @@ std::string Peer::Impl::admit_inbound(const net::PeerIdentity& who) const {
 }
 
 std::shared_ptr<void> Peer::Impl::take_request(const ConnectionPtr& c) {
-    const std::string who = c->peer();
-    const net::Connection* conn = c.get();
-    {
-        std::lock_guard lock(limits_mu);
-        std::size_t& n = requests_of[who];
-        if (cfg.requests_per_peer > 0 && n >= cfg.requests_per_peer) return nullptr;
-        ++n;
-        ++serving[conn];
-    }
-    return std::shared_ptr<void>(static_cast<void*>(this), [this, who, conn](void*) {
-        std::lock_guard lock(limits_mu);
-        if (auto it = requests_of.find(who); it != requests_of.end() && --it->second == 0) requests_of.erase(it);
-        if (auto it = serving.find(conn); it != serving.end() && --it->second == 0) serving.erase(it);
-    });
+    return limits.take(c->peer(), c.get(), cfg.requests_per_peer);
 }
 
 bool Peer::Impl::busy(const ConnectionPtr& c) {
-    {
-        std::lock_guard lock(limits_mu);
-        if (serving.count(c.get())) return true;
-    }
+    if (limits.serving(c.get())) return true;
     // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
     if (bulk.busy_or_locked(c.get())) return true;
