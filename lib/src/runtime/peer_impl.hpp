@@ -36,6 +36,7 @@
 #include "transfer/pacing.hpp"
 #include "wire/frames.hpp"
 #include "wire/request_limits.hpp"
+#include "wire/streams.hpp"
 #include "wire/worker_pool.hpp"
 
 namespace hetcast {
@@ -198,11 +199,7 @@ struct Peer::Impl {
     void on_response(const net::Frame& f);
 
     // --- streams that are no job: uploads (wire/peer_streams.cpp) ------------------------
-    std::mutex streams_mu;
-    std::map<std::uint64_t, std::shared_ptr<const StreamHooks>> streams;
-    /// Whether `f` (data or data_end) belongs to a stream; then it went to its hooks.
-    bool route_stream(const net::ConnectionPtr& c, net::Frame& f);
-    void streams_closed(const net::Connection* c, const std::string& why);
+    detail::StreamTable streams;
 
     // --- goodput measurements (cluster/peer_goodput.cpp) ---------------------------------
     /// Which connections carry bulk transfers, and each measurement's window.

@@ -139,7 +139,7 @@ void Peer::Impl::note_lane(Job& job, const ConnectionPtr& c) {
 }
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
-    streams_closed(c.get(), why);
+    streams.closed(c.get(), why);
     if (bulk.forget(c.get())) return;
     const std::string& who = c->peer();
     std::optional<LaneOf> lane;
@@ -212,7 +212,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
     hear(c->peer());
     if (f.header.type == FrameType::data) stats.bytes_received.fetch_add(f.payload.size(), std::memory_order_relaxed);
     try {
-        if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && route_stream(c, f)) return;
+        if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && streams.route(c, f)) return;
         switch (f.header.type) {
             case FrameType::job_plan:
                 // Preparing a job resolves its origins (hashing a file, making a payload).
