@@ -1,5 +1,5 @@
 // A push's --bwlimit: the network the planner sees (Network::with_rate_limit) and the token
-// bucket every send of a job draws on (lib/src/runtime/pacing.hpp, internal).
+// bucket every send of a job draws on (lib/src/runtime/transfer/pacing.hpp, internal).
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "../lib/src/runtime/pacing.hpp"
+#include "../lib/src/runtime/transfer/pacing.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
 #include "hetcast/runtime/body.hpp"

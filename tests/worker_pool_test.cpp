@@ -1,4 +1,4 @@
-// The bounded pool a peer runs its requests on (lib/src/runtime/worker_pool.hpp, internal).
+// The bounded pool a peer runs its requests on (lib/src/runtime/wire/worker_pool.hpp, internal).
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <random>
 
-#include "../lib/src/runtime/worker_pool.hpp"
+#include "../lib/src/runtime/wire/worker_pool.hpp"
 #include "wait.hpp"
 
 using hetcast::detail::WorkerPool;

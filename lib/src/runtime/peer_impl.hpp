@@ -1,7 +1,7 @@
 #pragma once
-// Peer's insides, shared by peer.cpp (connections, frames, requests, the public API),
-// peer_tasks.cpp (a participant's part of a job) and peer_coordinate.cpp (the
-// coordinator's part). Not installed: nothing outside lib/src/runtime includes it.
+// Peer's insides: the one class whose methods still live in several parts (the peer_*.cpp
+// files of wire/, transfer/, job/ and cluster/; docs/architecture.md). It may include any
+// part's headers; of the parts, only those peer_*.cpp files include it. Not installed.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,13 +30,18 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "link_state.hpp"
-#include "pacing.hpp"
-#include "worker_pool.hpp"
+#include "cluster/bulk.hpp"
+#include "cluster/link_state.hpp"
+#include "job/job_state.hpp"
+#include "transfer/pacing.hpp"
+#include "wire/frames.hpp"
+#include "wire/request_limits.hpp"
+#include "wire/streams.hpp"
+#include "wire/worker_pool.hpp"
 
 namespace hetcast {
 
-/// What peer.cpp, peer_tasks.cpp and peer_coordinate.cpp share; each has `using namespace detail`.
+/// What the peer_*.cpp files share; each has `using namespace detail`.
 namespace detail {
 
 using json = nlohmann::json;
@@ -44,196 +49,7 @@ using net::ConnectionPtr;
 using net::Frame;
 using net::FrameHeader;
 using net::FrameType;
-using Clock = std::chrono::steady_clock;
-
-inline double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-
-inline std::vector<std::byte> bytes_of(std::string_view s) {
-    const auto* p = reinterpret_cast<const std::byte*>(s.data());
-    return {p, p + s.size()};
-}
-
-inline Frame make_frame(FrameType type, std::uint64_t job, std::uint32_t message, std::string_view payload) {
-    return Frame{FrameHeader{type, 0, job, message, 0}, bytes_of(payload)};
-}
-
-/// A frame carrying `payload` as JSON text; strings that are not UTF-8 (an error naming a
-/// file, a member's name from a config) go as U+FFFD instead of throwing.
-inline Frame json_frame(FrameType type, std::uint64_t job, std::uint32_t message, const nlohmann::json& payload) {
-    return make_frame(type, job, message, payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-inline std::string message_label(MessageId m) { return "message " + std::to_string(m); }
-
-/// Progress events go out after this many bytes of a message arrive.
-inline constexpr std::uint64_t progress_step = std::uint64_t{4} << 20;
-
-/// Bytes per data frame of a job: its chunk, and at most a piece when it cuts through (a
-/// receiver takes a frame whole, so a relay passes on nothing finer than its frames). Under
-/// --bwlimit at most an eighth of a second's worth (at least 16 KiB): a receiver then sees
-/// data several times a second, however far below chunk / stall_timeout the limit is.
-inline std::size_t frame_bytes(const JobPlan& p) {
-    std::uint64_t chunk = p.chunk;
-    if (p.relay == Relay::cut_through) chunk = std::min<std::uint64_t>(chunk, p.piece);
-    if (p.bwlimit == 0) return static_cast<std::size_t>(chunk);
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(p.bwlimit / 8, std::min<std::uint64_t>(std::uint64_t{16} << 10, chunk), chunk));
-}
-
-/// How long a receive of this job may see no data before it counts as stalled: the stall
-/// timeout, and under --bwlimit also the time a sender's frames to every other participant
-/// take at the limit (its sends of the job draw on one bucket, one frame each in turn).
-inline std::chrono::milliseconds receive_stall(const JobPlan& p, std::chrono::milliseconds stall) {
-    if (p.bwlimit == 0) return stall;
-    const double others = static_cast<double>(std::max<std::size_t>(p.participants.size(), 2) - 1);
-    const double turn = others * static_cast<double>(frame_bytes(p)) / static_cast<double>(p.bwlimit);
-    return stall + std::chrono::milliseconds(static_cast<std::int64_t>(2000 * turn));
-}
-
 }  // namespace detail
-
-/// What a participant knows of one message it receives.
-struct Recv {
-    std::string from;
-    bool keep = false;  ///< this node is a destination (else it only relays)
-    std::unique_ptr<FileSink> sink;  ///< file messages; lands (destinations) or is removed at the end
-    std::vector<std::byte> buf;  ///< buffer messages
-    std::unique_ptr<ChunkHasher> buf_hash;
-    std::uint64_t got = 0;
-    double first = 0, last = 0;  ///< when the first and the last byte arrived (this node's clock)
-    bool ended = false;  ///< data_end arrived
-    net::Digest sent_sha{};
-    bool done = false;   ///< verified and held
-    std::string error;
-    std::shared_ptr<const net::MessageBody> body;
-    /// Cut-through jobs: the pieces checked so far; what this node's sends read.
-    std::shared_ptr<PieceTracker> pieces;
-    std::map<std::uint64_t, int> refetches;  ///< how often each piece was asked for again
-    std::uint64_t resumed = 0;  ///< bytes held verified from an earlier try when this one began
-    bool from_failed = false;   ///< it failed because its feeder did (lost, cancelled upstream)
-};
-
-/// A participant's part of one job.
-struct Job {
-    JobPlan plan;
-    net::ConnectionPtr coordinator;  ///< null when this peer coordinates the job itself
-    std::mutex mu;
-    std::condition_variable cv;
-    std::map<MessageId, Recv> recv;
-    std::map<MessageId, std::shared_ptr<const net::MessageBody>> held;
-    int outstanding = 0;
-    std::string send_error;
-    bool aborted = false;
-    std::string abort_reason;
-    std::atomic<bool> finished{false};
-    std::uint64_t unreported = 0;
-    std::thread runner;
-    double planned = detail::now_s();  ///< when its plan arrived
-    double started = 0;                ///< when its task list started
-    /// --bwlimit: every send of this job from this member draws on it (null: no limit).
-    std::shared_ptr<detail::TokenBucket> pace;
-    /// Where each send (message, to) starts: a receiver that holds a prefix from an earlier try.
-    std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
-    /// Data lanes (docs/protocol.md): the connections this member dialled for this job's
-    /// data to each receiver, and those that brought it this job's data. Never a member's
-    /// control connection. Under mu.
-    std::map<std::string, net::ConnectionPtr> lanes_out;
-    std::vector<net::ConnectionPtr> lanes_in;
-    /// When bytes last arrived from `who` on a lane of this job (a frame still arriving
-    /// included); the epoch when none has. Under mu.
-    [[nodiscard]] detail::Clock::time_point heard_from(const std::string& who) const {
-        detail::Clock::time_point t{};
-        for (const auto& c : lanes_in) {
-            if (c->peer() == who) t = std::max(t, c->received_at());
-        }
-        return t;
-    }
-};
-
-/// The coordinator's view of one job.
-struct Coord {
-    struct Node {
-        net::ConnectionPtr conn;
-        double sent = 0;    ///< when the plan went out (coordinator clock)
-        double offset = 0;  ///< node clock minus coordinator clock, estimated from the plan's round trip
-        /// What every frame each way proves about the offset: a frame arrives after it left.
-        double offset_lo = -std::numeric_limits<double>::infinity();
-        double offset_hi = std::numeric_limits<double>::infinity();
-        /// The offset estimate within what the frames proved.
-        [[nodiscard]] double bounded_offset() const {
-            return offset_lo <= offset_hi ? std::clamp(offset, offset_lo, offset_hi) : offset;
-        }
-        bool ready = false;
-        bool finished = false;
-        std::string error;
-        double pinged = 0;    ///< when the coordinator last asked it for a sign of life
-        bool spread = false;  ///< its failure was passed on to those it feeds
-    };
-    std::mutex mu;
-    std::condition_variable cv;
-    std::map<std::string, Node> nodes;
-    /// Who feeds each (message, receiver), and which have taken a message whole (a hop
-    /// event): a failed feeder's receivers that do not have it yet are orphans.
-    std::map<std::pair<MessageId, std::string>, std::string> feeder;
-    std::set<std::pair<MessageId, std::string>> have;
-    std::uint64_t push = 0;  ///< the first try's job id: what `hetcast cancel` names
-    /// (message, receiver) → bytes it holds from an earlier try (its ready event said so).
-    std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
-    std::string cancelled;   ///< why the job was cancelled, once it is
-    struct Delivered {
-        double node_clock;
-        double arrived;  ///< when the event reached the coordinator
-    };
-    std::map<std::pair<MessageId, std::string>, Delivered> delivered;
-    struct HopSeen {
-        MessageId message;
-        std::string from, to;
-        std::uint64_t bytes;
-        double first, last, arrived;  ///< node clocks of the first and last byte; when the event came
-    };
-    std::vector<HopSeen> hops;
-    std::uint64_t bytes_in = 0;
-    std::uint64_t owed = 0;  ///< bytes × destinations
-    std::vector<std::uint64_t> sizes;  ///< of each message
-    std::map<std::string, std::uint64_t> owed_to;  ///< each destination's bytes in all
-    std::map<std::string, std::uint64_t> got;      ///< what each destination said it received
-    std::map<std::string, std::uint64_t> landed;   ///< bytes of the messages each has delivered
-    /// The progress of the job now. Under mu.
-    [[nodiscard]] JobProgress progress() const {
-        JobProgress p{std::min(bytes_in, owed), owed, 0, 0, {}};
-        std::set<std::string> feeds, fed;
-        for (const auto& [key, from] : feeder) {
-            feeds.insert(from);
-            fed.insert(key.second);
-        }
-        for (const auto& [name, n] : nodes) {
-            const auto o = owed_to.find(name);
-            const std::uint64_t owe = o == owed_to.end() ? 0 : o->second;
-            const auto g = got.find(name), l = landed.find(name);
-            const std::uint64_t held = std::max(g == got.end() ? 0 : g->second, l == landed.end() ? 0 : l->second);
-            const std::uint64_t has = owe > 0 ? std::min(owe, held) : held;  // a relay only: what passed through
-            const bool source = owe == 0 && !fed.count(name);
-            std::string state = !n.error.empty() ? "failed"
-                                : n.finished     ? "done"
-                                : source         ? (started > 0 ? "sending" : "planned")
-                                : owe > 0 && has < owe ? (has > 0 ? "receiving" : "planned")
-                                : has == 0             ? "planned"
-                                : feeds.count(name) ? "relaying"
-                                                    : "receiving";
-            p.members.push_back({name, std::move(state), has, owe});
-        }
-        bool any = false;
-        for (const auto& [d, owe] : owed_to) {
-            const auto g = got.find(d), l = landed.find(d);
-            const std::uint64_t has = std::max(g == got.end() ? 0 : g->second, l == landed.end() ? 0 : l->second);
-            p.everywhere = any ? std::min(p.everywhere, std::min(has, owe)) : std::min(has, owe);
-            p.size = std::max(p.size, owe);
-            any = true;
-        }
-        return p;
-    }
-    std::string algorithm;
-    double started = 0;  ///< when job_start went out
-};
 
 struct Peer::Impl {
     PeerConfig cfg;
@@ -264,13 +80,11 @@ struct Peer::Impl {
     /// nor an operator. A peer that knows no other member yet (waiting to be joined)
     /// admits every identity of its CA: it has no list to check against.
     std::string admit_inbound(const net::PeerIdentity& who) const;
-    // --- limits (peer_limits.cpp) --------------------------------------------------------
+    // --- limits (wire/peer_limits.cpp) ---------------------------------------------------
     /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
     /// counted, when that peer has requests_per_peer already).
     std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
-    std::mutex limits_mu;
-    std::map<std::string, std::size_t> requests_of;  ///< by peer name; under limits_mu
-    std::map<const net::Connection*, std::size_t> serving;  ///< requests running per connection; under limits_mu
+    detail::RequestLimits limits;
     /// Whether `c` carries work, so that it is not idle: a request running, a job this peer
     /// takes part in or coordinates with that member, a lane, a bulk transfer, a call waiting.
     bool busy(const net::ConnectionPtr& c);
@@ -320,7 +134,7 @@ struct Peer::Impl {
         if (cfg.log) cfg.log(level, line);
     }
 
-    // --- link emulation (peer_tasks.cpp) ----------------------------------------------
+    // --- link emulation (cluster/peer_emulation.cpp) -------------------------------------
     /// The profile's NICs and uplinks, when it has capacities.
     std::unique_ptr<detail::LinkState> link_state;
     std::optional<NodeId> profile_id(const std::string& name) const {
@@ -334,7 +148,7 @@ struct Peer::Impl {
     void emulate_send(const std::string& to, double bytes) const;
     void emulate_recv(double bytes) const;
 
-    // --- connections (peer.cpp) --------------------------------------------------------
+    // --- connections (wire/peer_connections.cpp) -----------------------------------------
     std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
     /// The control connection with a member (dialled once, kept): requests, pings and a
     /// job's plan, start, events and cancels; never a job's data.
@@ -362,7 +176,7 @@ struct Peer::Impl {
     void on_open(const net::ConnectionPtr& c) const;
     void on_close(const net::ConnectionPtr& c, const std::string& why);
 
-    // --- frames, pings and requests (peer.cpp) -------------------------------------------
+    // --- frames, pings and requests (wire/peer_connections.cpp) --------------------------
     void on_frame(const net::ConnectionPtr& c, net::Frame&& f);
     void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
     void on_pong(const net::Frame& f);
@@ -384,40 +198,18 @@ struct Peer::Impl {
     }
     void on_response(const net::Frame& f);
 
-    // --- streams that are no job: uploads (peer_streams.cpp) ----------------------------
-    std::mutex streams_mu;
-    std::map<std::uint64_t, std::shared_ptr<const StreamHooks>> streams;
-    /// Whether `f` (data or data_end) belongs to a stream; then it went to its hooks.
-    bool route_stream(const net::ConnectionPtr& c, net::Frame& f);
-    void streams_closed(const net::Connection* c, const std::string& why);
+    // --- streams that are no job: uploads (wire/peer_streams.cpp) ------------------------
+    detail::StreamTable streams;
 
-    // --- goodput measurements (peer_goodput.cpp) -----------------------------------------
-    /// What a receiver counts of one bulk transfer it asked for: arrivals (time, bytes so
-    /// far) at the edges of its window.
-    struct BulkIn {
-        double seconds = 0, warmup = 0;
-        double start = 0;  ///< when the first data arrived
-        std::uint64_t bytes = 0;
-        double last = 0;   ///< when the latest data arrived
-        std::optional<std::pair<double, std::uint64_t>> from, to;
-        std::vector<std::pair<double, std::uint64_t>> arrivals;
-        bool done = false;
-        std::shared_ptr<std::promise<Goodput>> result;
-    };
-    std::mutex bulk_mu;
-    std::map<const net::Connection*, BulkIn> bulk_in;  ///< connections this peer receives bulk transfers on
-    std::set<const net::Connection*> bulk_out;          ///< connections it sends them on
-    /// Connections bulk_connect() made, waiting for their measurement, and when they were made.
-    std::map<std::uint64_t, std::pair<net::ConnectionPtr, double>> bulk_ready;
-    std::uint64_t bulk_seq = 0;
+    // --- goodput measurements (cluster/peer_goodput.cpp) ---------------------------------
+    /// Which connections carry bulk transfers, and each measurement's window.
+    detail::BulkTransfers bulk;
     void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     /// A member asks for a bulk transfer: a helper thread pumps it.
     void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
-    /// Whether `c` carried bulk transfers (its closing then concerns no job); forgets it.
-    bool forget_bulk(const net::Connection* c);
 
-    // --- a participant's part of a job (peer_tasks.cpp) ----------------------------------
+    // --- a participant's part of a job (job/peer_arrive.cpp, job/peer_tasks.cpp) ---------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
     /// seed, made as it is read (at most 1 GiB; never held whole).
     static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
@@ -436,7 +228,7 @@ struct Peer::Impl {
     /// its sender stops at once; logged.
     void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
-    // --- cut-through pieces (peer_pieces.cpp) -------------------------------------------
+    // --- cut-through pieces (transfer/peer_pieces.cpp) -----------------------------------
     /// Data of a cut-through message: written, checked piece by piece; a piece that fails
     /// its check is asked for again. Under job.mu.
     void take_pieces(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::span<const std::byte> data);
@@ -452,25 +244,26 @@ struct Peer::Impl {
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
     /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
-    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
+    /// covers it (check_plan_order); throws InputError("refused job ID: why"). wire/peer_orders.cpp.
     void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
     void run_tasks(const std::shared_ptr<Job>& job);
-    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp); throws naming
+    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp,
+    /// transfer/peer_tree.cpp); throws naming
     /// what did not land, after landing all it could.
     void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
     /// Joins and forgets jobs whose task lists have ended.
     void reap();
     void abort_job(Job& job, const std::string& why);
 
-    // --- events, at the coordinator (peer_coordinate.cpp) --------------------------------
+    // --- events, at the coordinator (job/peer_coordinate.cpp) ----------------------------
     void emit(Job& job, const JobEvent& e);
     void on_event(const net::ConnectionPtr& c, const net::Frame& f);
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
 
-    // --- coordinating (peer_coordinate.cpp) ----------------------------------------------
+    // --- coordinating (job/peer_coordinate.cpp) ------------------------------------------
     /// What one try of a push left: who failed on their own account (with why), and
     /// whether the push must stop (cancelled, timed out, the coordinator stopping, the
     /// source failing).
@@ -489,7 +282,7 @@ struct Peer::Impl {
     /// A receive of message m this node will not get from its feeder; fails it.
     void cancel_receive(Job& job, MessageId m, const std::string& why);
 
-    // --- recovering (peer_recover.cpp) ---------------------------------------------------
+    // --- recovering (job/peer_recover.cpp) -----------------------------------------------
     /// Runs a job and, while members fail, re-serves the live destinations they orphaned
     /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);

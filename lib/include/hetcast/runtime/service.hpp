@@ -17,6 +17,10 @@
 
 namespace hetcast {
 
+namespace detail {
+struct Requests;
+}
+
 class Service {
 public:
     /// Reads the identity, the cluster file, the link profile and the stored map. Throws
@@ -38,6 +42,7 @@ public:
     [[nodiscard]] std::vector<std::string> reload(const DaemonConfig& next);
 
 private:
+    friend struct detail::Requests;  // the request table's handlers (lib/src/runtime/service)
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -1,6 +1,6 @@
 // Who may connect to a peer and how much one peer may hold of it: names the cluster does
 // not know, requests per peer, and what keeps a connection from being idle.
-#include "peer_impl.hpp"
+#include "../peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -15,33 +15,14 @@ std::string Peer::Impl::admit_inbound(const net::PeerIdentity& who) const {
 }
 
 std::shared_ptr<void> Peer::Impl::take_request(const ConnectionPtr& c) {
-    const std::string who = c->peer();
-    const net::Connection* conn = c.get();
-    {
-        std::lock_guard lock(limits_mu);
-        std::size_t& n = requests_of[who];
-        if (cfg.requests_per_peer > 0 && n >= cfg.requests_per_peer) return nullptr;
-        ++n;
-        ++serving[conn];
-    }
-    return std::shared_ptr<void>(static_cast<void*>(this), [this, who, conn](void*) {
-        std::lock_guard lock(limits_mu);
-        if (auto it = requests_of.find(who); it != requests_of.end() && --it->second == 0) requests_of.erase(it);
-        if (auto it = serving.find(conn); it != serving.end() && --it->second == 0) serving.erase(it);
-    });
+    return limits.take(c->peer(), c.get(), cfg.requests_per_peer);
 }
 
 bool Peer::Impl::busy(const ConnectionPtr& c) {
-    {
-        std::lock_guard lock(limits_mu);
-        if (serving.count(c.get())) return true;
-    }
+    if (limits.serving(c.get())) return true;
     // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
-    {
-        std::unique_lock lock(bulk_mu, std::try_to_lock);
-        if (!lock || bulk_in.count(c.get()) || bulk_out.count(c.get())) return true;
-    }
+    if (bulk.busy_or_locked(c.get())) return true;
     std::vector<std::shared_ptr<Coord>> ks;
     {
         std::lock_guard lock(mu);

@@ -1,8 +1,8 @@
 #pragma once
-// Service's insides, shared by service.cpp (the daemon's life, request dispatch, the
-// member list), service_probe.cpp (measuring the cluster and storing its map) and
-// service_push.cpp (running pushes). Not installed: nothing outside lib/src/runtime
-// includes it.
+// Service's insides, shared by the files of lib/src/runtime/service/: service.cpp (the
+// daemon's life), requests.cpp (the request table), service_members.cpp,
+// service_probe.cpp, service_push.cpp and the others. Not installed: nothing outside
+// lib/src/runtime/service includes it.
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -149,7 +149,7 @@ struct Service::Impl {
         return map;
     }
 
-    // service.cpp: the member list, answering requests, the stored map
+    // service.cpp and service_members.cpp: the member list, short answers, the stored map
     /// The cluster file's member list or members.yaml's, whichever is newer; a difference is logged.
     std::vector<Member> read_member_list();
     void set_members(std::vector<Member> ms);
@@ -176,11 +176,6 @@ struct Service::Impl {
     /// A member that sent a member list naming this daemon (an operator joined it there):
     /// its seeds need not be asked. Under seed_mu.
     std::string listed_by;
-    void handle(const net::PeerIdentity& from, const nlohmann::json& req, const Peer::Responder& respond);
-    /// Whether a member's set_map (`list`: set_members) carries an order that backs it
-    /// (check_membership_order); logs why not.
-    bool membership_ordered(const net::PeerIdentity& from, const nlohmann::json& req, bool list);
-    static nlohmann::json unordered(const std::string& cmd);
     /// Adds revocations (a leave here or told by another member) and keeps them. Each new
     /// one must come from an operator's leave order (check_revocation); one that does not
     /// is logged and left out.

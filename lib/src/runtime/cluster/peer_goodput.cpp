@@ -1,6 +1,7 @@
 // Goodput measurements (the probe, docs/protocol.md "Probing"): the receiver dials the
-// sender on a connection of its own, asks for a bulk transfer, counts what arrives and
-// closes the connection when its window is over.
+// sender on a connection of its own and asks for a bulk transfer; the sender pumps it.
+// What arrives is counted by bulk.hpp's BulkTransfers, which closes the connection when
+// the window is over.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -11,7 +12,7 @@
 #include <string>
 
 #include "hetcast/error.hpp"
-#include "peer_impl.hpp"
+#include "../peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -30,66 +31,9 @@ std::string seconds_text(double s) { return std::to_string(static_cast<int>(s));
 
 }  // namespace
 
-bool Peer::Impl::forget_bulk(const net::Connection* c) {
-    std::lock_guard lock(bulk_mu);
-    if (const auto it = bulk_in.find(c); it != bulk_in.end()) {
-        if (!it->second.done) {
-            it->second.result->set_exception(std::make_exception_ptr(
-                Error("the connection closed before the bulk transfer's window was over")));
-        }
-        bulk_in.erase(it);
-        return true;
-    }
-    return bulk_out.erase(c) > 0;
-}
-
 void Peer::Impl::on_bulk(const ConnectionPtr& c, const Frame& f) {
     if (f.header.flags == net::bulk_start) return start_bulk(c, f);
-    const double now = now_s();
-    std::lock_guard lock(bulk_mu);
-    const auto it = bulk_in.find(c.get());
-    if (it == bulk_in.end()) throw InputError("bulk data that nobody asked for");
-    BulkIn& b = it->second;
-    if (b.done) return;  // what was in flight when the window closed
-    if (!(b.seconds > 0)) throw InputError("bulk data before it was asked for");
-    if (b.bytes == 0) b.start = now;
-    const double t = now - b.start;
-    if (f.header.flags == net::bulk_end || t > b.seconds) {
-        // The window's edges when frames arrived inside it; else everything since the start.
-        Peer::Goodput g;
-        g.bytes = b.bytes;
-        if (b.from && b.to && b.to->first > b.from->first) {
-            g.seconds = b.to->first - b.from->first;
-            g.rate = static_cast<double>(b.to->second - b.from->second) / g.seconds;
-        } else if (b.bytes > 0 && b.last > b.start) {
-            g.seconds = b.last - b.start;
-            g.rate = static_cast<double>(b.bytes) / g.seconds;
-        }
-        g.arrivals = std::move(b.arrivals);
-        b.done = true;
-        if (g.rate > 0) {
-            b.result->set_value(g);
-        } else {
-            b.result->set_exception(std::make_exception_ptr(Error("'" + c->peer() + "' sent too little to measure")));
-        }
-        // Closing with data still coming resets the connection: the sender's kernel drops
-        // what its socket holds instead of sending it, for seconds on a slow link, into the
-        // next measurement.
-        c->close();
-        return;
-    }
-    b.bytes += f.payload.size();
-    b.last = now;
-    if (b.arrivals.empty() || now - b.arrivals.back().first >= 1e-3) {
-        b.arrivals.emplace_back(now, b.bytes);
-    } else {
-        b.arrivals.back() = {now, b.bytes};
-    }
-    if (t <= b.warmup || !b.from) {
-        b.from = std::pair{now, b.bytes};
-    } else {
-        b.to = std::pair{now, b.bytes};
-    }
+    bulk.on_data(c, f.header.flags, f.payload.size(), now_s());
 }
 
 void Peer::Impl::start_bulk(const ConnectionPtr& c, const Frame& f) {
@@ -101,10 +45,7 @@ void Peer::Impl::start_bulk(const ConnectionPtr& c, const Frame& f) {
     }
     std::lock_guard lock(mu);
     if (stopping) throw Error("this peer is stopping");
-    {
-        std::lock_guard b(bulk_mu);
-        bulk_out.insert(c.get());
-    }
+    bulk.sending(c.get());
     if (!spawn(slow, [this, c, seconds, bytes] { pump(c, seconds, std::min(bytes, bulk_max_bytes)); })) {
         throw Error("busy: '" + cfg.name + "' has too many requests waiting");
     }
@@ -122,10 +63,7 @@ void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_
     // vanished without closing it.
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) +
                        cfg.connect_timeout;
-    const auto open = [&] {
-        std::lock_guard lock(bulk_mu);
-        return bulk_out.count(c.get()) > 0;
-    };
+    const auto open = [&] { return bulk.still_sending(c.get()); };
     const auto wait = [&](auto pred) {
         std::unique_lock lock(flow->mu);
         while (!pred() && !flow->broken && !stopping && Clock::now() < until) {
@@ -183,28 +121,15 @@ std::uint64_t Peer::bulk_connect(const std::string& member) {
     Impl& d = *impl_;
     const auto m = d.address(member, nullptr);
     if (!m) throw Error("'" + member + "' is not a known member");
-    {
-        std::lock_guard lock(d.bulk_mu);
-        for (auto it = d.bulk_ready.begin(); it != d.bulk_ready.end();) {
-            if (now_s() - it->second.second > bulk_ready_for) {
-                it->second.first->close();
-                it = d.bulk_ready.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
+    d.bulk.close_stale(now_s(), bulk_ready_for);
     ConnectionPtr c = d.transport->connect(m->host, m->port, member);
     if (c->peer() != member) {
         c->close();
         throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
                     member + "'");
     }
-    std::lock_guard lock(d.bulk_mu);
     // Known as a bulk connection from now on: its closing concerns no job.
-    d.bulk_in[c.get()].result = std::make_shared<std::promise<Goodput>>();
-    d.bulk_ready[++d.bulk_seq] = {c, now_s()};
-    return d.bulk_seq;
+    return d.bulk.dialled(c, now_s());
 }
 
 Peer::Goodput Peer::goodput_from(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
@@ -216,19 +141,7 @@ Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, doubl
     Impl& d = *impl_;
     check_goodput(seconds, warmup, max_bytes);
     ConnectionPtr c;
-    std::future<Goodput> got;
-    {
-        std::lock_guard lock(d.bulk_mu);
-        const auto it = d.bulk_ready.find(connection);
-        if (it == d.bulk_ready.end()) throw Error("no bulk connection " + std::to_string(connection) + " is ready");
-        c = it->second.first;
-        d.bulk_ready.erase(it);
-        const auto b = d.bulk_in.find(c.get());
-        if (b == d.bulk_in.end()) throw Error("the bulk connection to '" + c->peer() + "' closed while it waited");
-        b->second.seconds = seconds;
-        b->second.warmup = warmup;
-        got = b->second.result->get_future();
-    }
+    std::future<Goodput> got = d.bulk.measure(connection, seconds, warmup, c);
     struct Closer {
         ConnectionPtr& c;
         ~Closer() { c->close(); }

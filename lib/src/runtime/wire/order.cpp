@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../model/yaml_document.hpp"
+#include "../../model/yaml_document.hpp"
 #include "hetcast/error.hpp"
 
 namespace hetcast {

@@ -1,6 +1,7 @@
-// The daemon's life (construction, start, stop) and answering requests. The member list
-// (service_members.cpp), measuring (service_probe.cpp), pushing (service_push.cpp) and
-// metrics (service_metrics.cpp) are elsewhere; service_impl.hpp holds what they share.
+// The daemon's life (construction, start, stop) and its short answers (hello, status, jobs,
+// cancel, the map). The request table and who may make each request are in requests.cpp;
+// the member list in service_members.cpp, measuring in service_probe.cpp, pushing in
+// service_push.cpp, metrics in service_metrics.cpp; service_impl.hpp holds what they share.
 #include "hetcast/runtime/service.hpp"
 
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/version.hpp"
+#include "requests.hpp"
 #include "service_impl.hpp"
 
 namespace hetcast {
@@ -115,144 +117,6 @@ StateDirLock::StateDirLock(const fs::path& dir) {
 
 StateDirLock::~StateDirLock() {
     if (fd_ >= 0) ::close(fd_);
-}
-
-void Service::Impl::handle(const net::PeerIdentity& from, const json& req, const Peer::Responder& respond) {
-    const std::string cmd = get_or<std::string>(req, "cmd", "");
-    const bool op = from.role == net::Role::operator_;
-    // Starting pushes and changing the cluster take the operator's identity. A member's
-    // lets it join under its own name and pass on what an operator started elsewhere
-    // (members, map, a cancel looked for on every member).
-    const auto needs_operator = [&]() {
-        say(LogLevel::warn, "refused '" + cmd + "' from '" + from.name + "': a member's identity, not the operator's");
-        respond({{"ok", false},
-                 {"error", "'" + cmd + "' needs the operator's identity; '" + from.name + "' is a member"}});
-    };
-    // Why the request carries no operator's order given to `to` (empty: it does), said in the log.
-    const auto unordered_why = [&](const std::string& to) -> std::string {
-        try {
-            (void)check_order(req, peer->identity().ca_pem, peer->revoked(), to, static_cast<std::int64_t>(std::time(nullptr)));
-            return {};
-        } catch (const InputError& e) {
-            say(LogLevel::warn, "refused '" + cmd + "' from '" + from.name + "': " + e.what());
-            return e.what();
-        }
-    };
-    const auto refuse_unordered = [&](const std::string& why) {
-        respond({{"ok", false}, {"error", "'" + cmd + "' needs the operator's signed order: " + why}});
-    };
-    say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
-    try {
-        if (cmd == "hello") return respond(hello());
-        if (cmd == "status") return respond(status(get_or<bool>(req, "hellos", true)));
-        if (cmd == "map") return respond(map_answer());
-        if (cmd == "set_map") {
-            if (!op && !membership_ordered(from, req, false)) return respond(unordered(cmd));
-            return respond(set_map(get_or<std::string>(req, "map", "")));
-        }
-        if (cmd == "ping") return respond(answer_ping(*peer, req));
-        if (cmd == "probe") {
-            if (!op) return needs_operator();
-            // The map goes to every member with this order, which each checks.
-            if (const auto why = unordered_why(cfg.name); !why.empty()) return refuse_unordered(why);
-            const Heartbeat beats(respond, cfg.heartbeat);
-            return respond(probe(req, respond));
-        }
-        if (cmd == "goodput") return respond(goodput(req));
-        if (cmd == "push") {
-            if (!op) return needs_operator();
-            // Its participants check the order the plan carries; so does the coordinator,
-            // which would otherwise plan a job nobody takes.
-            if (const auto why = unordered_why(cfg.name); !why.empty()) {
-                ++pushes_refused;
-                return refuse_unordered(why);
-            }
-            json answer;
-            try {
-                const Heartbeat beats(respond, cfg.heartbeat);
-                answer = push(req, respond, from.name);
-            } catch (const std::exception&) {
-                ++pushes_refused;
-                throw;
-            }
-            count_push(answer);
-            return respond(answer);
-        }
-        if (cmd == "jobs") return respond(list_jobs(get_or<bool>(req, "all", false)));
-        if (cmd == "history") return respond(history_answer(op && get_or<bool>(req, "all", false)));
-        if (cmd == "wait") return wait(req, respond, op);
-        if (cmd == "cancel") {
-            // A member passes on the operator's order (to look on every member); it was
-            // given to that member, and it goes no further from here.
-            if (!op) {
-                if (const auto why = unordered_why(from.name); !why.empty()) return refuse_unordered(why);
-            }
-            return respond(cancel(req, op));
-        }
-        if (cmd == "join") {
-            if (!op && get_or<std::string>(req, "name", "") != from.name) {
-                return respond({{"ok", false}, {"error", "'" + from.name + "' may join only under its own name"}});
-            }
-            // Signed by the joiner (or the operator), so that every member it is passed on to
-            // can check it.
-            try {
-                const auto now = static_cast<std::int64_t>(std::time(nullptr));
-                if (op) {
-                    (void)check_order(req, peer->identity().ca_pem, peer->revoked(), cfg.name, now);
-                } else {
-                    (void)check_join(req, peer->identity().ca_pem, peer->revoked(), now);
-                }
-            } catch (const InputError& e) {
-                say(LogLevel::warn, "refused 'join' from '" + from.name + "': " + e.what());
-                return respond({{"ok", false}, {"error", "'join' must be signed by the member that joins: " + std::string(e.what())}});
-            }
-            return respond(join(req));
-        }
-        if (cmd == "leave") {
-            if (!op) return needs_operator();
-            return respond(get_or<bool>(req, "operator", false) ? revoke_operator(req, from.name) : leave(req));
-        }
-        if (cmd == "set_members") {
-            if (!op && !membership_ordered(from, req, true)) return respond(unordered(cmd));
-            if (req.contains("revoked")) add_revocations(revocations_from_json(req["revoked"]));
-            std::vector<Member> ms = members_from_json(req.at("members"));
-            const bool names_me = std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; });
-            set_members(std::move(ms));
-            if (names_me) {
-                std::lock_guard lock(seed_mu);
-                if (listed_by.empty()) listed_by = from.name;
-                seed_cv.notify_all();
-            }
-            return respond({{"ok", true}});
-        }
-        respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
-    } catch (const InputError& e) {
-        // "input": the caller's request was wrong (the CLI exits 2), not the operation.
-        say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
-        respond({{"ok", false}, {"error", e.what()}, {"input", true}});
-    } catch (const std::exception& e) {
-        say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
-        respond({{"ok", false}, {"error", e.what()}});
-    }
-}
-
-bool Service::Impl::membership_ordered(const net::PeerIdentity& from, const json& req, bool list) {
-    try {
-        const std::vector<Member> current = current_members();
-        std::optional<std::vector<Member>> next;
-        if (list) next = members_from_json(req.at("members"));
-        (void)check_membership_order(req.contains("order") ? req["order"] : json(), peer->identity().ca_pem, peer->revoked(),
-                                     from.name, static_cast<std::int64_t>(std::time(nullptr)), &current,
-                                     next ? &*next : nullptr);
-        return true;
-    } catch (const std::exception& e) {
-        say(LogLevel::warn, "refused '" + req.value("cmd", std::string()) + "' from '" + from.name + "': " + e.what());
-        return false;
-    }
-}
-
-json Service::Impl::unordered(const std::string& cmd) {
-    return {{"ok", false}, {"error", "'" + cmd + "' needs the operator's order (a probe, a leave) or a member's own join"}};
 }
 
 /// A host's own send and receive overheads: what a round trip between two hosts cannot
@@ -462,7 +326,7 @@ Service::Service(DaemonConfig config, LogFn log)
     d.peer->set_members(d.members);
     if (fs::exists(d.revoked_file())) d.peer->revoke(load_revoked(d.revoked_file()));
     d.peer->on_request([&d](const net::PeerIdentity& from, const json& req, Peer::Responder respond) {
-        d.handle(from, req, respond);
+        Requests::dispatch(d, from, req, respond);
     });
 }
 

@@ -113,32 +113,6 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 }  // namespace
 
-Heartbeat::Heartbeat(Peer::Responder respond, std::chrono::milliseconds every,
-                     std::function<std::vector<Peer::Responder>()> more) {
-    thread_ = std::thread([this, respond = std::move(respond), every, more = std::move(more)] {
-        const json beat{{"progress", {{"heartbeat", std::chrono::duration<double>(every).count()}}}};
-        std::unique_lock lock(mu_);
-        while (true) {
-            lock.unlock();
-            if (respond) respond(beat);
-            if (more) {
-                for (const auto& r : more()) r(beat);
-            }
-            lock.lock();
-            if (cv_.wait_for(lock, every, [this] { return done_; })) return;
-        }
-    });
-}
-
-Heartbeat::~Heartbeat() {
-    {
-        std::lock_guard lock(mu_);
-        done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-}
-
 std::vector<Peer::Responder> Service::Impl::watching(std::uint64_t job) {
     std::lock_guard lock(watch_mu);
     const auto it = watchers.find(job);

@@ -1,0 +1,124 @@
+#include "bulk.hpp"
+
+#include <exception>
+#include <string>
+
+#include "hetcast/error.hpp"
+#include "hetcast/net/frame.hpp"
+
+namespace hetcast::detail {
+
+bool GoodputWindow::arrive(double now, std::size_t bytes, bool end) {
+    if (bytes_ == 0) start_ = now;
+    if (end || now - start_ > seconds_) return true;
+    bytes_ += bytes;
+    last_ = now;
+    if (arrivals_.empty() || now - arrivals_.back().first >= 1e-3) {
+        arrivals_.emplace_back(now, bytes_);
+    } else {
+        arrivals_.back() = {now, bytes_};
+    }
+    if (now - start_ <= warmup_ || !from_) {
+        from_ = std::pair{now, bytes_};
+    } else {
+        to_ = std::pair{now, bytes_};
+    }
+    return false;
+}
+
+Peer::Goodput GoodputWindow::result() {
+    // The window's edges when frames arrived inside it; else everything since the start.
+    Peer::Goodput g;
+    g.bytes = bytes_;
+    if (from_ && to_ && to_->first > from_->first) {
+        g.seconds = to_->first - from_->first;
+        g.rate = static_cast<double>(to_->second - from_->second) / g.seconds;
+    } else if (bytes_ > 0 && last_ > start_) {
+        g.seconds = last_ - start_;
+        g.rate = static_cast<double>(bytes_) / g.seconds;
+    }
+    g.arrivals = std::move(arrivals_);
+    return g;
+}
+
+std::uint64_t BulkTransfers::dialled(const net::ConnectionPtr& c, double now) {
+    std::lock_guard lock(mu_);
+    in_[c.get()] = In{};
+    ready_[++seq_] = {c, now};
+    return seq_;
+}
+
+void BulkTransfers::close_stale(double now, double stale) {
+    std::lock_guard lock(mu_);
+    for (auto it = ready_.begin(); it != ready_.end();) {
+        if (now - it->second.second > stale) {
+            it->second.first->close();
+            it = ready_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+std::future<Peer::Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c) {
+    std::lock_guard lock(mu_);
+    const auto it = ready_.find(id);
+    if (it == ready_.end()) throw Error("no bulk connection " + std::to_string(id) + " is ready");
+    c = it->second.first;
+    ready_.erase(it);
+    const auto b = in_.find(c.get());
+    if (b == in_.end()) throw Error("the bulk connection to '" + c->peer() + "' closed while it waited");
+    b->second.window.emplace(seconds, warmup);
+    return b->second.result->get_future();
+}
+
+void BulkTransfers::on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now) {
+    std::lock_guard lock(mu_);
+    const auto it = in_.find(c.get());
+    if (it == in_.end()) throw InputError("bulk data that nobody asked for");
+    In& b = it->second;
+    if (b.done) return;  // what was in flight when the window closed
+    if (!b.window) throw InputError("bulk data before it was asked for");
+    if (!b.window->arrive(now, bytes, flags == net::bulk_end)) return;
+    Peer::Goodput g = b.window->result();
+    b.done = true;
+    if (g.rate > 0) {
+        b.result->set_value(std::move(g));
+    } else {
+        b.result->set_exception(std::make_exception_ptr(Error("'" + c->peer() + "' sent too little to measure")));
+    }
+    // Closing with data still coming resets the connection: the sender's kernel drops what
+    // its socket holds instead of sending it, for seconds on a slow link, into the next
+    // measurement.
+    c->close();
+}
+
+void BulkTransfers::sending(const net::Connection* c) {
+    std::lock_guard lock(mu_);
+    out_.insert(c);
+}
+
+bool BulkTransfers::still_sending(const net::Connection* c) {
+    std::lock_guard lock(mu_);
+    return out_.count(c) > 0;
+}
+
+bool BulkTransfers::forget(const net::Connection* c) {
+    std::lock_guard lock(mu_);
+    if (const auto it = in_.find(c); it != in_.end()) {
+        if (!it->second.done) {
+            it->second.result->set_exception(
+                std::make_exception_ptr(Error("the connection closed before the bulk transfer's window was over")));
+        }
+        in_.erase(it);
+        return true;
+    }
+    return out_.erase(c) > 0;
+}
+
+bool BulkTransfers::busy_or_locked(const net::Connection* c) {
+    std::unique_lock lock(mu_, std::try_to_lock);
+    return !lock || in_.count(c) || out_.count(c);
+}
+
+}  // namespace hetcast::detail

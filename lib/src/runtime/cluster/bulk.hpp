@@ -1,0 +1,85 @@
+#pragma once
+// Bulk transfers for goodput measurements (the probe, docs/protocol.md "Probing"): the
+// receiver's window over what arrives, and which connections carry bulk transfers, each
+// way. Peer::Impl holds one BulkTransfers; peer_goodput.cpp dials and pumps.
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast::detail {
+
+/// A receiver's window over one bulk transfer: the rate is taken between the arrivals at
+/// its edges, from `warmup` after the first byte to `seconds` after it. Times are seconds
+/// on one steady clock. Not thread safe (BulkTransfers locks it).
+class GoodputWindow {
+public:
+    GoodputWindow(double seconds, double warmup) : seconds_(seconds), warmup_(warmup) {}
+
+    /// `bytes` arrived at `now`; `end`: the sender says it ran out. True when the window is
+    /// over: these bytes are not counted, and result() holds the measurement.
+    bool arrive(double now, std::size_t bytes, bool end);
+    /// What was measured: rate 0 when too little arrived to tell. Takes the arrivals.
+    [[nodiscard]] Peer::Goodput result();
+
+private:
+    double seconds_, warmup_;
+    double start_ = 0;  ///< when the first data arrived
+    std::uint64_t bytes_ = 0;
+    double last_ = 0;   ///< when the latest data arrived
+    std::optional<std::pair<double, std::uint64_t>> from_, to_;
+    std::vector<std::pair<double, std::uint64_t>> arrivals_;
+};
+
+/// The connections that carry bulk transfers: those this peer dialled to receive one
+/// (waiting for their measurement, then measuring) and those it sends one on. Thread safe.
+class BulkTransfers {
+public:
+    /// A connection dialled by this peer to receive a bulk transfer; from now on its
+    /// closing concerns no job. Returns the id measure() takes.
+    std::uint64_t dialled(const net::ConnectionPtr& c, double now);
+    /// Closes and forgets dialled connections no measurement took within `stale` seconds.
+    void close_stale(double now, double stale);
+    /// Takes dialled connection `id` for a window: `c` is set to it, and the future holds
+    /// the measurement once the window is over. Throws Error when no such connection waits.
+    std::future<Peer::Goodput> measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c);
+    /// Data of a bulk transfer this peer receives on `c` (flags: net::bulk_data or
+    /// bulk_end). When the window is over the measurement is set and `c` closed. Throws
+    /// InputError for data nobody asked for.
+    void on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now);
+
+    /// This peer sends a bulk transfer on `c`.
+    void sending(const net::Connection* c);
+    /// Whether `c` still is one this peer sends on (the receiver has not closed it).
+    [[nodiscard]] bool still_sending(const net::Connection* c);
+    /// Whether `c` carried a bulk transfer (its closing then concerns no job); forgets it.
+    /// A measurement still waiting fails.
+    bool forget(const net::Connection* c);
+    /// Whether `c` carries a bulk transfer either way. Never waits: true when the state is
+    /// locked by another thread (the caller, the idle check, looks again later).
+    [[nodiscard]] bool busy_or_locked(const net::Connection* c);
+
+private:
+    struct In {
+        std::optional<GoodputWindow> window;  ///< set when a measurement takes it
+        bool done = false;
+        std::shared_ptr<std::promise<Peer::Goodput>> result = std::make_shared<std::promise<Peer::Goodput>>();
+    };
+    std::mutex mu_;
+    std::map<const net::Connection*, In> in_;   ///< connections this peer receives bulk transfers on
+    std::set<const net::Connection*> out_;      ///< connections it sends them on
+    /// Dialled connections waiting for their measurement, and when they were dialled.
+    std::map<std::uint64_t, std::pair<net::ConnectionPtr, double>> ready_;
+    std::uint64_t seq_ = 0;
+};
+
+}  // namespace hetcast::detail

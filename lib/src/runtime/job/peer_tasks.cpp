@@ -1,0 +1,306 @@
+// A participant's task list (sends, receives, deliveries), run on the job's own thread;
+// reaping jobs that ended. Taking the plan and receiving data: peer_arrive.cpp.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/files.hpp"
+#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/tree.hpp"
+#include "../peer_impl.hpp"
+
+namespace hetcast {
+namespace fs = std::filesystem;
+using namespace detail;
+
+// --- a participant's task list ------------------------------------------------------
+std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageId m) {
+    std::unique_lock lock(job.mu);
+    Recv& r = job.recv.at(m);
+    const JobMessage& msg = job.plan.messages.at(m);
+    auto last = std::make_pair(r.got, Clock::now());
+    // A cut-through message may still wait for pieces asked for again after data_end.
+    const auto in = [&] { return r.ended && (!r.pieces || r.pieces->complete()); };
+    while (!in() && r.error.empty() && !job.aborted) {
+        job.cv.wait_for(lock, std::chrono::milliseconds(200));
+        if (r.got != last.first) {
+            last = {r.got, Clock::now()};
+        } else if (r.got > 0 &&
+                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > receive_stall(job.plan, cfg.stall_timeout)) {
+            r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
+                      std::to_string(msg.size) + " bytes";
+        }
+    }
+    if (job.aborted) throw Error(job.abort_reason);
+    if (!r.error.empty()) throw Error(r.error);
+    if (r.got != msg.size) {
+        throw Error(message_label(m) + " from '" + r.from + "' ended after " + std::to_string(r.got) + " of " +
+                    std::to_string(msg.size) + " bytes");
+    }
+    if (!net::same_digest(r.sent_sha, msg.sha)) throw Error("the sender's checksum of " + message_label(m) + " differs from the job's");
+    // Verify outside the lock: the last chunks may still be hashing. The sink stays in
+    // r (data after data_end is ignored) until its copy lands or the job ends.
+    FileSink* sink = r.sink.get();
+    std::vector<std::byte> buf = std::move(r.buf);
+    std::unique_ptr<ChunkHasher> buf_hash = std::move(r.buf_hash);
+    const std::shared_ptr<PieceTracker> pieces = r.pieces;
+    lock.unlock();
+    std::shared_ptr<const net::MessageBody> body;
+    if (sink) {
+        sink->verify(msg.sha);  // throws when the bytes do not match
+        body = sink->body();
+    } else if (pieces) {
+        // Whole-message check too: the pieces' digests are only as good as the plan's.
+        auto bytes = pieces->joined();
+        net::Sha256 h;
+        h.update(*bytes);
+        if (!net::same_digest(h.finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
+        body = std::make_shared<BufferBody>(std::move(bytes), msg.sha);
+    } else {
+        if (!net::same_digest(buf_hash->finish(), msg.sha)) throw Error("checksum mismatch for " + message_label(m));
+        body = std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(std::move(buf)), msg.sha);
+    }
+    lock.lock();
+    r.done = true;
+    r.body = body;
+    return body;
+}
+
+void Peer::Impl::deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body) {
+    const auto* buffer = dynamic_cast<const BufferBody*>(body.get());
+    if (!buffer) return;
+    Delivery d{job.plan.messages[m].source, job.plan.job, m, buffer->bytes()};
+    std::function<void(Delivery)> cb;
+    {
+        std::lock_guard lock(mu);
+        cb = delivery_cb;
+        if (!cb) {
+            inbox.push_back(std::move(d));
+            inbox_cv.notify_all();
+            return;
+        }
+    }
+    cb(std::move(d));
+}
+
+void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
+    const JobPlan& plan = job->plan;
+    std::size_t i = 0;
+    std::string failure;
+    // A verified copy is forwarded at once; landing it (fsync, rename) runs alongside,
+    // and it counts as delivered only when it has landed.
+    std::vector<std::future<void>> landings;
+    std::vector<MessageId> pending;  ///< cut-through messages whose sends started
+    const auto take_whole = [&](MessageId m) {
+        auto body = wait_recv(*job, m);
+        emulate_recv(static_cast<double>(plan.messages[m].size));
+        Recv& r = job->recv.at(m);
+        {
+            JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size - r.resumed, {}};  // what this try carried
+            hop.peer = r.from;
+            hop.first = r.first;
+            emit(*job, hop);
+        }
+        {
+            std::lock_guard lock(job->mu);
+            if (!r.pieces) job->held[m] = body;
+        }
+        if (r.keep && r.sink) {
+            landings.push_back(std::async(std::launch::async, [this, job, m, sink = r.sink.get()] {
+                if (job->plan.messages[m].tree.empty()) {
+                    sink->land();
+                } else {
+                    land_bundle(*job, m, *sink);
+                }
+                const JobMessage& lm = job->plan.messages[m];
+                log(LogLevel::info, "job " + std::to_string(job->plan.job) + ": landed " + (cfg.dest_root / lm.name).string() +
+                    (lm.tree.empty() ? "" : " (" + std::to_string(lm.tree.size()) + " entries)") + ", " +
+                    std::to_string(lm.size) + " bytes, sha256 " + net::to_hex(lm.sha) + ", from '" + lm.source + "'");
+                emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+            }));
+        } else if (r.keep) {
+            emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
+            deliver(*job, m, body);
+        }
+    };
+    try {
+        for (; i < plan.tasks.size(); ++i) {
+            const JobTask& t = plan.tasks[i];
+            const JobMessage& msg = plan.messages[t.message];
+            if (t.op == Op::send) {
+                std::shared_ptr<const net::MessageBody> body;
+                {
+                    std::lock_guard lock(job->mu);
+                    if (job->aborted) throw Error(job->abort_reason);
+                    if (auto it = job->held.find(t.message); it != job->held.end()) body = it->second;
+                }
+                if (!body) throw Error("the plan relays " + message_label(t.message) + " before it is held");
+                {
+                    // The receiver holds a prefix from an earlier try: only the rest goes.
+                    std::lock_guard lock(job->mu);
+                    if (auto it = job->resume.find({t.message, t.peer}); it != job->resume.end()) {
+                        body = suffix_of(std::move(body), it->second);
+                    }
+                }
+                body = counted(std::move(body), stats, msg.source != cfg.name);
+                if (job->pace) body = detail::paced(std::move(body), job->pace);
+                emulate_send(t.peer, static_cast<double>(msg.size));
+                ConnectionPtr c = lane_to(*job, t.peer);
+                {
+                    std::lock_guard lock(job->mu);
+                    ++job->outstanding;
+                }
+                // A child that cannot be fed (gone, frozen) costs only itself: the
+                // coordinator sees it fail and re-serves what it feeds; its siblings go on.
+                c->send_stream(plan.job, t.message, body, frame_bytes(plan),
+                               [this, job, peer = t.peer, m = t.message](std::error_code ec) {
+                                   std::lock_guard lock(job->mu);
+                                   --job->outstanding;
+                                   if (ec && !job->aborted) {
+                                       log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
+                                           " to '" + peer + "' failed: " + ec.message());
+                                   }
+                                   job->cv.notify_all();
+                               });
+            } else if (plan.relay == Relay::cut_through) {
+                // Sends of this message start once its first piece is in; the message is
+                // taken whole (verified, landed) after the task list.
+                wait_first_piece(*job, t.message);
+                std::lock_guard lock(job->mu);
+                Recv& r = job->recv.at(t.message);
+                job->held[t.message] = r.pieces->body(msg.sha);
+                pending.push_back(t.message);
+            } else {
+                take_whole(t.message);
+            }
+        }
+        for (MessageId m : pending) take_whole(m);
+        std::unique_lock lock(job->mu);
+        job->cv.wait(lock, [&] { return job->outstanding == 0 || job->aborted; });
+        if (job->aborted) throw Error(job->abort_reason);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    for (auto& l : landings) {
+        try {
+            l.get();
+        } catch (const std::exception& e) {
+            if (failure.empty()) failure = e.what();
+        }
+    }
+    if (!failure.empty()) {
+        // Whoever waits on this node for a message it will not send now is told so.
+        for (std::size_t k = i; k < plan.tasks.size(); ++k) {
+            const JobTask& t = plan.tasks[k];
+            if (t.op != Op::send) continue;
+            try {
+                conn_to(t.peer, &plan.participants)
+                    ->send(make_frame(FrameType::job_cancel, plan.job, t.message,
+                                      "'" + cfg.name + "' failed: " + failure));
+            } catch (const std::exception&) {
+                // That peer is unreachable too; its own connection loss tells it.
+            }
+        }
+        log(LogLevel::warn, "job " + std::to_string(plan.job) + " failed here: " + failure);
+    }
+    {
+        std::lock_guard lock(job->mu);
+        end_lanes(*job, !failure.empty(), failure);
+        // A cut-through child may still ask for a piece again after every byte went out:
+        // what was sent stays readable until the job is reaped.
+        if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
+        for (auto& [m, r] : job->recv) {
+            if (r.pieces) r.pieces->fail(failure.empty() ? "the job ended" : failure);  // no send waits on it now
+            if (!r.done && r.error.empty()) r.error = failure.empty() ? "the job ended" : failure;  // late data is dropped
+            // A destination's verified pieces wait for the next try when its feeder failed
+            // (not when the job was cancelled or this node failed on its own).
+            const JobMessage& msg = plan.messages[m];
+            if (plan.retry && !r.done && r.keep && r.sink && r.pieces && !job->aborted && r.from_failed) {
+                const std::uint64_t v = r.pieces->verified();
+                if (v > 0 && v < msg.size && v % plan.piece == 0) {
+                    const std::string key = r.sink->final_path().string();
+                    std::lock_guard lock(mu);
+                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job, plan.coordinator};
+                    log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
+                        key + " for the next try");
+                }
+            }
+            r.sink.reset();  // removes temporaries
+        }
+    }
+    if (failure.empty()) {
+        emit(*job, JobEvent{JobEvent::Kind::done, now_s(), 0, 0, {}});
+    } else {
+        emit(*job, JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, failure});
+    }
+    job->finished = true;
+}
+
+void Peer::Impl::reap() {
+    const double now = now_s();
+    // A job that never starts (its coordinator gone or cancelled before the start) is
+    // dropped with its temporary files once its start is overdue.
+    const double overdue = 2 * std::chrono::duration<double>(cfg.connect_timeout).count() +
+                           std::chrono::duration<double>(cfg.stall_timeout).count();
+    std::vector<std::shared_ptr<Job>> all;
+    {
+        std::lock_guard lock(mu);
+        for (const auto& [id, j] : jobs) all.push_back(j);
+    }
+    std::vector<Parked> expired;  // their temporaries go when this goes, outside the lock
+    {
+        std::lock_guard lock(mu);
+        for (auto it = parked.begin(); it != parked.end();) {
+            if (now - it->second.at > parked_for) {
+                expired.push_back(std::move(it->second));
+                it = parked.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    std::vector<std::shared_ptr<Job>> done;
+    for (const auto& j : all) {
+        std::lock_guard jl(j->mu);  // never under mu: a job's lock may be held while taking mu
+        if (!j->finished && !j->runner.joinable() && (j->aborted || now - j->planned > overdue)) {
+            j->finished = true;
+            if (!j->aborted) log(LogLevel::warn, "job " + std::to_string(j->plan.job) + " never started; dropped");
+        }
+        if (j->finished) done.push_back(j);
+    }
+    {
+        std::lock_guard lock(mu);
+        for (const auto& j : done) {
+            if (auto it = jobs.find(j->plan.job); it != jobs.end() && it->second == j) jobs.erase(it);
+        }
+    }
+    for (auto& j : done) {
+        if (j->runner.joinable()) j->runner.join();
+    }
+}
+
+void Peer::Impl::abort_job(Job& job, const std::string& why) {
+    std::lock_guard lock(job.mu);
+    job.aborted = true;
+    job.abort_reason = why;
+    end_lanes(job, true, why);
+    for (auto& [m, r] : job.recv) {
+        if (r.pieces) r.pieces->fail(why);
+    }
+    job.cv.notify_all();
+}
+
+}  // namespace hetcast

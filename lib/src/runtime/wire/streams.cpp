@@ -1,0 +1,40 @@
+#include "streams.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace hetcast::detail {
+
+void StreamTable::accept(std::uint64_t stream, Peer::StreamHooks hooks) {
+    std::lock_guard lock(mu_);
+    streams_[stream] = std::make_shared<const Peer::StreamHooks>(std::move(hooks));
+}
+
+void StreamTable::end(std::uint64_t stream) {
+    std::lock_guard lock(mu_);
+    streams_.erase(stream);
+}
+
+bool StreamTable::route(const net::ConnectionPtr& c, net::Frame& f) {
+    std::shared_ptr<const Peer::StreamHooks> hooks;
+    {
+        std::lock_guard lock(mu_);
+        if (streams_.empty()) return false;
+        const auto it = streams_.find(f.header.job);
+        if (it == streams_.end()) return false;
+        hooks = it->second;
+    }
+    hooks->frame(c, std::move(f));
+    return true;
+}
+
+void StreamTable::closed(const net::Connection* c, const std::string& why) {
+    std::vector<std::shared_ptr<const Peer::StreamHooks>> all;
+    {
+        std::lock_guard lock(mu_);
+        for (const auto& [id, h] : streams_) all.push_back(h);
+    }
+    for (const auto& h : all) h->closed(c, why);
+}
+
+}  // namespace hetcast::detail

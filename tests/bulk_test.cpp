@@ -1,0 +1,134 @@
+// Goodput measurement's bookkeeping (lib/src/runtime/cluster/bulk.hpp, internal): the
+// receiver's window on hand-made arrival times, and which connections carry bulk transfers.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+
+#include "../lib/src/runtime/cluster/bulk.hpp"
+#include "hetcast/error.hpp"
+#include "hetcast/net/frame.hpp"
+
+using hetcast::Peer;
+using hetcast::detail::BulkTransfers;
+using hetcast::detail::GoodputWindow;
+
+namespace {
+
+/// A connection that only records whether it was closed.
+class FakeConnection : public hetcast::net::Connection {
+public:
+    explicit FakeConnection(std::string peer) : peer_(std::move(peer)) {}
+    const std::string& peer() const override { return peer_; }
+    const hetcast::net::PeerIdentity& identity() const override { return id_; }
+    void send(hetcast::net::Frame, std::function<void(std::error_code)>) override {}
+    void send_stream(std::uint64_t, std::uint32_t, std::shared_ptr<const hetcast::net::MessageBody>, std::size_t,
+                     std::function<void(std::error_code)>) override {}
+    void close(const std::string&) override { ++closed; }
+    void abort(const std::string&) override { ++closed; }
+    void set_shape(hetcast::net::LinkShape) override {}
+    std::chrono::steady_clock::time_point received_at() const override { return {}; }
+    int closed = 0;
+
+private:
+    std::string peer_;
+    hetcast::net::PeerIdentity id_;
+};
+
+}  // namespace
+
+TEST_CASE("goodput window: the rate is taken between the arrivals at the edges of the window after the warm-up") {
+    GoodputWindow w(1.0, 0.2);
+    // 1000 bytes every 0.1 s from t = 10: the warm-up ends at 10.2, the window at 11.
+    for (int i = 0; i <= 10; ++i) CHECK_FALSE(w.arrive(10 + 0.1 * i, 1000, false));
+    CHECK(w.arrive(11.15, 1000, false));  // past the window: not counted
+    const Peer::Goodput g = w.result();
+    CHECK(g.bytes == 11000);
+    // From the last arrival inside the warm-up (10.2, 3000 bytes) to the last one (11.0, 11000).
+    CHECK(g.seconds == doctest::Approx(0.8));
+    CHECK(g.rate == doctest::Approx(8000 / 0.8));
+    CHECK(g.arrivals.size() == 11);
+    CHECK(g.arrivals.back().second == 11000);
+}
+
+TEST_CASE("goodput window: a sender that runs out ends the window, and one frame tells no rate") {
+    GoodputWindow w(5.0, 1.0);
+    CHECK_FALSE(w.arrive(0.0, 500, false));
+    CHECK_FALSE(w.arrive(0.5, 500, false));  // both inside the warm-up: no far edge
+    CHECK(w.arrive(0.6, 0, true));
+    const Peer::Goodput g = w.result();
+    // No edge after the warm-up: everything since the first byte.
+    CHECK(g.bytes == 1000);
+    CHECK(g.seconds == doctest::Approx(0.5));
+    CHECK(g.rate == doctest::Approx(2000));
+
+    GoodputWindow one(1.0, 0.1);
+    CHECK_FALSE(one.arrive(3.0, 4096, false));
+    CHECK(one.arrive(3.0, 0, true));
+    CHECK(one.result().rate == 0);
+}
+
+TEST_CASE("goodput window: arrivals within a millisecond are kept as one, the latest") {
+    GoodputWindow w(1.0, 0.0);
+    CHECK_FALSE(w.arrive(1.0, 100, false));
+    CHECK_FALSE(w.arrive(1.0004, 100, false));
+    CHECK_FALSE(w.arrive(1.002, 100, false));
+    CHECK(w.arrive(2.5, 100, false));
+    const Peer::Goodput g = w.result();
+    REQUIRE(g.arrivals.size() == 2);
+    CHECK(g.arrivals[0] == std::pair{1.0004, std::uint64_t{200}});
+    CHECK(g.arrivals[1] == std::pair{1.002, std::uint64_t{300}});
+}
+
+TEST_CASE("bulk transfers: a dialled connection measures once, then is closed, and unknown data is refused") {
+    BulkTransfers b;
+    auto c = std::make_shared<FakeConnection>("m1");
+    const std::uint64_t id = b.dialled(c, 100.0);
+    CHECK(b.busy_or_locked(c.get()));
+    CHECK_THROWS_AS(b.on_data(c, hetcast::net::bulk_data, 10, 100.1), hetcast::InputError);  // before measure
+    hetcast::net::ConnectionPtr taken;
+    std::future<Peer::Goodput> got = b.measure(id, 1.0, 0.0, taken);
+    CHECK(taken == c);
+    CHECK_THROWS_AS((void)b.measure(id, 1.0, 0.0, taken), hetcast::Error);  // taken already
+    b.on_data(c, hetcast::net::bulk_data, 1000, 200.0);
+    b.on_data(c, hetcast::net::bulk_data, 1000, 200.5);
+    CHECK(got.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
+    b.on_data(c, hetcast::net::bulk_end, 0, 200.6);
+    REQUIRE(got.wait_for(std::chrono::seconds(0)) == std::future_status::ready);
+    CHECK(got.get().rate == doctest::Approx(2000));
+    CHECK(c->closed == 1);
+    b.on_data(c, hetcast::net::bulk_data, 1000, 200.7);  // in flight when the window closed
+    CHECK(b.forget(c.get()));
+    CHECK_FALSE(b.busy_or_locked(c.get()));
+    auto stranger = std::make_shared<FakeConnection>("m2");
+    CHECK_THROWS_AS(b.on_data(stranger, hetcast::net::bulk_data, 10, 1.0), hetcast::InputError);
+}
+
+TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement, and stale dialled ones are closed") {
+    BulkTransfers b;
+    auto c = std::make_shared<FakeConnection>("m1");
+    hetcast::net::ConnectionPtr taken;
+    std::future<Peer::Goodput> got = b.measure(b.dialled(c, 0.0), 1.0, 0.0, taken);
+    b.on_data(c, hetcast::net::bulk_data, 1000, 1.0);
+    CHECK(b.forget(c.get()));
+    CHECK_THROWS_AS(got.get(), hetcast::Error);
+
+    auto old = std::make_shared<FakeConnection>("m2"), fresh = std::make_shared<FakeConnection>("m3");
+    const std::uint64_t old_id = b.dialled(old, 0.0), fresh_id = b.dialled(fresh, 50.0);
+    b.close_stale(70.0, 60.0);
+    CHECK(old->closed == 1);
+    CHECK(fresh->closed == 0);
+    CHECK_THROWS_AS((void)b.measure(old_id, 1.0, 0.0, taken), hetcast::Error);
+    CHECK_NOTHROW((void)b.measure(fresh_id, 1.0, 0.0, taken));
+
+    auto out = std::make_shared<FakeConnection>("m4");
+    CHECK_FALSE(b.still_sending(out.get()));
+    b.sending(out.get());
+    CHECK(b.still_sending(out.get()));
+    CHECK(b.busy_or_locked(out.get()));
+    CHECK(b.forget(out.get()));
+    CHECK_FALSE(b.still_sending(out.get()));
+    CHECK_FALSE(b.forget(out.get()));
+}

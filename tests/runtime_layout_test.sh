@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The runtime's layout rules (docs/architecture.md), checked on the sources:
+#   - no file under lib/src/runtime/ over 500 lines;
+#   - a part (wire, transfer, job, cluster, config, service) includes, of the library's
+#     private headers, only its own folder's, and model/yaml_document.hpp;
+#   - the one exception: the Peer::Impl methods still spread over the parts (peer_*.cpp)
+#     include ../peer_impl.hpp, the assembly's header (the next phase of issue 25 empties it);
+#   - the data path (wire, transfer, job, cluster) and config never include the daemon's
+#     or the embedded node's public headers.
+#   usage: runtime_layout_test.sh SOURCE_DIR
+set -euo pipefail
+src=${1:?usage: $0 SOURCE_DIR}/lib/src/runtime
+[[ -d $src/wire ]] || { echo "runtime layout test: no $src/wire" >&2; exit 2; }
+cd "$src"
+
+failed=0
+bad() {
+    echo "runtime layout test: $*" >&2
+    failed=1
+}
+
+while read -r n file; do
+    [[ $file == total ]] && continue
+    ((n <= 500)) || bad "$file has $n lines (at most 500)"
+done < <(find . -name '*.cpp' -o -name '*.hpp' | sort | xargs wc -l)
+
+parts="wire transfer job cluster config service"
+for part in $parts; do
+    for file in "$part"/*.cpp "$part"/*.hpp; do
+        [[ -e $file ]] || continue
+        while IFS=: read -r line inc; do
+            inc=${inc#*\"}
+            inc=${inc%\"*}
+            case $inc in
+                hetcast/*) ;;
+                */*)
+                    if [[ $inc == ../../model/yaml_document.hpp ]]; then
+                        :
+                    elif [[ $inc == ../peer_impl.hpp && $(basename "$file") == peer_*.cpp && $part != service && $part != config ]]; then
+                        :
+                    else
+                        bad "$file:$line includes \"$inc\": another part's private header"
+                    fi
+                    ;;
+                *) [[ -e $part/$inc ]] || bad "$file:$line includes \"$inc\", which is not in $part/" ;;
+            esac
+        done < <(grep -n '^#include "' "$file" || true)
+    done
+done
+
+for part in wire transfer job cluster config; do
+    if hits=$(grep -n '#include "hetcast/runtime/\(service\|node\|history\)\.hpp"' "$part"/* 2>/dev/null); then
+        bad "the data path includes the daemon's headers: $hits"
+    fi
+done
+
+# Nothing but the assembly and the parts' peer_*.cpp sees Peer::Impl.
+while IFS= read -r file; do
+    case $file in
+        ./peer.cpp | ./wire/peer_*.cpp | ./transfer/peer_*.cpp | ./job/peer_*.cpp | ./cluster/peer_*.cpp) ;;
+        *) bad "$file includes peer_impl.hpp" ;;
+    esac
+done < <(grep -rl '#include ".*peer_impl.hpp"' . | sort)
+
+((failed == 0)) || exit 1
+echo "runtime layout test: passed"
