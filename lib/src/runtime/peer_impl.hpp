@@ -114,6 +114,7 @@ struct Peer::Impl {
         double at = 0;
         std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
         std::string coordinator;  ///< ... or cancels it
+        const void* control = nullptr;  ///< the coordinator's connection it came through
     };
     std::map<std::string, Parked> parked;
     static constexpr double parked_for = 60;

@@ -233,7 +233,8 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();
                     std::lock_guard lock(mu);
-                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job, plan.coordinator};
+                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(),
+                                         plan.job, plan.coordinator, job->coordinator.get()};
                     log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }

@@ -159,6 +159,18 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
         }
         if (!lane) {
             for (auto& [id, k] : coords) cs.push_back(k);
+            // What this member parked for a next try of a push coordinated over this
+            // connection: that try cannot come now. Also when the job was already reaped (its feeder's lane
+            // closed first and the job ended before this connection did): it is no longer
+            // in `jobs` below, and its temporary file would stay for parked_for.
+            for (auto it = parked.begin(); it != parked.end();) {
+                if (it->second.control == c.get()) {
+                    unparked.push_back(std::move(it->second));
+                    it = parked.erase(it);
+                } else {
+                    ++it;
+                }
+            }
         }
     }
     if (stopping || who.empty()) return;
