@@ -91,15 +91,40 @@ grep -q '^Documentation=man:hetcastd(1) ' "$unit" || fail "unit: $(grep Document
 
 [ "$failures" -eq 0 ] || { echo "install test: $failures check(s) of the installed tree failed"; exit 1; }
 echo "install test: binaries, man pages, completion, unit, examples and docs installed and usable"
-cmake -S "$src_dir/tests/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+
+# The package is relocatable: no file of it names the prefix it was installed to or a
+# library by its path on the build machine, and it works after the tree is moved.
+pkgfiles=("$p"/lib/cmake/hetcast/*.cmake "$p"/lib/pkgconfig/hetcast.pc)
+for f in "${pkgfiles[@]}"; do
+    [ -s "$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+    if grep -nE "$p|(^|[\";= ])/(usr|lib|opt|home|srv|tmp|work)/" "$f"; then
+        echo "FAIL: ${f#$p/} names an absolute path (above)"; exit 1
+    fi
+done
+mv "$p" "$tmp/moved"
+p=$tmp/moved
+cmake -S "$src_dir/tests/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$p" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 out=$("$tmp/consumer/consumer")
 [ "$out" = "20" ] || { echo "FAIL: consumer printed '$out', expected 20"; exit 1; }
 echo "install test: consumer built against the installed package and printed $out"
 
 # The example program of tools/examples, built the same way against the installed package.
-cmake -S "$src_dir/tools/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake -S "$src_dir/tools/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$p" >/dev/null
 cmake --build "$tmp/examples" >/dev/null
 out=$("$tmp/examples/broadcast" 4 65536) || { echo "FAIL: the example exited non-zero: $out"; exit 1; }
 grep -q "^3 of 3 nodes hold an intact copy$" <<< "$out" || { echo "FAIL: the example printed: $out"; exit 1; }
 echo "install test: tools/examples/broadcast built against the installed package; 3 of 3 copies intact"
+
+# The same consumer built with pkg-config instead of CMake, against the moved tree.
+if command -v pkg-config >/dev/null; then
+    flags=$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs "hetcast = $version") ||
+        { echo "FAIL: pkg-config does not find hetcast $version in $p/lib/pkgconfig"; exit 1; }
+    # shellcheck disable=SC2086
+    ${CXX:-c++} -std=c++20 -o "$tmp/consumer-pc" "$src_dir/tests/consumer/main.cpp" $flags
+    out=$("$tmp/consumer-pc")
+    [ "$out" = "20" ] || { echo "FAIL: the pkg-config consumer printed '$out', expected 20"; exit 1; }
+    echo "install test: consumer built with pkg-config against the moved tree and printed $out"
+else
+    echo "install test: pkg-config not installed (scripts/deps installs it); pkg-config build skipped"
+fi
