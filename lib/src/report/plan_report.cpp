@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "hetcast/sim/lower_bound.hpp"
-#include "hetcast/sim/wu_bound.hpp"
+#include "hetcast/sim/pattern_bound.hpp"
 
 namespace hetcast {
 namespace {
@@ -122,11 +122,11 @@ std::vector<PlanResult> plan_all(const Network& net, const PlanRequest& req) {
 
 PatternResult plan_pattern_and_simulate(const Network& net, const PatternRequest& req,
                                         const PatternAlgorithm& algo) {
-    return plan_pattern_with_bound(net, req, algo, wu_lower_bound(net, req));
+    return plan_pattern_with_bound(net, req, algo, pattern_lower_bound(net, req));
 }
 
 std::vector<PatternResult> plan_pattern_all(const Network& net, const PatternRequest& req) {
-    const double lb = wu_lower_bound(net, req);  // also validates the pattern against net
+    const double lb = pattern_lower_bound(net, req);  // also validates the pattern against net
     std::vector<PatternResult> out;
     for (const auto& a : pattern_algorithms()) out.push_back(plan_pattern_with_bound(net, req, a, lb));
     sort_by_completion(out);

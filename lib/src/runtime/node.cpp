@@ -15,7 +15,7 @@
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
-#include "hetcast/sim/wu_bound.hpp"
+#include "hetcast/sim/pattern_bound.hpp"
 
 namespace hetcast {
 
@@ -258,7 +258,7 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
     JobSpec spec;
     spec.network = &net;
     spec.schedule = algo == "auto" ? plan_pattern_auto(net, req).schedule : find_pattern_algorithm(algo).plan(net, req);
-    spec.lower_bound = wu_lower_bound(net, req);
+    spec.lower_bound = pattern_lower_bound(net, req);
     spec.inputs = std::move(inputs);
     JobReport report = peer_.run(std::move(spec));
     for (const auto& [d, why] : down) report.skipped.push_back(d);

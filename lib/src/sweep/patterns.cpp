@@ -4,8 +4,8 @@
 #include "hetcast/sched/wu.hpp"
 #define HETCAST_SWEEP_HAVE_PATTERNS 1
 #endif
-#if __has_include("hetcast/sim/wu_bound.hpp")
-#include "hetcast/sim/wu_bound.hpp"
+#if __has_include("hetcast/sim/pattern_bound.hpp")
+#include "hetcast/sim/pattern_bound.hpp"
 #define HETCAST_SWEEP_HAVE_WU_BOUND 1
 #endif
 
@@ -18,20 +18,6 @@ PatternRequest pattern_request(const std::vector<Message>& messages, ExecModel m
     req.messages = messages;
     req.model = model;
     return req;
-}
-#endif
-
-#ifdef HETCAST_SWEEP_HAVE_WU_BOUND
-// Whichever argument list wu_lower_bound takes.
-template <class Net, class Messages>
-double call_wu_bound(const Net& net, const Messages& messages, ExecModel model) {
-    if constexpr (requires { wu_lower_bound(net, messages); }) {
-        return wu_lower_bound(net, messages);
-    } else if constexpr (requires { wu_lower_bound(net, messages, model); }) {
-        return wu_lower_bound(net, messages, model);
-    } else {
-        return wu_lower_bound(net, pattern_request(messages, model));
-    }
 }
 #endif
 
@@ -56,7 +42,7 @@ std::optional<double> pattern_lower_bound([[maybe_unused]] const Network& net,
                                           [[maybe_unused]] const std::vector<Message>& messages,
                                           [[maybe_unused]] ExecModel model) {
 #ifdef HETCAST_SWEEP_HAVE_WU_BOUND
-    return call_wu_bound(net, messages, model);
+    return hetcast::pattern_lower_bound(net, pattern_request(messages, model));
 #else
     return std::nullopt;
 #endif

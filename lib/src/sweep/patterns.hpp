@@ -20,7 +20,8 @@ struct PatternPlanner {
 /// Every pattern algorithm of this build, in the library's order; empty without sched/wu.hpp.
 [[nodiscard]] const std::vector<PatternPlanner>& pattern_planners();
 
-/// Wu §3.1's lower bound on a multiple multicast; nullopt without sim/wu_bound.hpp.
+/// The bound a pattern is reported against (sim/pattern_bound.hpp: Wu §3.1's, or what
+/// shared capacities force when larger); nullopt without that header.
 [[nodiscard]] std::optional<double> pattern_lower_bound(const Network& net, const std::vector<Message>& messages,
                                                         ExecModel model);
 

@@ -27,7 +27,7 @@
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
-#include "hetcast/sim/wu_bound.hpp"
+#include "hetcast/sim/pattern_bound.hpp"
 #include "service_impl.hpp"
 #include "service_push_request.hpp"
 
@@ -234,7 +234,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     } else {
         spec.schedule = find_pattern_algorithm(algo).plan(net, pr);
     }
-    spec.lower_bound = wu_lower_bound(net, pr);
+    spec.lower_bound = pattern_lower_bound(net, pr);
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = bwlimit_of(req);
