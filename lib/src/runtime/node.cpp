@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <atomic>
+#include <list>
+#include <thread>
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
@@ -12,10 +15,12 @@
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/service.hpp"
+#include "hetcast/runtime/tree.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
+#include "node_job.hpp"
 
 namespace hetcast {
 
@@ -50,40 +55,75 @@ std::pair<Overhead, Overhead> own_overheads(const PeerConfig& c) {
 }
 }  // namespace
 
-Node::Node(NodeConfig config)
-    : host_(config.peer.host), overheads_(own_overheads(config.peer)), peer_(std::move(config.peer)) {
+struct Node::Impl {
+    explicit Impl(NodeConfig& config)
+        : host(config.peer.host), overheads(own_overheads(config.peer)), peer(std::move(config.peer)) {}
+
+    std::string host;  ///< the address this node gives a seed when it joins
+    std::pair<Overhead, Overhead> overheads;  ///< send and receive, from the link profile
+    Peer peer;
+    mutable std::mutex mu;
+    std::optional<Network> map;
+    std::map<std::string, std::shared_ptr<const net::MessageBody>, std::less<>> offers;
+    /// One thread per job started here, with whether it has returned; joined by stop().
+    std::mutex threads_mu;
+    std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+
+    [[nodiscard]] const std::string& name() const { return peer.name(); }
+    void set_map(Network m) {
+        if (!m.find(name())) throw InputError("this node '" + name() + "' is not in the map");
+        std::lock_guard lock(mu);
+        map = std::move(m);
+    }
+    void set_members(std::vector<Member> members) { peer.set_members(std::move(members)); }
+    [[nodiscard]] std::shared_ptr<const Network> current_map() const {
+        std::lock_guard lock(mu);
+        if (!map) throw InputError("join a cluster first (Node::join)");
+        return std::make_shared<const Network>(*map);
+    }
+    void serve_requests();
+    /// The members of `names` that cannot be reached now, with why.
+    [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);
+    /// Runs `spec` (planned on `net`, which it points to) on a thread of its own;
+    /// `finish` completes the report (who was left out) before anyone sees it.
+    JobHandle launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
+                     std::function<void(JobReport&)> finish);
+    void join_threads();
+};
+
+Node::Node(NodeConfig config) : impl_(std::make_unique<Impl>(config)) {
     if (!config.members.empty()) set_members(std::move(config.members));
     if (config.map_file) load_map(*config.map_file);
-    serve_requests();
+    impl_->serve_requests();
 }
 
 /// What the daemons ask of a member: who it is (the joining daemon's hello), and the new
 /// member list and map after a join or a leave.
-void Node::serve_requests() {
-    peer_.on_request([this](const net::PeerIdentity& from, const nlohmann::json& req, Peer::Responder respond) {
+void Node::Impl::serve_requests() {
+    peer.on_request([this](const net::PeerIdentity& from, const nlohmann::json& req, Peer::Responder respond) {
         try {
             const std::string cmd = req.value("cmd", "");
             if (cmd == "hello") {
-                const auto& [send, recv] = overheads_;
+                const auto& [send, recv] = overheads;
                 respond({{"ok", true},
                          {"name", name()},
                          {"version", version()},
                          {"send_overhead", {send.fixed, send.per_byte}},
                          {"recv_overhead", {recv.fixed, recv.per_byte}}});
             } else if (cmd == "ping") {
-                respond(answer_ping(peer_, req));
+                respond(answer_ping(peer, req));
             } else if (cmd == "set_members") {
                 if (req.contains("revoked")) {
                     // Only what an operator's leave order backs (runtime/order.hpp).
                     std::vector<net::Revocation> checked;
                     for (auto& r : revocations_from_json(req["revoked"])) {
                         try {
-                            check_revocation(r, peer_.identity().ca_pem);
+                            check_revocation(r, peer.identity().ca_pem);
                             checked.push_back(std::move(r));
                         } catch (const InputError&) {
                         }
                     }
-                    peer_.revoke(checked);
+                    peer.revoke(checked);
                 }
                 set_members(members_from_json(req.at("members")));
                 respond({{"ok", true}});
@@ -100,22 +140,48 @@ void Node::serve_requests() {
 }
 
 Node::Node(PeerConfig config) : Node(NodeConfig{std::move(config), std::nullopt, {}}) {}
-Node::~Node() { stop(); }
-
-void Node::start() { peer_.start(); }
-void Node::stop() { peer_.stop(); }
-std::uint16_t Node::port() const { return peer_.port(); }
-const std::string& Node::name() const { return peer_.name(); }
-
-void Node::set_members(std::vector<Member> members) { peer_.set_members(std::move(members)); }
-
-std::vector<Member> Node::members() const { return peer_.members(); }
-
-void Node::set_map(Network map) {
-    if (!map.find(name())) throw InputError("this node '" + name() + "' is not in the map");
-    std::lock_guard lock(mu_);
-    map_ = std::move(map);
+Node::~Node() {
+    if (impl_) stop();
 }
+Node::Node(Node&&) noexcept = default;
+Node& Node::operator=(Node&& other) noexcept {
+    if (this != &other) {
+        if (impl_) stop();
+        impl_ = std::move(other.impl_);
+    }
+    return *this;
+}
+
+void Node::start() { impl_->peer.start(); }
+void Node::stop() {
+    impl_->peer.stop();  // aborts the running jobs: their threads return
+    impl_->join_threads();
+}
+
+void Node::Impl::join_threads() {
+    std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> all;
+    {
+        std::lock_guard lock(threads_mu);
+        all.swap(threads);
+    }
+    for (auto& [t, over] : all) {
+        // stop() from a job's own callback: that thread cannot wait for itself.
+        if (t.get_id() == std::this_thread::get_id()) {
+            t.detach();
+        } else if (t.joinable()) {
+            t.join();
+        }
+    }
+}
+
+std::uint16_t Node::port() const { return impl_->peer.port(); }
+const std::string& Node::name() const { return impl_->name(); }
+
+void Node::set_members(std::vector<Member> members) { impl_->set_members(std::move(members)); }
+
+std::vector<Member> Node::members() const { return impl_->peer.members(); }
+
+void Node::set_map(Network map) { impl_->set_map(std::move(map)); }
 
 void Node::load_map(const std::filesystem::path& map_file) { set_map(load_network(map_file)); }
 
@@ -124,9 +190,9 @@ void Node::join(std::vector<Member> members, Network map) {
         if (!map.find(m.name)) throw InputError("member '" + m.name + "' is not in the map");
     }
     if (!map.find(name())) throw InputError("this node '" + name() + "' is not in the map");
-    peer_.set_members(std::move(members));
-    std::lock_guard lock(mu_);
-    map_ = std::move(map);
+    impl_->peer.set_members(std::move(members));
+    std::lock_guard lock(impl_->mu);
+    impl_->map = std::move(map);
 }
 
 void Node::join(const std::filesystem::path& cluster_file, const std::filesystem::path& map_file) {
@@ -134,11 +200,11 @@ void Node::join(const std::filesystem::path& cluster_file, const std::filesystem
 }
 
 void Node::join(const std::string& seed_host, std::uint16_t seed_port) {
-    const std::string host = host_ == "0.0.0.0" ? "127.0.0.1" : host_;
+    const std::string host = impl_->host == "0.0.0.0" ? "127.0.0.1" : impl_->host;
     // Signed: the seed passes the new member list on with it, and every member checks who asked.
-    const nlohmann::json req = sign_join(peer_.identity(), {{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}},
+    const nlohmann::json req = sign_join(impl_->peer.identity(), {{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}},
                                          static_cast<std::int64_t>(std::time(nullptr)));
-    const auto [answer, seed] = peer_.call_at(seed_host, seed_port, req, std::chrono::minutes(2));
+    const auto [answer, seed] = impl_->peer.call_at(seed_host, seed_port, req, std::chrono::minutes(2));
     if (!answer.value("ok", false)) {
         throw Error("'" + seed + "' at " + seed_host + ":" + std::to_string(seed_port) +
                     " did not admit this node: " + answer.value("error", std::string("refused")));
@@ -147,80 +213,125 @@ void Node::join(const std::string& seed_host, std::uint16_t seed_port) {
          parse_network(answer.at("map").get<std::string>(), "the map from '" + seed + "'"));
 }
 
-std::map<std::string, std::string> Node::unreachable(const std::vector<std::string>& names) {
+std::map<std::string, std::string> Node::Impl::unreachable(const std::vector<std::string>& names) {
     std::map<std::string, std::string> out;
     for (const auto& n : names) {
         if (n == name()) continue;
-        if (auto why = peer_.unreachable(n)) out[n] = *why;
+        if (auto why = peer.unreachable(n)) out[n] = *why;
     }
     return out;
 }
 
-Network Node::map() const {
-    std::lock_guard lock(mu_);
-    if (!map_) throw InputError("join a cluster first (Node::join)");
-    return *map_;
+JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
+                             std::function<void(JobReport&)> finish) {
+    auto state = std::make_shared<JobHandle::State>();
+    state->on_progress = std::move(options.on_progress);
+    state->on_done = std::move(options.on_done);
+    state->cancel_fn = [this](std::uint64_t job, const std::string& why) { return peer.cancel(job, why); };
+    spec.network = net.get();
+    spec.bwlimit = options.bwlimit;
+    spec.timeout = options.timeout;
+    spec.started = [state](std::uint64_t job) { state->started(job); };
+    spec.progress = [state](const JobProgress& p) { state->moved_on(p); };
+    auto over = std::make_shared<std::atomic<bool>>(false);
+    std::lock_guard lock(threads_mu);
+    // Threads of jobs that ended are joined here, so a long-lived Node does not pile them up.
+    for (auto it = threads.begin(); it != threads.end();) {
+        if (it->second->load()) {
+            it->first.join();
+            it = threads.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    threads.emplace_back(std::thread([this, state, over, net = std::move(net), spec = std::move(spec),
+                                      finish = std::move(finish)]() mutable {
+        try {
+            JobReport r = peer.run(std::move(spec));
+            if (finish) finish(r);
+            state->end(std::move(r), nullptr);
+        } catch (...) {
+            state->end(std::nullopt, std::current_exception());
+        }
+        over->store(true);
+    }),
+                         over);
+    return JobHandle(state);
 }
 
-JobReport Node::broadcast(Bytes bytes, const std::string& algo) { return multicast(std::move(bytes), {}, algo); }
+namespace {
+/// `net` as a job capped at `bwlimit` bytes/s per member sees it (0: as it is).
+std::shared_ptr<const Network> planned_on(std::shared_ptr<const Network> net, std::uint64_t bwlimit) {
+    if (bwlimit == 0) return net;
+    return std::make_shared<const Network>(net->with_rate_limit(static_cast<double>(bwlimit)));
+}
+}  // namespace
 
-JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, const std::string& algo) {
+JobHandle Node::start_broadcast(Bytes bytes, SendOptions options) {
+    return start_multicast(std::move(bytes), {}, std::move(options));
+}
+
+JobHandle Node::start_multicast(Bytes bytes, std::vector<std::string> dests, SendOptions options) {
     if (!bytes) throw InputError("no buffer");
-    const Network net = map();
-    for (const auto& d : dests) (void)net.id(d);  // unknown names are refused before anything else
+    const auto net = planned_on(impl_->current_map(), options.bwlimit);
+    for (const auto& d : dests) (void)net->id(d);  // unknown names are refused before anything else
     const bool all = dests.empty();
     std::vector<std::string> wanted = dests;
     if (all) {
-        for (const auto& n : net.names()) {
+        for (const auto& n : net->names()) {
             if (n != name()) wanted.push_back(n);
         }
     }
-    const auto down = unreachable(wanted);
+    auto down = impl_->unreachable(wanted);
     std::vector<NodeId> ids;
     for (const auto& d : wanted) {
-        if (!down.contains(d)) ids.push_back(net.id(d));
+        if (!down.contains(d)) ids.push_back(net->id(d));
     }
+    const auto finish = [all, down, me = name()](JobReport& report) {
+        for (const auto& [d, why] : down) {
+            if (all) {
+                report.skipped.push_back(d);
+            } else {
+                report.outcomes.push_back({0, me, d, 0, 0, false, "unreachable: " + why});
+            }
+        }
+    };
     if (ids.empty()) {
         if (all) throw Error("no other member can be reached");
+        auto state = std::make_shared<JobHandle::State>();
         JobReport none;
-        none.algorithm = algo;
+        none.algorithm = options.algo;
         none.bytes = bytes->size();
-        for (const auto& [d, why] : down) none.outcomes.push_back({0, name(), d, 0, 0, false, "unreachable: " + why});
-        return none;
+        finish(none);
+        state->on_done = std::move(options.on_done);
+        state->end(std::move(none), nullptr);
+        return JobHandle(state);
     }
     const double size = static_cast<double>(bytes->size());
-    const PlanRequest req = make_request(net, net.id(name()), std::move(ids), size, ExecModel::nonblocking);
-    JobSpec spec = plan_push(net, req, algo);
+    const PlanRequest req = make_request(*net, net->id(name()), std::move(ids), size, ExecModel::nonblocking);
+    JobSpec spec = plan_push(*net, req, options.algo, options.piece);
     spec.inputs.emplace_back(std::make_shared<BufferBody>(std::move(bytes)), "");
-    JobReport report = peer_.run(std::move(spec));
-    for (const auto& [d, why] : down) {
-        if (all) {
-            report.skipped.push_back(d);
-        } else {
-            report.outcomes.push_back({0, name(), d, 0, 0, false, "unreachable: " + why});
-        }
-    }
-    return report;
+    return impl_->launch(std::move(spec), net, options, finish);
 }
 
-JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo) {
+JobHandle Node::start_exchange(std::vector<ExchangeEntry> pattern, SendOptions options) {
     if (pattern.empty()) throw InputError("an empty exchange");
-    const Network net = map();
+    const auto net = planned_on(impl_->current_map(), options.bwlimit);
     PatternRequest req;
     std::vector<JobInput> inputs;
     std::vector<std::string> everyone;
     for (const auto& e : pattern) {
-        (void)net.id(e.source);
-        for (const auto& d : e.dests) (void)net.id(d);
+        (void)net->id(e.source);
+        for (const auto& d : e.dests) (void)net->id(d);
         everyone.push_back(e.source);
         everyone.insert(everyone.end(), e.dests.begin(), e.dests.end());
     }
     if (std::any_of(pattern.begin(), pattern.end(), [](const ExchangeEntry& e) { return e.dests.empty(); })) {
-        everyone = net.names();
+        everyone = net->names();
     }
     std::sort(everyone.begin(), everyone.end());
     everyone.erase(std::unique(everyone.begin(), everyone.end()), everyone.end());
-    const auto down = unreachable(everyone);
+    const auto down = impl_->unreachable(everyone);
     for (const auto& e : pattern) {
         if (const auto it = down.find(e.source); it != down.end()) {
             throw Error("source '" + e.source + "' cannot be reached: " + it->second);
@@ -228,59 +339,136 @@ JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::s
     }
     for (const auto& e : pattern) {
         Message m;
-        m.source = net.id(e.source);
+        m.source = net->id(e.source);
         for (const auto& d : e.dests) {
-            if (!down.contains(d)) m.dests.push_back(net.id(d));
+            if (!down.contains(d)) m.dests.push_back(net->id(d));
         }
         if (e.dests.empty()) {
-            for (NodeId v = 0; v < net.size(); ++v) {
-                if (v != m.source && !down.contains(net.name(v))) m.dests.push_back(v);
+            for (NodeId v = 0; v < net->size(); ++v) {
+                if (v != m.source && !down.contains(net->name(v))) m.dests.push_back(v);
             }
         }
         if (m.dests.empty()) throw Error("no destination of '" + e.source + "' can be reached");
         std::shared_ptr<const net::MessageBody> local;
         if (e.source == name()) {
-            std::lock_guard lock(mu_);
-            if (const auto it = offers_.find(e.key); it != offers_.end()) local = it->second;
+            std::lock_guard lock(impl_->mu);
+            if (const auto it = impl_->offers.find(e.key); it != impl_->offers.end()) local = it->second;
         }
         if (local) {
             m.size = static_cast<double>(local->size());
             inputs.emplace_back(std::move(local), "");
         } else {
             const std::string origin = "offer:" + e.key;
-            const Peer::Described d = peer_.describe(e.source, origin);
+            const Peer::Described d = impl_->peer.describe(e.source, origin);
             m.size = static_cast<double>(d.size);
             inputs.emplace_back(origin, "", d.size, d.sha);
         }
         req.messages.push_back(std::move(m));
     }
-    check_pattern(net, req);
+    check_pattern(*net, req);
     JobSpec spec;
-    spec.network = &net;
-    spec.schedule = algo == "auto" ? plan_pattern_auto(net, req).schedule : find_pattern_algorithm(algo).plan(net, req);
-    spec.lower_bound = pattern_lower_bound(net, req);
+    const std::string& algo = options.algo;
+    spec.schedule = algo == "auto" ? plan_pattern_auto(*net, req).schedule : find_pattern_algorithm(algo).plan(*net, req);
+    spec.lower_bound = pattern_lower_bound(*net, req);
     spec.inputs = std::move(inputs);
-    JobReport report = peer_.run(std::move(spec));
-    for (const auto& [d, why] : down) report.skipped.push_back(d);
-    return report;
+    return impl_->launch(std::move(spec), net, options, [down](JobReport& report) {
+        for (const auto& [d, why] : down) report.skipped.push_back(d);
+    });
 }
+
+namespace {
+/// A landing name relative to a destination's root: not empty, not absolute, no "..".
+std::string relative_landing(const std::string& name) {
+    const std::filesystem::path p(name);
+    if (name.empty() || p.is_absolute()) throw InputError("push: the landing name '" + name + "' is not a relative path");
+    for (const auto& part : p) {
+        if (part == "..") throw InputError("push: the landing name '" + name + "' leaves the destination root");
+    }
+    return p.lexically_normal().generic_string();
+}
+}  // namespace
+
+JobHandle Node::start_push(PushFiles files, SendOptions options) {
+    if (files.paths.empty()) throw InputError("push: no file");
+    JobInput input;
+    std::vector<std::string> absolute;
+    for (const auto& p : files.paths) absolute.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    std::error_code ec;
+    if (absolute.size() == 1 && !files.recursive && !std::filesystem::is_directory(absolute[0], ec)) {
+        auto body = std::make_shared<FileBody>(absolute[0]);
+        const std::string name = relative_landing(files.name.empty() ? std::filesystem::path(absolute[0]).filename().string() : files.name);
+        input = JobInput(body, name);
+        if (files.preserve) input.mtime = body->mtime();
+    } else {
+        auto tree = std::make_shared<TreeBody>(build_tree(absolute, TreeOptions{files.recursive, false}), nullptr);
+        const std::string landing = relative_landing(files.name.empty() ? "bundle" : files.name);
+        check_landing("/", landing, tree->entries());
+        input = JobInput(tree, landing);
+        input.tree = tree->entries();
+    }
+    input.preserve = files.preserve;
+    std::vector<std::string> dests = std::move(files.dests);
+    const auto net = planned_on(impl_->current_map(), options.bwlimit);
+    for (const auto& d : dests) (void)net->id(d);
+    const bool all = dests.empty();
+    if (all) {
+        for (const auto& n : net->names()) {
+            if (n != name()) dests.push_back(n);
+        }
+    }
+    const auto down = impl_->unreachable(dests);
+    std::vector<NodeId> ids;
+    for (const auto& d : dests) {
+        if (!down.contains(d)) ids.push_back(net->id(d));
+    }
+    if (ids.empty()) throw Error(all ? "no other member can be reached" : "no destination can be reached");
+    const double size = static_cast<double>(input.body->size());
+    const PlanRequest req = make_request(*net, net->id(name()), std::move(ids), size, ExecModel::nonblocking);
+    JobSpec spec = plan_push(*net, req, options.algo, options.piece);
+    spec.inputs.push_back(std::move(input));
+    return impl_->launch(std::move(spec), net, options, [all, down, me = name()](JobReport& report) {
+        for (const auto& [d, why] : down) {
+            if (all) {
+                report.skipped.push_back(d);
+            } else {
+                report.outcomes.push_back({0, me, d, 0, 0, false, "unreachable: " + why});
+            }
+        }
+    });
+}
+
+JobReport Node::broadcast(Bytes bytes, const std::string& algo) { return multicast(std::move(bytes), {}, algo); }
+
+JobReport Node::multicast(Bytes bytes, const std::vector<std::string>& dests, const std::string& algo) {
+    SendOptions o;
+    o.algo = algo;
+    return start_multicast(std::move(bytes), dests, std::move(o)).wait();
+}
+
+JobReport Node::exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo) {
+    SendOptions o;
+    o.algo = algo;
+    return start_exchange(pattern, std::move(o)).wait();
+}
+
+JobReport Node::push(PushFiles files, SendOptions options) { return start_push(std::move(files), std::move(options)).wait(); }
 
 void Node::offer(const std::string& key, Bytes bytes) {
     if (!bytes) throw InputError("no buffer");
     auto body = std::make_shared<const BufferBody>(std::move(bytes));
-    std::lock_guard lock(mu_);  // the local and the served offer change together
-    offers_[key] = body;
-    peer_.offer(key, std::move(body));
+    std::lock_guard lock(impl_->mu);  // the local and the served offer change together
+    impl_->offers[key] = body;
+    impl_->peer.offer(key, std::move(body));
 }
 
 void Node::withdraw(const std::string& key) {
-    std::lock_guard lock(mu_);
-    offers_.erase(key);
-    peer_.withdraw(key);
+    std::lock_guard lock(impl_->mu);
+    impl_->offers.erase(key);
+    impl_->peer.withdraw(key);
 }
 
-std::optional<Delivery> Node::receive(std::chrono::milliseconds timeout) { return peer_.receive(timeout); }
+std::optional<Delivery> Node::receive(std::chrono::milliseconds timeout) { return impl_->peer.receive(timeout); }
 
-void Node::on_delivery(std::function<void(Delivery)> callback) { peer_.on_delivery(std::move(callback)); }
+void Node::on_delivery(std::function<void(Delivery)> callback) { impl_->peer.on_delivery(std::move(callback)); }
 
 }  // namespace hetcast

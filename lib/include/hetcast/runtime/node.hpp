@@ -14,10 +14,16 @@
 /// drop its own pointer at any time. Received buffers are shared the same way: one
 /// allocation per node, whoever holds the Delivery owns a reference.
 ///
-/// Threads: every member function is thread-safe. broadcast, multicast and exchange block
-/// until the job ends (each runs its own job; several may run at once, from any thread).
-/// Delivery callbacks run on hetcast's threads and must not block: hand the bytes to a
-/// queue of your own for long work.
+/// Threads: every member function is thread-safe. start_broadcast, start_multicast,
+/// start_exchange and start_push plan at once (planning errors throw there), then run the
+/// job on a thread of the Node and return a JobHandle to watch, cancel and wait for it;
+/// broadcast, multicast, exchange and push are the same followed by wait(). Several jobs
+/// may run at once. Delivery, progress and completion callbacks run on hetcast's threads
+/// and must not block: hand the work to a queue of your own.
+///
+/// Lifetime: a Node can be moved (not copied); a moved-from Node may only be destroyed or
+/// assigned to. Destroying a Node (or stop()) aborts its running jobs: their handles stay
+/// valid and report the abort.
 ///
 /// Errors: InputError for a request that cannot be planned (unknown member, no map, a
 /// source that offered nothing under a key, a null buffer); hetcast::Error when this node
@@ -38,6 +44,62 @@
 namespace hetcast {
 
 using Bytes = std::shared_ptr<const std::vector<std::byte>>;
+
+/// How a job is planned and run: the knobs of `hetcast push`.
+struct SendOptions {
+    /// A single-source algorithm of `hetcast plan --help` or, for an exchange, fef, ecf, wr
+    /// or wrp; "auto" plans each with every candidate and takes the earliest predicted.
+    std::string algo = "auto";
+    /// Bytes per second each member may send for this job in all; 0: no limit. The plan
+    /// is made on the network capped at this rate, so the prediction holds.
+    std::uint64_t bwlimit = 0;
+    /// Bytes per piece of a plan that cuts through; 0: the planner's choice.
+    std::uint64_t piece = 0;
+    /// The whole job must end within this or it is aborted and reported failed; 0: none.
+    std::chrono::milliseconds timeout{0};
+    /// Called on a Node thread whenever the job moves on (as `hetcast push -v` shows it).
+    std::function<void(const JobProgress&)> on_progress;
+    /// Called on a Node thread once, with the final report, when the job ends.
+    std::function<void(const JobReport&)> on_done;
+};
+
+/// What start_push sends: one file, or several files and directories as one bundle.
+struct PushFiles {
+    /// Paths on this node. One regular file without `recursive` lands as a file; anything
+    /// else (several paths, a directory) lands as a directory of them (a bundle).
+    std::vector<std::filesystem::path> paths;
+    bool recursive = false;
+    /// Where it lands, relative to each destination's dest_root: the file's or the
+    /// bundle's name; empty: the file's own name, or "bundle" for several.
+    std::string name;
+    bool preserve = true;        ///< modes exactly and modification times
+    std::vector<std::string> dests;  ///< empty: every other member of the map
+};
+
+/// A job a Node runs: progress, cancel, wait. Copies share the job; a handle may outlive
+/// its Node (the job was aborted then, and wait() returns that report).
+class JobHandle {
+public:
+    struct State;
+    explicit JobHandle(std::shared_ptr<State> state);
+
+    /// The job's id (as its report and Peer::cancel know it); 0 until it has started.
+    [[nodiscard]] std::uint64_t id() const;
+    /// How far it is, as the coordinator knows it (empty before it starts).
+    [[nodiscard]] JobProgress progress() const;
+    /// Asks every participant to drop the job; wait() then returns a report whose
+    /// undelivered outcomes say "cancelled: WHY". False when the job has already ended.
+    bool cancel(const std::string& why = "cancelled by the application");
+    [[nodiscard]] bool done() const;
+    /// Blocks until the job ends and returns its report (also after cancel()). Rethrows
+    /// what the job threw (hetcast::Error when the node could not run it at all).
+    JobReport wait() const;
+    /// The report once the job has ended, nullopt when `timeout` passes first.
+    [[nodiscard]] std::optional<JobReport> wait_for(std::chrono::milliseconds timeout) const;
+
+private:
+    std::shared_ptr<State> state_;
+};
 
 /// How to build a Node: its peer settings and, optionally, the cluster it starts in.
 struct NodeConfig {
@@ -67,8 +129,8 @@ public:
     explicit Node(NodeConfig config);
     explicit Node(PeerConfig config);
     ~Node();
-    Node(const Node&) = delete;
-    Node& operator=(const Node&) = delete;
+    Node(Node&&) noexcept;
+    Node& operator=(Node&&) noexcept;
 
     /// Binds and serves (port 0 picks a free port). Throws hetcast::Error when it cannot bind.
     void start();
@@ -97,18 +159,29 @@ public:
 
     /// `bytes` to every other member of the map that can be reached now; the report's
     /// `skipped` names the others. hetcast::Error when no other member can be reached.
-    [[nodiscard]] JobReport broadcast(Bytes bytes, const std::string& algo = "auto");
+    [[nodiscard]] JobHandle start_broadcast(Bytes bytes, SendOptions options = {});
     /// `bytes` to `dests`. Algorithms: those of `hetcast plan --help` (single source). A
     /// destination that cannot be reached is left out of the plan and reported as failed,
     /// with the reason; the others still get the data.
-    [[nodiscard]] JobReport multicast(Bytes bytes, const std::vector<std::string>& dests,
-                                      const std::string& algo = "auto");
+    [[nodiscard]] JobHandle start_multicast(Bytes bytes, std::vector<std::string> dests, SendOptions options = {});
     /// Several sources at once (Wu's multi-node multicast): every entry's source must have
     /// offer()ed its buffer under the entry's key on its own Node beforehand (this node's
     /// entries: offered here). Remote buffers are described (size, SHA-256) before planning
     /// and must not change until the job ends. Algorithms: fef, ecf, wr, wrp, auto.
     /// Destinations that cannot be reached are left out and named in `skipped`.
+    [[nodiscard]] JobHandle start_exchange(std::vector<ExchangeEntry> pattern, SendOptions options = {});
+    /// Files from this node's disk, in pieces, each verified, landing on every destination
+    /// under its dest_root only once its checksum matches, as the daemon's pushes do. The
+    /// files must not change until the job ends. InputError for a path that cannot be read
+    /// or a name that leaves the destination root.
+    [[nodiscard]] JobHandle start_push(PushFiles files, SendOptions options = {});
+
+    /// The blocking forms: start_...(...).wait().
+    [[nodiscard]] JobReport broadcast(Bytes bytes, const std::string& algo = "auto");
+    [[nodiscard]] JobReport multicast(Bytes bytes, const std::vector<std::string>& dests,
+                                      const std::string& algo = "auto");
     [[nodiscard]] JobReport exchange(const std::vector<ExchangeEntry>& pattern, const std::string& algo = "wrp");
+    [[nodiscard]] JobReport push(PushFiles files, SendOptions options = {});
 
     /// Makes `bytes` the body of exchange entries naming this node and `key` (whoever
     /// coordinates the exchange); replaces an earlier offer of the same key.
@@ -121,17 +194,8 @@ public:
     void on_delivery(std::function<void(Delivery)> callback);
 
 private:
-    [[nodiscard]] Network map() const;
-    void serve_requests();
-    /// The members of `names` that cannot be reached now, with why.
-    [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);
-
-    std::string host_;  ///< the address this node gives a seed when it joins
-    std::pair<Overhead, Overhead> overheads_;  ///< send and receive, from the link profile
-    Peer peer_;
-    mutable std::mutex mu_;
-    std::optional<Network> map_;
-    std::map<std::string, std::shared_ptr<const net::MessageBody>, std::less<>> offers_;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hetcast
