@@ -128,3 +128,12 @@ if command -v pkg-config >/dev/null; then
 else
     echo "install test: pkg-config not installed (scripts/deps installs it); pkg-config build skipped"
 fi
+
+# The Python package, when built, imports from the moved tree.
+if [ -d "$p/lib/python3/dist-packages/hetcast" ]; then
+    py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+    out=$(PYTHONPATH=$p/lib/python3/dist-packages "${py:-python3}" -c 'import hetcast; print(hetcast.__version__)') ||
+        { echo "FAIL: the installed Python package does not import: $out"; exit 1; }
+    [ "$out" = "$version" ] || { echo "FAIL: the installed Python package says version '$out', expected $version"; exit 1; }
+    echo "install test: the Python package imports from the moved tree (version $out)"
+fi

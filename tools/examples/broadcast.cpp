@@ -36,27 +36,33 @@ int main(int argc, char** argv) {
     // Every node proves an identity the cluster's CA issued (TLS 1.3 on every connection).
     // Here the CA lives only in this process; a real cluster uses 'hetcast keys'.
     const auto ca = hetcast::net::ClusterCa::create("example");
-    std::vector<std::unique_ptr<hetcast::Node>> nodes;
+    std::vector<hetcast::Node> nodes;  // movable: they live in a vector
     std::vector<hetcast::Member> members;
     for (const auto& name : names) {
         hetcast::PeerConfig config;
         config.name = name;
         config.identity = ca.issue(name, hetcast::net::Role::member);
         config.dest_root = std::filesystem::temp_directory_path() / ("hetcast-example-" + name);
-        nodes.push_back(std::make_unique<hetcast::Node>(config));
-        nodes.back()->start();  // port 0: the system picks a free one
-        members.push_back({name, "127.0.0.1", nodes.back()->port()});
+        nodes.emplace_back(config);
+        nodes.back().start();  // port 0: the system picks a free one
+        members.push_back({name, "127.0.0.1", nodes.back().port()});
     }
-    for (auto& node : nodes) node->join(members, map);
+    for (auto& node : nodes) node.join(members, map);
 
     auto bytes = std::make_shared<std::vector<std::byte>>(size);
     for (std::size_t i = 0; i < size; ++i) (*bytes)[i] = static_cast<std::byte>(i * 131 % 251);
-    const hetcast::JobReport report = nodes[0]->broadcast(bytes);  // planned with "auto"
+    // Started, watched, then waited for (nodes[0].broadcast(bytes) is the same, blocking).
+    hetcast::SendOptions options;  // algorithm "auto", no rate limit, no timeout
+    options.on_progress = [](const hetcast::JobProgress& p) {
+        std::cerr << "delivered " << p.delivered << " of " << p.owed << " bytes\n";
+    };
+    hetcast::JobHandle job = nodes[0].start_broadcast(bytes, options);
+    const hetcast::JobReport report = job.wait();  // or job.wait_for(...), job.cancel()
     hetcast::print_report(std::cout, report);
 
     std::size_t intact = 0;
     for (std::size_t i = 1; i < n; ++i) {
-        const auto got = nodes[i]->receive(std::chrono::seconds(10));
+        const auto got = nodes[i].receive(std::chrono::seconds(10));
         intact += got && *got->bytes == *bytes;
     }
     std::cout << intact << " of " << n - 1 << " nodes hold an intact copy\n";
