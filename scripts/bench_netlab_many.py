@@ -1,0 +1,210 @@
+"""bench-netlab --pattern and --concurrent (scripts/bench-netlab, docs/netlab.md): many sources at
+once on the lab that is up. Run by scripts/bench-netlab, not by hand.
+
+--pattern all-to-all|random: one `hetcast push --pattern` from the first host per algorithm,
+  every host a source of its own file (all-to-all: to every other host; random: to a seeded
+  half of the others).
+--concurrent K: K hosts (spread over the subnets) each run `hetcast push FILE --all` at the
+  same moment, then the same K pushes one after another.
+Every copy is checked by sha256; times are set against the physical bound of the topology:
+the largest volume any NIC or uplink must carry, one way, over its rate (x TCP goodput)."""
+import hashlib, json, os, random, re, subprocess, sys, time
+root, hetcast, lab, d, sizes_arg, repeat, algos_arg, info_text, mode = sys.argv[1:10]
+info, repeat = json.loads(info_text), int(repeat)
+netlab = os.path.join(root, "scripts", "netlab")
+GOODPUT = 0.956  # as bench_netlab_compare.py
+hosts = info["hosts"]
+first = hosts[0]
+work = os.path.join(os.path.dirname(os.path.dirname(first["config"])), "many")
+os.makedirs(work, exist_ok=True)
+rows = []
+
+
+def note(msg):
+    print(f"bench-netlab: {info['name']}: {msg}", file=sys.stderr, flush=True)
+
+
+def parse_size(s):
+    m = re.fullmatch(r"\s*(\d+)\s*([kmg]i?b|b)?\s*", s, re.I)
+    if not m:
+        sys.exit(f"bench-netlab: bad size '{s}' (e.g. 4MiB, 8MB, 1048576)")
+    unit = (m.group(2) or "b").lower()
+    return int(m.group(1)) * {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9,
+                              "kib": 2**10, "mib": 2**20, "gib": 2**30}[unit]
+
+
+def dest_root(h):
+    for line in open(h["config"]):
+        m = re.match(r"\s*dest_root:\s*(\S+)", line)
+        if m:
+            return m.group(1).strip("'\"")
+    sys.exit(f"bench-netlab: no dest_root in {h['config']}")
+
+
+def sha256(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def make_file(h, size, seed):
+    path = os.path.join(work, f"from-{h['name']}.bin")
+    rng = random.Random(seed * 7919 + hosts.index(h))
+    with open(path, "wb") as f:
+        f.write(rng.randbytes(size))
+    return path, sha256(path)
+
+
+def bound(messages):
+    """MESSAGES: (source host, [dest hosts], bytes). Every message leaves its source's NIC
+    once, enters each destination's NIC, leaves its subnet once when a destination is
+    elsewhere and enters each other subnet holding a destination once (sim/pattern_bound.hpp)."""
+    vol = {}
+
+    def add(key, n):
+        vol[key] = vol.get(key, 0) + n
+    for s, ds, n in messages:
+        add(("out", s["name"]), n)
+        for h in ds:
+            add(("in", h["name"]), n)
+        if len(info["subnets"]) > 1:
+            remote = {h["subnet"] for h in ds} - {s["subnet"]}
+            if remote:
+                add(("up-out", s["subnet"]), n)
+            for sub in remote:
+                add(("up-in", sub), n)
+    rate = {("out", h["name"]): h["send_bit_s"] for h in hosts}
+    rate.update({("in", h["name"]): h["recv_bit_s"] for h in hosts})
+    for s in info["subnets"]:
+        rate[("up-out", s["name"])] = rate[("up-in", s["name"])] = s["uplink_bit_s"]
+    key = max(vol, key=lambda k: vol[k] * 8 / rate[k])
+    return vol[key] * 8 / (GOODPUT * rate[key]), f"{key[0]} {key[1]} at {rate[key] / 1e6:g} Mbit/s"
+
+
+def run(h, *cmd, timeout=None):
+    return subprocess.run([netlab, "run", lab, h["name"], *cmd], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def start(h, *cmd):
+    return subprocess.Popen([netlab, "run", lab, h["name"], *cmd], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def report_of(out):
+    try:
+        return json.loads(out)["reports"][0]
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
+def landed_right(messages, shas):
+    """Every copy in place and intact; removes them."""
+    good = True
+    for (s, ds, _), want in zip(messages, shas):
+        for h in ds:
+            p = os.path.join(dest_root(h), f"from-{s['name']}.bin")
+            good &= sha256(p) == want
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+    return good
+
+
+def last_line(text, rc):
+    return (text.strip().splitlines() or [f"exit status {rc}"])[-1]
+
+
+def patterns(kind, size):
+    rng = random.Random(size)
+    files = {h["name"]: make_file(h, size, size) for h in hosts}
+    messages, entries = [], []
+    for h in hosts:
+        others = [o for o in hosts if o is not h]
+        ds = others if kind == "all-to-all" else sorted(rng.sample(others, max(1, len(others) // 2)),
+                                                         key=hosts.index)
+        messages.append((h, ds, size))
+        entries.append({"source": h["name"], "file": files[h["name"]][0], "dests": [o["name"] for o in ds]})
+    pfile = os.path.join(work, f"pattern-{kind}-{size}.yaml")
+    with open(pfile, "w") as f:
+        json.dump(entries, f)  # JSON is YAML
+    phys, what = bound(messages)
+    shas = [files[s["name"]][1] for s, _, _ in messages]
+    print(f"#### pattern {kind}, {len(messages)} sources, {size >> 20} MiB each; physical bound {phys:.2f} s ({what})\n")
+    print("| algorithm | achieved s | predicted s | report's bound s | × physical bound | achieved/predicted | copies |")
+    print("|---|---|---|---|---|---|---|")
+    for algo in [a for a in algos_arg.split(",") if a]:
+        for _ in range(repeat):
+            p = run(first, hetcast, "push", "--pattern", pfile, "--algo", algo, "--json", "-q", "--config",
+                    first["config"], timeout=600)
+            rep = report_of(p.stdout)
+            ok = p.returncode == 0 and rep is not None and rep.get("ok", False)
+            right = landed_right(messages, shas)
+            row = {"mode": f"pattern-{kind}", "size": size, "algorithm": rep.get("algorithm", algo) if rep else algo,
+                   "ok": ok, "verified": right, "physical_bound": phys}
+            if ok:
+                a, pr, lb = float(rep["achieved"]), float(rep["predicted"]), float(rep["lower_bound"])
+                row.update(achieved=a, predicted=pr, lower_bound=lb)
+                print(f"| {algo} | {a:.2f} | {pr:.2f} | {lb:.2f} | {a / phys:.2f} | {a / pr:.2f} | "
+                      f"{'all verified' if right else 'NOT all verified'} |")
+            else:
+                row["error"] = last_line(p.stderr, p.returncode)
+                note(f"pattern --algo {algo} failed: {row['error']}")
+                print(f"| {algo} | failed: {row['error'][:80]} | | | | | |")
+            rows.append(row)
+    print()
+
+
+def concurrent(k, size):
+    by_subnet = {}
+    for h in hosts:
+        by_subnet.setdefault(h["subnet"], []).append(h)
+    order = [h for group in zip(*by_subnet.values()) for h in group]
+    order += [h for h in hosts if h not in order]
+    pushers = order[:k]
+    files = {h["name"]: make_file(h, size, size + 1) for h in pushers}
+    messages = [(h, [o for o in hosts if o is not h], size) for h in pushers]
+    shas = [files[h["name"]][1] for h in pushers]
+    phys, what = bound(messages)
+    print(f"#### {k} pushes at once ({', '.join(h['name'] for h in pushers)}), {size >> 20} MiB each to every other "
+          f"host; physical bound {phys:.2f} s ({what})\n")
+    print("| run | makespan s | × physical bound | pushes ok | copies verified | failures |")
+    print("|---|---|---|---|---|---|")
+    for _ in range(repeat):
+        for label in ("at once", "one after another"):
+            t0 = time.monotonic()
+            results = []
+            if label == "at once":
+                procs = [(h, start(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
+                                   "--config", h["config"])) for h in pushers]
+                for h, pr in procs:
+                    out, err = pr.communicate(timeout=900)
+                    results.append((h, pr.returncode, out, err))
+            else:
+                for h in pushers:
+                    p = run(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
+                            "--config", h["config"], timeout=900)
+                    results.append((h, p.returncode, p.stdout, p.stderr))
+            span = time.monotonic() - t0
+            fails = [f"{h['name']}: {last_line(err, rc)}" for h, rc, out, err in results
+                     if rc != 0 or not (report_of(out) or {}).get("ok", False)]
+            right = landed_right(messages, shas)
+            rows.append({"mode": f"concurrent-{k}", "run": label, "size": size, "makespan": span,
+                         "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails})
+            print(f"| {label} | {span:.2f} | {span / phys:.2f} | {len(results) - len(fails)} of {len(results)} | "
+                  f"{'all' if right else 'NOT all'} | {'; '.join(fails)[:160]} |")
+    print()
+
+
+kind, _, arg = mode.partition(":")
+for s in sizes_arg.split(","):
+    size = parse_size(s)
+    if kind == "pattern":
+        patterns(arg, size)
+    else:
+        concurrent(int(arg), size)
+with open(os.path.join(d, "many.json"), "w") as f:
+    json.dump(rows, f, indent=1)
