@@ -2,6 +2,7 @@
 a raw socat chain on the lab that is up; with --tree, push -r of a generated tree against tar over
 socat (chain, loop, fan-out). Run by scripts/bench-netlab, not by hand."""
 import hashlib, json, os, random, re, shlex, shutil, stat, statistics, subprocess, sys, time
+from bench_netlab_common import GOODPUT, dest_root, parse_size, sha256
 root, hetcast, lab, d, sizes_arg, repeat, algos_arg = sys.argv[1:8]
 info, repeat = json.loads(sys.argv[8]), int(repeat)
 tree_mode, nfiles = sys.argv[9] == "1", int(sys.argv[10])
@@ -11,7 +12,6 @@ weighed = len(sys.argv) > 11 and sys.argv[11] == "1"
 near = int(sys.argv[12]) if len(sys.argv) > 12 else 0  # at most this many of them (0: all)
 WEIGHED = 0.10
 netlab = os.path.join(root, "scripts", "netlab")
-GOODPUT = 0.956  # TCP goodput over the shaped rate on netlab links (1448/1514; docs/netlab.md)
 PORT, BUF = 7790, 131072
 hosts = info["hosts"]  # file order: subnet by subnet
 src, dests = hosts[0], hosts[1:]
@@ -24,37 +24,11 @@ def note(msg):
     print(f"bench-netlab: {info['name']}: {msg}", file=sys.stderr, flush=True)
 
 
-def parse_size(s):
-    m = re.fullmatch(r"\s*(\d+)\s*([kmg]i?b|b)?\s*", s, re.I)
-    if not m:
-        sys.exit(f"bench-netlab: bad size '{s}' (e.g. 32MiB, 8MB, 1048576)")
-    unit = (m.group(2) or "b").lower()
-    return int(m.group(1)) * {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9,
-                              "kib": 2**10, "mib": 2**20, "gib": 2**30}[unit]
-
-
 def human(n):
     for u, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n % f == 0:
             return f"{n // f} {u}"
     return f"{n} B"
-
-
-def dest_root(h):
-    for line in open(h["config"]):
-        m = re.match(r"\s*dest_root:\s*(\S+)", line)
-        if m:
-            return m.group(1).strip("'\"")
-    sys.exit(f"bench-netlab: no dest_root in {h['config']}")
-
-
-def sha256(path):
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
-                else hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
 
 
 def rm(path):

@@ -8,11 +8,11 @@ once on the lab that is up. Run by scripts/bench-netlab, not by hand.
   same moment, then the same K pushes one after another.
 Every copy is checked by sha256; times are set against the physical bound of the topology:
 the largest volume any NIC or uplink must carry, one way, over its rate (x TCP goodput)."""
-import hashlib, json, os, random, re, subprocess, sys, time
+import json, os, random, subprocess, sys, time
+from bench_netlab_common import GOODPUT, dest_root, parse_size, sha256
 root, hetcast, lab, d, sizes_arg, repeat, algos_arg, info_text, mode = sys.argv[1:10]
 info, repeat = json.loads(info_text), int(repeat)
 netlab = os.path.join(root, "scripts", "netlab")
-GOODPUT = 0.956  # as bench_netlab_compare.py
 hosts = info["hosts"]
 first = hosts[0]
 work = os.path.join(os.path.dirname(os.path.dirname(first["config"])), "many")
@@ -22,31 +22,6 @@ rows = []
 
 def note(msg):
     print(f"bench-netlab: {info['name']}: {msg}", file=sys.stderr, flush=True)
-
-
-def parse_size(s):
-    m = re.fullmatch(r"\s*(\d+)\s*([kmg]i?b|b)?\s*", s, re.I)
-    if not m:
-        sys.exit(f"bench-netlab: bad size '{s}' (e.g. 4MiB, 8MB, 1048576)")
-    unit = (m.group(2) or "b").lower()
-    return int(m.group(1)) * {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9,
-                              "kib": 2**10, "mib": 2**20, "gib": 2**30}[unit]
-
-
-def dest_root(h):
-    for line in open(h["config"]):
-        m = re.match(r"\s*dest_root:\s*(\S+)", line)
-        if m:
-            return m.group(1).strip("'\"")
-    sys.exit(f"bench-netlab: no dest_root in {h['config']}")
-
-
-def sha256(path):
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
 
 
 def make_file(h, size, seed):
