@@ -182,7 +182,7 @@ for p in plans:
 PY
 }
 
-for algo in fef ecf wr wrp; do
+for algo in fef ecf wr wrp exchange; do
     run "pattern-$algo" plan --network "$subnets" --pattern "$pattern" --algo "$algo" --json
     [ "$rc" -eq 0 ] || fail "pattern-$algo: exit status $rc: $(cat "$tmp/pattern-$algo.err")"
     check_pattern_plan "pattern-$algo"
@@ -201,7 +201,7 @@ import json, sys
 tmp = sys.argv[1]
 plans = json.load(open(tmp + "/pattern-all.out"))["plans"]
 names = [p["algorithm"] for p in plans]
-assert sorted(names) == ["ecf", "fef", "wr", "wrp"], names
+assert sorted(names) == ["ecf", "exchange", "fef", "wr", "wrp"], names
 times = [p["completion_time"] for p in plans]
 assert times == sorted(times), "not sorted by completion: %r" % times
 assert len({p["lower_bound"] for p in plans}) == 1, "one lower bound per pattern"
@@ -228,14 +228,14 @@ grep -q '^completion .*, lower bound ' "$tmp/pattern-text.out" || fail "pattern-
 [ "$(wc -l <"$tmp/pattern-text.out")" -eq 21 ] || fail "pattern-text: expected 21 lines, got $(wc -l <"$tmp/pattern-text.out")"
 run pattern-text-all plan --network "$subnets" --pattern "$pattern" --algo all
 [ "$rc" -eq 0 ] || fail "pattern-text-all: exit status $rc: $(cat "$tmp/pattern-text-all.err")"
-[ "$(wc -l <"$tmp/pattern-text-all.out")" -eq 5 ] || fail "pattern-text-all: expected a header and 4 algorithms: $(cat "$tmp/pattern-text-all.out")"
+[ "$(wc -l <"$tmp/pattern-text-all.out")" -eq 6 ] || fail "pattern-text-all: expected a header and 5 algorithms: $(cat "$tmp/pattern-text-all.out")"
 
 expect_usage_error pattern-with-root plan --network "$subnets" --pattern "$pattern" --algo wr --root a1
 expect_usage_error pattern-with-dests plan --network "$subnets" --pattern "$pattern" --algo wr --dests a2
 expect_usage_error pattern-with-size plan --network "$subnets" --pattern "$pattern" --algo wr --size 1MiB
 grep -q -- '--pattern' "$tmp/pattern-with-size.err" || fail "pattern-with-size: error does not name --pattern: $(cat "$tmp/pattern-with-size.err")"
 expect_usage_error pattern-unknown-algo plan --network "$subnets" --pattern "$pattern" --algo fnf
-grep -q 'fef, ecf, wr, wrp' "$tmp/pattern-unknown-algo.err" || fail "pattern-unknown-algo: does not list the pattern algorithms: $(cat "$tmp/pattern-unknown-algo.err")"
+grep -q 'fef, ecf, wr, wrp, exchange' "$tmp/pattern-unknown-algo.err" || fail "pattern-unknown-algo: does not list the pattern algorithms: $(cat "$tmp/pattern-unknown-algo.err")"
 expect_usage_error pattern-missing plan --network "$subnets" --pattern "$tmp/no-such-pattern.yaml" --algo wr
 expect_usage_error pattern-bad-model plan --network "$subnets" --pattern "$pattern" --algo wr --model telepathy
 

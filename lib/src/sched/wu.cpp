@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "hetcast/error.hpp"
+#include "hetcast/sched/exchange.hpp"
 #include "hetcast/sim/exec_model.hpp"
 #include "hetcast/sim/simulate.hpp"
 
@@ -386,6 +387,7 @@ const std::vector<PatternAlgorithm>& pattern_algorithms() {
         {"ecf", "Earliest Completion First over every message (Wu 4.2)", plan_wu_ecf},
         {"wr", "Work Racing: the least virtual time receives next (Wu 4.3)", plan_wr},
         {"wrp", "Work Racing Preemptive: sends fill idle waits for receives (Wu 4.4)", plan_wrp},
+        {"exchange", "a tree per message crossing each uplink once, trees sharing NICs and uplinks", plan_exchange},
     };
     return all;
 }

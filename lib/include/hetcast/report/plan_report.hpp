@@ -48,7 +48,7 @@ using PatternResult = PlanResult;
 [[nodiscard]] PatternResult plan_pattern_and_simulate(const Network& net, const PatternRequest& req,
                                                       const PatternAlgorithm& algo);
 
-/// Plans with every pattern algorithm (fef, ecf, wr, wrp), sorted by predicted completion
+/// Plans with every pattern algorithm (fef, ecf, wr, wrp, exchange), sorted by predicted completion
 /// time; ties keep the order of pattern_algorithms().
 [[nodiscard]] std::vector<PatternResult> plan_pattern_all(const Network& net, const PatternRequest& req);
 

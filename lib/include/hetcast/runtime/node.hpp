@@ -47,8 +47,8 @@ using Bytes = std::shared_ptr<const std::vector<std::byte>>;
 
 /// How a job is planned and run: the knobs of `hetcast push`.
 struct SendOptions {
-    /// A single-source algorithm of `hetcast plan --help` or, for an exchange, fef, ecf, wr
-    /// or wrp; "auto" plans each with every candidate and takes the earliest predicted.
+    /// A single-source algorithm of `hetcast plan --help` or, for an exchange, fef, ecf, wr,
+    /// wrp or exchange; "auto" plans with every candidate and takes the earliest predicted.
     std::string algo = "auto";
     /// Bytes per second each member may send for this job in all; 0: no limit. The plan
     /// is made on the network capped at this rate, so the prediction holds.
@@ -167,7 +167,7 @@ public:
     /// Several sources at once (Wu's multi-node multicast): every entry's source must have
     /// offer()ed its buffer under the entry's key on its own Node beforehand (this node's
     /// entries: offered here). Remote buffers are described (size, SHA-256) before planning
-    /// and must not change until the job ends. Algorithms: fef, ecf, wr, wrp, auto.
+    /// and must not change until the job ends. Algorithms: fef, ecf, wr, wrp, exchange, auto.
     /// Destinations that cannot be reached are left out and named in `skipped`.
     [[nodiscard]] JobHandle start_exchange(std::vector<ExchangeEntry> pattern, SendOptions options = {});
     /// Files from this node's disk, in pieces, each verified, landing on every destination

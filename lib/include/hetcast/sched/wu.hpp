@@ -40,7 +40,7 @@ struct PatternAlgorithm {
     PatternPlanner plan;
 };
 
-/// Every multi-source algorithm, in a fixed order: fef, ecf, wr, wrp.
+/// Every multi-source algorithm, in a fixed order: fef, ecf, wr, wrp, exchange (sched/exchange.hpp).
 [[nodiscard]] const std::vector<PatternAlgorithm>& pattern_algorithms();
 /// Throws InputError("unknown pattern algorithm 'x' (known: ...)").
 [[nodiscard]] const PatternAlgorithm& find_pattern_algorithm(std::string_view name);

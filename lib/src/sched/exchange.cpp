@@ -1,0 +1,131 @@
+#include "hetcast/sched/exchange.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "hetcast/error.hpp"
+#include "hetcast/sim/simulate.hpp"
+
+namespace hetcast {
+
+namespace {
+
+/// `members` reached from `root` through a k-ary tree in breadth-first order.
+void spread(Schedule& s, MessageId m, NodeId root, const std::vector<NodeId>& members, std::size_t k) {
+    std::vector<NodeId> senders{root};
+    std::size_t next_sender = 0, fed = 0;
+    for (NodeId v : members) {
+        s.add_transfer(m, senders[next_sender], v);
+        senders.push_back(v);
+        if (++fed == k) {
+            fed = 0;
+            ++next_sender;
+        }
+    }
+}
+
+/// `v` rotated left by `by`.
+std::vector<NodeId> rotated(std::vector<NodeId> v, std::size_t by) {
+    if (!v.empty()) std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(by % v.size()), v.end());
+    return v;
+}
+
+/// Messages one after another, each through its own tree. Every node's list holds a
+/// message's tasks before the next message's, so no list waits on a later message (with
+/// `sources_first`, a source's own sends come first).
+Schedule build(const Network& net, const PatternRequest& req, std::size_t k, bool sources_first) {
+    const std::size_t n = net.size();
+    const auto sub = net.subnet_of();
+    const std::size_t subnets = net.subnets() ? net.subnets()->size() : 1;
+    Schedule s("exchange", n, req.messages);
+    std::vector<double> relayed(n, 0);
+    for (MessageId m = 0; m < req.messages.size(); ++m) {
+        const Message& msg = req.messages[m];
+        std::vector<std::vector<NodeId>> in(subnets);
+        for (NodeId d : msg.dests) in[sub[d]].push_back(d);
+        // Other subnets first: their uplink is where the message waits longest.
+        for (std::size_t k2 = 0; k2 < subnets; ++k2) {
+            if (k2 == sub[msg.source] || in[k2].empty()) continue;
+            auto group = rotated(in[k2], m);
+            const auto relay = std::min_element(group.begin(), group.end(),
+                                                [&](NodeId a, NodeId b) { return relayed[a] < relayed[b]; });
+            const NodeId r = *relay;
+            group.erase(relay);
+            relayed[r] += msg.size * static_cast<double>(group.size());
+            s.add_transfer(m, msg.source, r);
+            spread(s, m, r, group, k);
+        }
+        spread(s, m, msg.source, rotated(in[sub[msg.source]], m), k);
+    }
+    // A source holds its own messages from the start: it sends them before it waits for
+    // anyone else's. Non-blocking sends depend on nothing, so that cannot deadlock; a
+    // blocking send waits for its receiver, and two sources sending to each other would.
+    for (NodeId v = 0; v < n && sources_first; ++v) {
+        std::stable_partition(s.tasks[v].begin(), s.tasks[v].end(), [&](const Task& t) {
+            return t.op == Op::send && req.messages[t.message].source == v;
+        });
+    }
+    return s;
+}
+
+/// The same transfers, each node's list ordered by when the simulation had each message
+/// there: a receive and the sends that relay it at the message's arrival (not when the
+/// list got to it), a source's own sends first.
+Schedule by_time(const Schedule& s, const Timeline& tl) {
+    std::map<std::pair<MessageId, NodeId>, double> arrived;  // (message, node) → arrival
+    for (const Transfer& t : tl.transfers) arrived[{t.message, t.to}] = t.arrival;
+    Schedule out = s;
+    for (NodeId v = 0; v < out.tasks.size(); ++v) {
+        auto& list = out.tasks[v];
+        const auto key = [&](const Task& t) {
+            return s.messages[t.message].source == v ? 0.0 : arrived.at({t.message, v});
+        };
+        // Stable: a receive stays before the sends of the same message.
+        std::stable_sort(list.begin(), list.end(), [&](const Task& a, const Task& b) { return key(a) < key(b); });
+    }
+    return out;
+}
+
+}  // namespace
+
+Schedule plan_exchange(const Network& net, const PatternRequest& req) {
+    check_pattern(net, req);
+    Schedule best("exchange", net.size(), req.messages);
+    double best_time = std::numeric_limits<double>::infinity();
+    const auto consider = [&](Schedule s) {
+        try {
+            const Timeline tl = simulate(net, s, req.model);
+            if (tl.completion < best_time) {
+                best_time = tl.completion;
+                best = s;
+            }
+            return std::optional<Timeline>(tl);
+        } catch (const InfeasibleSchedule&) {
+            return std::optional<Timeline>();  // a reordering that deadlocks is not kept
+        }
+    };
+    // A few rounds of reordering: each lets receives that arrived early go first, which
+    // moves other arrivals earlier in turn. A reordering that would deadlock is dropped;
+    // the plain message-by-message lists never do.
+    constexpr int rounds = 4;
+    const bool nonblocking = req.model != ExecModel::blocking;
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4}, net.size()}) {
+        if (!nonblocking) {
+            consider(build(net, req, k, false));
+            continue;
+        }
+        Schedule s = build(net, req, k, true);
+        auto tl = consider(s);
+        for (int r = 0; r < rounds && tl; ++r) {
+            s = by_time(s, *tl);
+            tl = consider(s);
+        }
+    }
+    if (best_time == std::numeric_limits<double>::infinity()) return build(net, req, 1, false);
+    return best;
+}
+
+}  // namespace hetcast
