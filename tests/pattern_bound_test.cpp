@@ -58,11 +58,23 @@ TEST_CASE("pattern bound: one message to three hosts of a subnet crosses its upl
     CHECK(pattern_capacity_bound(net, req) == doctest::Approx(20 * mib / (0.956 * 20e6 / 8)));
 }
 
-TEST_CASE("pattern bound: 0 without capacities, Wu's bound then") {
+// Wu's eq. (2) adds whole transfers along a path: it bounds plans that cannot cut through
+// (messages of one piece, the blocking model), not a pipelined exchange.
+TEST_CASE("pattern bound: 0 without capacities; Wu's bound where nothing cuts through, the paths' otherwise") {
     const Network net = random_bhat(6, 3);
-    const PatternRequest req = all_to_all(6, 1e5);
+    PatternRequest req = all_to_all(6, 5e4);  // under min_planned_piece
     CHECK(pattern_capacity_bound(net, req) == 0);
+    CHECK_FALSE(pattern_may_cut_through(net, req));
     CHECK(pattern_lower_bound(net, req) == wu_lower_bound(net, req));
+    req = all_to_all(6, 1e6);
+    req.model = ExecModel::blocking;
+    CHECK(pattern_lower_bound(net, req) == wu_lower_bound(net, req));
+    req.model = ExecModel::nonblocking;
+    REQUIRE(pattern_may_cut_through(net, req));
+    double paths = 0;
+    for (const Message& m : req.messages) paths = std::max(paths, path_lower_bound(net, m.source, m.dests, m.size));
+    CHECK(pattern_lower_bound(net, req) == paths);
+    CHECK(paths < wu_lower_bound(net, req));  // a pipeline is not held to whole transfers
 }
 
 // Every pattern algorithm's schedule, simulated on the flow model of random networks with

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "hetcast/error.hpp"
+#include "hetcast/sched/pipeline.hpp"
+#include "hetcast/sim/pattern_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 
 namespace hetcast {
@@ -95,14 +97,17 @@ Schedule plan_exchange(const Network& net, const PatternRequest& req) {
     check_pattern(net, req);
     Schedule best("exchange", net.size(), req.messages);
     double best_time = std::numeric_limits<double>::infinity();
-    const auto consider = [&](Schedule s) {
+    // What a schedule is weighed by: its simulated completion, plus what its pieces cost
+    // when it cuts through (sched/pipeline.hpp).
+    const auto consider = [&](const Schedule& s) {
         try {
-            const Timeline tl = simulate(net, s, req.model);
-            if (tl.completion < best_time) {
-                best_time = tl.completion;
+            Timeline tl = simulate(net, s, req.model);
+            const double t = s.relay == Relay::cut_through ? weighed_completion(net, s, req.model) : tl.completion;
+            if (t < best_time) {
+                best_time = t;
                 best = s;
             }
-            return std::optional<Timeline>(tl);
+            return std::optional<Timeline>(std::move(tl));
         } catch (const InfeasibleSchedule&) {
             return std::optional<Timeline>();  // a reordering that deadlocks is not kept
         }
@@ -111,20 +116,31 @@ Schedule plan_exchange(const Network& net, const PatternRequest& req) {
     // moves other arrivals earlier in turn. A reordering that would deadlock is dropped;
     // the plain message-by-message lists never do.
     constexpr int rounds = 4;
-    const bool nonblocking = req.model != ExecModel::blocking;
-    for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4}, net.size()}) {
-        if (!nonblocking) {
-            consider(build(net, req, k, false));
-            continue;
-        }
-        Schedule s = build(net, req, k, true);
+    const auto reorder = [&](Schedule s) {
         auto tl = consider(s);
         for (int r = 0; r < rounds && tl; ++r) {
             s = by_time(s, *tl);
             tl = consider(s);
         }
+    };
+    const bool nonblocking = req.model == ExecModel::nonblocking;
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4}, net.size()}) {
+        if (nonblocking) {
+            reorder(build(net, req, k, true));
+        } else {
+            consider(build(net, req, k, false));
+        }
     }
     if (best_time == std::numeric_limits<double>::infinity()) return build(net, req, 1, false);
+    // The same trees cut through: a relay passes each piece on as it is verified, so a
+    // message crosses its tree at about its slowest hop instead of the sum of them.
+    double largest = 0;
+    for (const Message& m : req.messages) largest = std::max(largest, m.size);
+    if (pattern_may_cut_through(net, req) && !piece_candidates(largest).empty()) {
+        Schedule ct = with_cut_through(best);
+        ct.piece = choose_piece(net, ct).piece;
+        reorder(std::move(ct));
+    }
     return best;
 }
 

@@ -98,14 +98,20 @@ std::vector<double> least_latency(const Network& net, NodeId root) {
 
 }  // namespace
 
-double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+double path_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
     if (net.is_cost_matrix()) return bhat_lower_bound(net, root, dests, m);
-    double lb = capacity_lower_bound(net, root, dests, m);
     const auto width = widest_paths(net, root);
     const auto lat = least_latency(net, root);
+    double lb = 0;
     for (NodeId d : dests) {
         if (d != root) lb = std::max(lb, lat[d] + m / width[d]);
     }
+    return lb;
+}
+
+double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+    if (net.is_cost_matrix()) return bhat_lower_bound(net, root, dests, m);
+    const double lb = std::max(capacity_lower_bound(net, root, dests, m), path_lower_bound(net, root, dests, m));
     return std::max(lb, m / steady_state_throughput(net, root, dests));
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/wu_bound.hpp"
 
 namespace hetcast {
@@ -45,8 +46,19 @@ double pattern_capacity_bound(const Network& net, const PatternRequest& req) {
     return bound;
 }
 
+bool pattern_may_cut_through(const Network& net, const PatternRequest& req) {
+    if (req.model != ExecModel::nonblocking || net.is_cost_matrix()) return false;
+    return std::any_of(req.messages.begin(), req.messages.end(),
+                       [](const Message& m) { return m.size > static_cast<double>(min_planned_piece); });
+}
+
 double pattern_lower_bound(const Network& net, const PatternRequest& req) {
-    return std::max(wu_lower_bound(net, req), pattern_capacity_bound(net, req));
+    const double capacities = pattern_capacity_bound(net, req);
+    if (!pattern_may_cut_through(net, req)) return std::max(wu_lower_bound(net, req), capacities);
+    check_pattern(net, req);
+    double paths = 0;
+    for (const Message& m : req.messages) paths = std::max(paths, path_lower_bound(net, m.source, m.dests, m.size));
+    return std::max(paths, capacities);
 }
 
 }  // namespace hetcast

@@ -14,8 +14,10 @@ namespace hetcast {
 /// already relay, so that the messages' fan-outs land on different hosts. The task lists
 /// are then ordered by the times of a simulation of the schedule (on the flow model when
 /// the map has capacities), so a node serves messages in the order they reach it; k and
-/// the ordering kept are the ones the simulation finds earliest. Store-and-forward.
-/// Without a subnet map the whole network is one subnet.
+/// the ordering kept are the ones the simulation finds earliest. In the non-blocking model
+/// on a network with bandwidths, the same trees cut through (pieces as choose_piece() picks
+/// them) are weighed too, with what their pieces cost. Without a subnet map the whole
+/// network is one subnet.
 [[nodiscard]] Schedule plan_exchange(const Network& net, const PatternRequest& req);
 
 }  // namespace hetcast

@@ -44,6 +44,12 @@ namespace hetcast {
 [[nodiscard]] double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
                                            double m);
 
+/// pipelined_lower_bound()'s path term alone (no capacities, no throughput LP): per
+/// destination, the least latency sum of a path from `root` plus m over the widest path's
+/// bottleneck pair bandwidth. Holds for store-and-forward and cut-through schedules in which
+/// each destination takes the whole message from one parent.
+[[nodiscard]] double path_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m);
+
 /// The bound a single-source push is reported against. Store-and-forward: the larger of
 /// Bhat's eq. (3) and capacity_lower_bound(); cut-through: pipelined_lower_bound().
 [[nodiscard]] double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,

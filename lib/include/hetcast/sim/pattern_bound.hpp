@@ -16,8 +16,15 @@ namespace hetcast {
 /// that share each resource.
 [[nodiscard]] double pattern_capacity_bound(const Network& net, const PatternRequest& req);
 
-/// The bound a pattern is reported against: the larger of wu_lower_bound() (Wu §3.1, the
-/// per-pair receive model) and pattern_capacity_bound().
+/// Whether a plan of `req` may cut through (sched/exchange.hpp does when it predicts
+/// better): the non-blocking model, a network with bandwidths, and a message over
+/// min_planned_piece bytes.
+[[nodiscard]] bool pattern_may_cut_through(const Network& net, const PatternRequest& req);
+
+/// The bound a pattern is reported against, one that holds for every plan of it:
+/// pattern_capacity_bound() and, when no plan can cut through, wu_lower_bound() (Wu §3.1,
+/// the per-pair receive model, which adds up whole transfers along a path); when one can,
+/// each message's path_lower_bound() instead.
 [[nodiscard]] double pattern_lower_bound(const Network& net, const PatternRequest& req);
 
 }  // namespace hetcast
