@@ -218,7 +218,7 @@ JobReport Peer::run(JobSpec spec) {
         for (MessageId m = 0; m < spec.inputs.size() && m < s.messages.size(); ++m) {
             JobInput& in = spec.inputs[m];
             if (in.body || in.origin.empty() || s.messages[m].source >= spec.network->size()) continue;
-            const Described d = describe(spec.network->name(s.messages[m].source), in.origin, s.piece);
+            const Described d = describe(spec.network->name(s.messages[m].source), in.origin, s.piece, spec.order);
             if (d.size != in.size || !net::same_digest(d.sha, in.sha)) {
                 throw InputError("'" + in.origin + "' changed since it was described");
             }
