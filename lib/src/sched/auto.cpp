@@ -1,14 +1,22 @@
 #include "hetcast/sched/auto.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 #include "hetcast/sched/pipeline.hpp"
+#include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 
 namespace hetcast {
 
 namespace {
+
+/// Among near-ties, the plan that loses least if every link is a FIFO depends least on how
+/// TCP happens to share them (issue 23: plans that need fine-grained sharing are fragile).
+/// It is at most near_tie slower than the least prediction.
+constexpr double near_tie = 0.03;
 
 /// The same network with every link end a FIFO: where a plan's flows of different
 /// bottlenecks meet, it predicts their loss (docs/model.md, "Sharing on FIFO links").
@@ -22,9 +30,33 @@ std::optional<Network> all_fifo(const Network& net) {
     return out;
 }
 
-}  // namespace
+/// The index of the least time; among those within near_tie of it, the one whose prediction
+/// with every link a FIFO is least (ties to the earlier).
+std::size_t pick(const Network& net, const PlanRequest& req, const std::vector<const Schedule*>& candidates,
+                 const std::vector<double>& times) {
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < times.size(); ++k) {
+        if (times[k] < times[best]) best = k;
+    }
+    bool tied = false;
+    for (std::size_t k = 0; k < times.size(); ++k) tied = tied || (k != best && times[k] <= times[best] * (1 + near_tie));
+    if (const auto fifo = tied && req.model == ExecModel::nonblocking ? all_fifo(net) : std::nullopt) {
+        std::size_t robust = best;
+        double robust_time = weighed_completion(*fifo, *candidates[best], req.model);
+        for (std::size_t k = 0; k < times.size(); ++k) {
+            if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
+            const double t = weighed_completion(*fifo, *candidates[k], req.model);
+            if (t < robust_time * (1 - 1e-9)) {
+                robust = k;
+                robust_time = t;
+            }
+        }
+        best = robust;
+    }
+    return best;
+}
 
-AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
+AutoChoice exhaustive(const Network& net, const PlanRequest& req) {
     std::vector<Schedule> candidates;
     std::vector<double> times;
     std::vector<std::pair<std::string, double>> predicted;
@@ -46,30 +78,128 @@ AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req) {
             consider(std::move(ct));
         }
     }
-    std::size_t best = 0;
-    for (std::size_t k = 1; k < times.size(); ++k) {
-        if (times[k] < times[best]) best = k;
-    }
-    // Among near-ties, the plan that loses least if every link is a FIFO depends least on
-    // how TCP happens to share them (issue 23: plans that need fine-grained sharing are
-    // fragile). It is at most near_tie slower than the least prediction.
-    constexpr double near_tie = 0.03;
-    if (const auto fifo = req.model == ExecModel::nonblocking ? all_fifo(net) : std::nullopt) {
-        std::size_t robust = best;
-        double robust_time = weighed_completion(*fifo, candidates[best], req.model);
-        for (std::size_t k = 0; k < times.size(); ++k) {
-            if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
-            const double t = weighed_completion(*fifo, candidates[k], req.model);
-            if (t < robust_time * (1 - 1e-9)) {
-                robust = k;
-                robust_time = t;
-            }
-        }
-        best = robust;
-    }
-    Schedule choice = std::move(candidates[best]);
+    std::vector<const Schedule*> views;
+    for (const auto& c : candidates) views.push_back(&c);
+    Schedule choice = std::move(candidates[pick(net, req, views, times)]);
     choice.algorithm = "auto:" + choice.algorithm;
     return AutoChoice{std::move(choice), std::move(predicted)};
+}
+
+/// Planners whose own cost grows past what a plan of this many participants can afford:
+/// ECEF-LA and ECEF with relays are O(n³); Bhat's other heuristics need the n × n cost
+/// matrix and O(n² log n).
+bool affordable(const std::string& name, std::size_t participants) {
+    if (name == "ecef-la" || name == "ecef-relay" || name == "optimal") return participants <= auto_exhaustive_max;
+    if (name == "fef" || name == "ecef" || name == "fnf") return participants <= auto_quadratic_max;
+    return true;
+}
+
+/// choose_piece() that does not simulate a piece whose bound (schedule_lower_bound() plus
+/// what its pieces cost) is above the least weighed so far by more than piece_tie: such a
+/// piece can neither be the least nor a near tie. `known` is the weighed completion of `s`
+/// with its own piece.
+PieceChoice choose_piece_bounded(const Network& net, const Schedule& s, double known) {
+    double largest = 0;
+    for (const Message& m : s.messages) largest = std::max(largest, m.size);
+    struct Weighed {
+        std::uint64_t piece;
+        double bound, time;
+    };
+    std::vector<Weighed> all;
+    for (const std::uint64_t p : piece_candidates(largest)) {
+        Schedule c = s;
+        c.piece = p;
+        const double bound = p == s.piece ? known : schedule_lower_bound(net, c) + piece_overhead(net, c);
+        all.push_back({p, bound, p == s.piece ? known : -1.0});
+    }
+    if (all.empty()) return {s.piece, known};
+    std::vector<std::size_t> order(all.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a].bound < all[b].bound; });
+    double least = std::numeric_limits<double>::infinity();
+    for (const auto& w : all) {
+        if (w.time >= 0) least = std::min(least, w.time);
+    }
+    for (std::size_t k : order) {
+        if (all[k].time >= 0 || all[k].bound > least * (1 + piece_tie)) continue;
+        Schedule c = s;
+        c.piece = all[k].piece;
+        all[k].time = weighed_completion(net, c, ExecModel::nonblocking);
+        least = std::min(least, all[k].time);
+    }
+    PieceChoice best{s.piece, known};
+    for (const auto& w : all) {
+        if (w.time >= 0 && w.time <= least * (1 + piece_tie)) best = {w.piece, w.time};  // ascending: the largest near-tie
+    }
+    return best;
+}
+
+AutoChoice scaled(const Network& net, const PlanRequest& req) {
+    const bool cut = cuts_through(net, req);
+    // One piece for every candidate while they are compared; the winner weighs its own.
+    PlanRequest fixed = req;
+    if (cut && fixed.options.piece == 0) fixed.options.piece = piece_for(req.size);
+    struct Candidate {
+        Schedule s;
+        double bound = 0;
+    };
+    std::vector<Candidate> all;
+    const bool bounded = req.model == ExecModel::nonblocking && net.capacities().has_value();
+    const auto add = [&](Schedule s) {
+        for (const auto& c : all) {
+            if (c.s.relay == s.relay && c.s.piece == s.piece && c.s.tasks == s.tasks) return;  // predicts the same
+        }
+        const double bound = bounded ? schedule_lower_bound(net, s) : 0;
+        all.push_back({std::move(s), bound});
+    };
+    const std::size_t participants = req.dests.size() + 1;
+    for (const auto& a : algorithms()) {
+        if (a.name == "auto" || !affordable(a.name, participants) || (a.applies && !a.applies(net, fixed))) continue;
+        Schedule s = a.plan(net, fixed);
+        if (cut && s.relay == Relay::store_and_forward && s.messages.size() == 1) {
+            Schedule ct = with_cut_through(s, fixed.options.piece);
+            ct.algorithm += "+ct";
+            add(std::move(s));
+            add(std::move(ct));
+        } else {
+            add(std::move(s));
+        }
+    }
+    // Least bound first: a candidate whose bound is above the best prediction by more than
+    // a near tie can neither win nor be a near tie, and is not simulated.
+    std::vector<std::size_t> order(all.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a].bound < all[b].bound; });
+    std::vector<const Schedule*> views;
+    std::vector<double> times;
+    std::vector<std::pair<std::string, double>> predicted;
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t k : order) {
+        if (all[k].bound > least * (1 + near_tie)) continue;
+        const double t = weighed_completion(net, all[k].s, req.model);
+        views.push_back(&all[k].s);
+        times.push_back(t);
+        predicted.emplace_back(all[k].s.algorithm, t);
+        least = std::min(least, t);
+    }
+    const std::size_t best = pick(net, req, views, times);
+    Schedule choice = *views[best];
+    if (choice.relay == Relay::cut_through && req.options.piece == 0) {
+        const PieceChoice p = choose_piece_bounded(net, choice, times[best]);
+        choice.piece = p.piece;
+        predicted[best].second = p.weighed;
+    }
+    choice.algorithm = "auto:" + choice.algorithm;
+    return AutoChoice{std::move(choice), std::move(predicted)};
+}
+
+}  // namespace
+
+AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req, AutoScope scope) {
+    if (scope == AutoScope::by_size) {
+        scope = req.dests.size() + 1 > auto_exhaustive_max ? AutoScope::scaled : AutoScope::exhaustive;
+    }
+    return scope == AutoScope::exhaustive ? exhaustive(net, req) : scaled(net, req);
 }
 
 Schedule plan_auto(const Network& net, const PlanRequest& req) { return plan_auto_explained(net, req).best; }
