@@ -1,5 +1,6 @@
 // The incremental flow simulator against the reference that recomputes every rate at every
-// event: the same completion times on random networks and schedules.
+// event: the same completion times on random networks and schedules. And the per-schedule
+// bound auto prunes by, against both.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "hetcast/sim/lower_bound.hpp"
 
 using namespace hetcast;
 
@@ -103,4 +105,21 @@ TEST_CASE("flow simulator: the incremental one predicts what the reference does,
         }
     }
     CHECK(compared > 1000);
+}
+
+TEST_CASE("schedule_lower_bound: never above the flow simulator's completion, and not trivial") {
+    std::mt19937_64 rng(1626);
+    int tight = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const Network net = random_net(rng, 2 + rng() % 30);
+        const Schedule s = random_schedule(rng, net);
+        const double bound = schedule_lower_bound(net, s);
+        const double completion = simulate_flows_reference(net, s).completion;
+        INFO("trial " << trial << ", " << s.algorithm << (s.relay == Relay::cut_through ? " cut through" : "") << ", "
+                      << net.size() << " nodes: bound " << bound << ", completion " << completion);
+        CHECK(bound <= completion);
+        tight += bound >= 0.5 * completion;
+    }
+    MESSAGE("bounds within half of the completion: " << tight << " of 300");
+    CHECK(tight > 250);
 }

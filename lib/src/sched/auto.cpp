@@ -1,6 +1,7 @@
 #include "hetcast/sched/auto.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -134,11 +135,25 @@ PieceChoice choose_piece_bounded(const Network& net, const Schedule& s, double k
     return best;
 }
 
+/// The piece candidates are compared with: of piece_candidates(), the one nearest to a
+/// 256th of the message (on a log scale), about where choose_piece() lands on a site's map
+/// between a piece's start-up per hop and the cost of many pieces.
+std::uint64_t comparison_piece(double size) {
+    std::uint64_t best = 0;
+    for (const std::uint64_t p : piece_candidates(size)) {
+        if (best == 0 || std::abs(std::log(static_cast<double>(p) * 256 / size)) <
+                             std::abs(std::log(static_cast<double>(best) * 256 / size))) {
+            best = p;
+        }
+    }
+    return best != 0 ? best : piece_for(size);
+}
+
 AutoChoice scaled(const Network& net, const PlanRequest& req) {
     const bool cut = cuts_through(net, req);
     // One piece for every candidate while they are compared; the winner weighs its own.
     PlanRequest fixed = req;
-    if (cut && fixed.options.piece == 0) fixed.options.piece = piece_for(req.size);
+    if (cut && fixed.options.piece == 0) fixed.options.piece = comparison_piece(req.size);
     struct Candidate {
         Schedule s;
         double bound = 0;
