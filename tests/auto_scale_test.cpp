@@ -82,3 +82,24 @@ TEST_CASE("auto scaled: within 5% of the exhaustive auto's prediction on random 
     }
     MESSAGE("worst scaled / exhaustive: " << worst);
 }
+
+TEST_CASE("pipeline above 150 hosts: grown per subnet, each subnet entered once, within 5% of the capacity bound") {
+    std::mt19937_64 rng(261);
+    for (int trial = 0; trial < 2; ++trial) {
+        const Network net = site(rng, 200 + rng() % 40);
+        const PlanRequest req = make_request(net, static_cast<NodeId>(rng() % net.size()), {}, 1024.0 * (1 << 20),
+                                             ExecModel::nonblocking);
+        const Schedule s = plan_pipeline(net, req);
+        REQUIRE(s.relay == Relay::cut_through);
+        const auto sub = net.subnet_of();
+        std::vector<int> entered(net.subnets()->size(), 0);
+        for (NodeId u = 0; u < net.size(); ++u) {
+            for (const Task& t : s.tasks[u]) {
+                if (t.op == Op::send && sub[u] != sub[t.peer]) ++entered[sub[t.peer]];
+            }
+        }
+        for (std::size_t k = 0; k < entered.size(); ++k) CHECK(entered[k] == (k == sub[req.root] ? 0 : 1));
+        const double bound = capacity_lower_bound(net, req.root, req.dests, req.size);
+        CHECK(weighed_completion(net, s, req.model) <= 1.05 * bound);
+    }
+}
