@@ -1,6 +1,7 @@
 #pragma once
 /// The mixed strategy of paper 004 §6: plan with every applicable algorithm, simulate
-/// each under the request's model, keep the least predicted completion time.
+/// each under the request's model, keep the least predicted completion time. Above
+/// auto_exhaustive_max participants, only the candidates that scale (AutoScope::scaled).
 #include <string>
 #include <utility>
 #include <vector>
