@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -30,23 +31,32 @@ struct Row {
 struct Measured {
     bool done = false;
     double seconds = 0;
+    double cpu = 0;
     double peak_mib = 0;
     double predicted = 0;
     std::size_t candidates = 0;
 };
+
+double cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 // The child's half: plan once, write seconds, completion and candidates to `fd`.
 [[noreturn]] void plan_in_child(std::size_t hosts, int fd) {
     const Network net = capacity_map(hosts, 26000 + hosts);
     const PlanRequest req = make_request(net, 0, {}, 1024.0 * 1024 * 1024, ExecModel::nonblocking);
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpu_seconds();
     const AutoChoice c = plan_auto_explained(net, req);
+    const double cpu = cpu_seconds() - cpu0;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double best = 0;
     for (const auto& [name, t] : c.predicted) {
         if ("auto:" + name == c.best.algorithm) best = t;
     }
-    const double out[3] = {s, best, static_cast<double>(c.predicted.size())};
+    const double out[4] = {s, best, static_cast<double>(c.predicted.size()), cpu};
     const bool ok = write(fd, out, sizeof out) == static_cast<ssize_t>(sizeof out);
     _exit(ok ? 0 : 1);
 }
@@ -68,7 +78,7 @@ Measured measure(std::size_t hosts, double limit) {
         }
     }
     close(fds[1]);
-    double in[3] = {0, 0, 0};
+    double in[4] = {0, 0, 0, 0};
     const bool got = read(fds[0], in, sizeof in) == static_cast<ssize_t>(sizeof in);
     close(fds[0]);
     int status = 0;
@@ -78,6 +88,7 @@ Measured measure(std::size_t hosts, double limit) {
     m.done = got && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     m.seconds = m.done ? in[0] : limit;
     m.predicted = in[1];
+    m.cpu = m.done ? in[3] : limit;
     m.candidates = static_cast<std::size_t>(in[2]);
     m.peak_mib = static_cast<double>(ru.ru_maxrss) / 1024;  // kilobytes on Linux
     return m;
@@ -154,9 +165,9 @@ void write_capacity_map(std::ostream& out, const Network& net) {
 
 bool run_auto_rows(double limit) {
     const std::vector<Row> rows = {{100, 0, 0}, {300, 0, 0}, {1000, 2, 256}, {5000, 20, 0}};
-    std::printf("\n| auto on generated capacity maps | hosts | seconds | peak MiB | candidates | predicted s | growth "
-                "(seconds) | target | result |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---|---|\n");
+    std::printf("\n| auto on generated capacity maps | hosts | seconds | CPU seconds | peak MiB | candidates | predicted s | "
+                "growth (CPU) | target | result |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     bool ok = true;
     double prev_s = 0;
     std::size_t prev_n = 0;
@@ -166,33 +177,36 @@ bool run_auto_rows(double limit) {
         if (prev_n && m.done && prev_s > 0) {
             char buf[32];
             std::snprintf(buf, sizeof buf, "N^%.2f",
-                          std::log(m.seconds / prev_s) / std::log(static_cast<double>(r.hosts) / prev_n));
+                          std::log(m.cpu / prev_s) / std::log(static_cast<double>(r.hosts) / prev_n));
             growth = buf;
         }
         std::string target, result;
         if (r.max_seconds > 0) {
             char buf[64];
-            std::snprintf(buf, sizeof buf, "<= %g s", r.max_seconds);
+            std::snprintf(buf, sizeof buf, "<= %g CPU s", r.max_seconds);
             target = buf;
             if (r.max_mib > 0) {
                 std::snprintf(buf, sizeof buf, ", <= %g MiB", r.max_mib);
                 target += buf;
             }
-            const bool pass = m.done && m.seconds <= r.max_seconds && (r.max_mib == 0 || m.peak_mib <= r.max_mib);
+            // CPU time: the machine may be shared, and planning takes one thread.
+            const bool pass = m.done && m.cpu <= r.max_seconds && (r.max_mib == 0 || m.peak_mib <= r.max_mib);
             result = pass ? "pass" : "**miss**";
             ok = ok && pass;
         }
-        char secs[32];
+        char secs[32], cpu[32];
         if (m.done) {
             std::snprintf(secs, sizeof secs, "%.2f", m.seconds);
+            std::snprintf(cpu, sizeof cpu, "%.2f", m.cpu);
         } else {
             std::snprintf(secs, sizeof secs, "> %.0f (stopped)", limit);
+            std::snprintf(cpu, sizeof cpu, "-");
         }
-        std::printf("| auto, 1 GiB broadcast | %zu | %s | %.0f | %zu | %.3f | %s | %s | %s |\n", r.hosts, secs,
+        std::printf("| auto, 1 GiB broadcast | %zu | %s | %s | %.0f | %zu | %.3f | %s | %s | %s |\n", r.hosts, secs, cpu,
                     m.peak_mib, m.candidates, m.predicted, growth.c_str(), target.c_str(), result.c_str());
         std::fflush(stdout);
         if (m.done) {
-            prev_s = m.seconds;
+            prev_s = m.cpu;
             prev_n = r.hosts;
         }
     }

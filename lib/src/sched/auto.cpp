@@ -88,49 +88,49 @@ AutoChoice exhaustive(const Network& net, const PlanRequest& req) {
 
 /// Planners whose own cost grows past what a plan of this many participants can afford:
 /// ECEF-LA and ECEF with relays are O(n³); Bhat's other heuristics need the n × n cost
-/// matrix and O(n² log n).
+/// matrix and O(n² log n); the grid-aware ones took a second or more each at 5000 hosts.
 bool affordable(const std::string& name, std::size_t participants) {
     if (name == "ecef-la" || name == "ecef-relay" || name == "optimal") return participants <= auto_exhaustive_max;
-    if (name == "fef" || name == "ecef" || name == "fnf") return participants <= auto_quadratic_max;
+    if (name == "fef" || name == "ecef" || name == "fnf" || name == "ecef-lat-min" || name == "ecef-lat-max" ||
+        name == "bottom-up") {
+        return participants <= auto_quadratic_max;
+    }
     return true;
 }
 
-/// choose_piece() that does not simulate a piece whose bound (schedule_lower_bound() plus
-/// what its pieces cost) is above the least weighed so far by more than piece_tie: such a
-/// piece can neither be the least nor a near tie. `known` is the weighed completion of `s`
-/// with its own piece.
-PieceChoice choose_piece_bounded(const Network& net, const Schedule& s, double known) {
+/// The piece for the winner, by a walk from the piece it was compared at (`known`: its
+/// weighed completion with it): up to larger pieces while they stay within piece_tie of the
+/// least, down to smaller ones while they improve on it, neither to a piece whose bound
+/// (schedule_lower_bound() plus what its pieces cost) is above the least by more than
+/// piece_tie. Of those weighed, the largest within piece_tie of the least, like
+/// choose_piece(), which weighs them all.
+PieceChoice walk_pieces(const Network& net, const Schedule& s, double known) {
     double largest = 0;
     for (const Message& m : s.messages) largest = std::max(largest, m.size);
-    struct Weighed {
-        std::uint64_t piece;
-        double bound, time;
+    const std::vector<std::uint64_t> pieces = piece_candidates(largest);
+    const auto at = std::find(pieces.begin(), pieces.end(), s.piece);
+    if (at == pieces.end()) return {s.piece, known};
+    std::vector<double> time(pieces.size(), -1);
+    const std::size_t start = static_cast<std::size_t>(at - pieces.begin());
+    time[start] = known;
+    double least = known;
+    const auto weigh = [&](std::size_t i) {
+        Schedule c = s;
+        c.piece = pieces[i];
+        if (schedule_lower_bound(net, c) + piece_overhead(net, c) > least * (1 + piece_tie)) return false;
+        time[i] = weighed_completion(net, c, ExecModel::nonblocking);
+        least = std::min(least, time[i]);
+        return true;
     };
-    std::vector<Weighed> all;
-    for (const std::uint64_t p : piece_candidates(largest)) {
-        Schedule c = s;
-        c.piece = p;
-        const double bound = p == s.piece ? known : schedule_lower_bound(net, c) + piece_overhead(net, c);
-        all.push_back({p, bound, p == s.piece ? known : -1.0});
+    for (std::size_t i = start + 1; i < pieces.size() && weigh(i) && time[i] <= least * (1 + piece_tie); ++i) {
     }
-    if (all.empty()) return {s.piece, known};
-    std::vector<std::size_t> order(all.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a].bound < all[b].bound; });
-    double least = std::numeric_limits<double>::infinity();
-    for (const auto& w : all) {
-        if (w.time >= 0) least = std::min(least, w.time);
-    }
-    for (std::size_t k : order) {
-        if (all[k].time >= 0 || all[k].bound > least * (1 + piece_tie)) continue;
-        Schedule c = s;
-        c.piece = all[k].piece;
-        all[k].time = weighed_completion(net, c, ExecModel::nonblocking);
-        least = std::min(least, all[k].time);
+    for (std::size_t i = start; i-- > 0;) {
+        const double before = least;
+        if (!weigh(i) || time[i] >= before) break;
     }
     PieceChoice best{s.piece, known};
-    for (const auto& w : all) {
-        if (w.time >= 0 && w.time <= least * (1 + piece_tie)) best = {w.piece, w.time};  // ascending: the largest near-tie
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (time[i] >= 0 && time[i] <= least * (1 + piece_tie)) best = {pieces[i], time[i]};  // ascending: the largest near-tie
     }
     return best;
 }
@@ -200,7 +200,7 @@ AutoChoice scaled(const Network& net, const PlanRequest& req) {
     const std::size_t best = pick(net, req, views, times);
     Schedule choice = *views[best];
     if (choice.relay == Relay::cut_through && req.options.piece == 0) {
-        const PieceChoice p = choose_piece_bounded(net, choice, times[best]);
+        const PieceChoice p = walk_pieces(net, choice, times[best]);
         choice.piece = p.piece;
         predicted[best].second = p.weighed;
     }

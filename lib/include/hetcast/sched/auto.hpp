@@ -24,12 +24,15 @@ enum class AutoScope {
     by_size,     ///< exhaustive up to auto_exhaustive_max participants, scaled above
     exhaustive,  ///< every applicable algorithm, every one simulated
     /// Only the planners that afford the request's size (ECEF-LA and ECEF with relays up to
-    /// auto_exhaustive_max participants, FEF, ECEF and FNF up to auto_quadratic_max), all
+    /// auto_exhaustive_max participants, FEF, ECEF, FNF, ECEF-LAt, ECEF-LAT and BottomUp up
+    /// to auto_quadratic_max), all
     /// with one piece (piece_for(), or the request's) while compared; task lists equal to
     /// an earlier candidate's are weighed once; candidates are simulated in the order of
     /// their schedule_lower_bound() (sim/lower_bound.hpp) and one whose bound exceeds the
     /// least prediction so far by more than the near-tie margin is not; the winner cut
-    /// through then weighs its own piece. `predicted` lists the simulated ones.
+    /// through then weighs its own piece, walking from that one to larger pieces while they
+    /// are near ties and to smaller ones while they improve. `predicted` lists the
+    /// simulated ones.
     scaled,
 };
 inline constexpr std::size_t auto_exhaustive_max = 100;
