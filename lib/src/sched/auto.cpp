@@ -88,8 +88,11 @@ AutoChoice exhaustive(const Network& net, const PlanRequest& req) {
 
 /// Planners whose own cost grows past what a plan of this many participants can afford:
 /// ECEF-LA and ECEF with relays are O(n³); Bhat's other heuristics need the n × n cost
-/// matrix and O(n² log n); the grid-aware ones took a second or more each at 5000 hosts.
-bool affordable(const std::string& name, std::size_t participants) {
+/// matrix and O(n² log n); the grid-aware ones took a second or more each at 5000 hosts;
+/// `pipeline` without subnets to grow its tree in is O(n³).
+bool affordable(const Network& net, const std::string& name, std::size_t participants) {
+    // O(n³) unless it can grow its tree per subnet.
+    if (name == "pipeline") return participants <= pipeline_flat_max || (net.subnets() && net.subnets()->size() > 1);
     if (name == "ecef-la" || name == "ecef-relay" || name == "optimal") return participants <= auto_exhaustive_max;
     if (name == "fef" || name == "ecef" || name == "fnf" || name == "ecef-lat-min" || name == "ecef-lat-max" ||
         name == "bottom-up") {
@@ -169,7 +172,7 @@ AutoChoice scaled(const Network& net, const PlanRequest& req) {
     };
     const std::size_t participants = req.dests.size() + 1;
     for (const auto& a : algorithms()) {
-        if (a.name == "auto" || !affordable(a.name, participants) || (a.applies && !a.applies(net, fixed))) continue;
+        if (a.name == "auto" || !affordable(net, a.name, participants) || (a.applies && !a.applies(net, fixed))) continue;
         Schedule s = a.plan(net, fixed);
         if (cut && s.relay == Relay::store_and_forward && s.messages.size() == 1) {
             Schedule ct = with_cut_through(s, fixed.options.piece);

@@ -25,7 +25,8 @@ enum class AutoScope {
     exhaustive,  ///< every applicable algorithm, every one simulated
     /// Only the planners that afford the request's size (ECEF-LA and ECEF with relays up to
     /// auto_exhaustive_max participants, FEF, ECEF, FNF, ECEF-LAt, ECEF-LAT and BottomUp up
-    /// to auto_quadratic_max), all
+    /// to auto_quadratic_max, `pipeline` above pipeline_flat_max only on a network with
+    /// subnets), all
     /// with one piece (piece_for(), or the request's) while compared; task lists equal to
     /// an earlier candidate's are weighed once; candidates are simulated in the order of
     /// their schedule_lower_bound() (sim/lower_bound.hpp) and one whose bound exceeds the
