@@ -54,9 +54,16 @@ public:
     void update(std::size_t count, Slot slot, Transfer transfer, Path path, const std::vector<std::size_t>& follows,
                 Set set) {
         if (seeds_.empty()) return;
-        followers_.assign(count, {});
+        // Who is held to whom, as one list per slot: from_[i] .. from_[i + 1] in held_by_.
+        from_.assign(count + 1, 0);
         for (std::size_t i = 0; i < count; ++i) {
-            if (follows[i] != none) followers_[follows[i]].push_back(i);
+            if (follows[i] != none) ++from_[follows[i] + 1];
+        }
+        for (std::size_t i = 0; i < count; ++i) from_[i + 1] += from_[i];
+        held_by_.resize(from_[count]);
+        fill_.assign(from_.begin(), from_.end() - 1);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (follows[i] != none) held_by_[fill_[follows[i]]++] = i;
         }
         position_.resize(count);
         ++round_;
@@ -94,7 +101,7 @@ private:
                 for (std::size_t g : on_[r]) visit(slot(g));
             }
             if (follows[i] != none) visit(follows[i]);
-            for (std::size_t g : followers_[i]) visit(g);
+            for (std::size_t j = from_[i]; j < from_[i + 1]; ++j) visit(held_by_[j]);
         }
     }
 
@@ -129,7 +136,7 @@ private:
     std::vector<std::size_t> flow_seen_, solved_;    ///< per transfer: component mark, update mark
     std::vector<char> dirty_;
     std::vector<std::size_t> seeds_;
-    std::vector<std::vector<std::size_t>> followers_;  ///< per slot
+    std::vector<std::size_t> from_, held_by_, fill_;
     std::vector<std::size_t> members_, resources_;     ///< of the component at hand
     std::vector<std::size_t> position_;                ///< per slot: index among members_
     std::size_t epoch_ = 0, round_ = 0;
