@@ -8,7 +8,9 @@
 //     a source, every other node a destination) over random Wu networks (overhead classes
 //     80-400 us + 0.0001-0.01 us/byte, 1 Gb/s links, 1 MB or 1.5 MB messages), non-blocking;
 //   - Khuller's lcf on the cluster model (equal clusters, local 1, global 10), broadcast from
-//     c0n0, blocking.
+//     c0n0, blocking;
+//   - auto on generated capacity maps of 100 to 5000 hosts (issue 26 §2, auto_rows.cpp), a
+//     1 GiB broadcast, non-blocking, each size in a fresh process for its peak memory.
 //
 // Prints Markdown tables: per algorithm and size the median, min and max planning time, the
 // target and whether the median meets it; then the growth from the smallest to the largest
@@ -19,10 +21,12 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <fstream>
 #include <optional>
 
 #include <boost/program_options.hpp>
 
+#include "auto_rows.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
 #include "hetcast/sched/pattern.hpp"
@@ -132,12 +136,18 @@ int main(int argc, char** argv) try {
     std::string model_name = "blocking";
     std::string only;
     bool check = false;
+    double auto_limit = 60;
+    std::size_t map_hosts = 0;
+    std::string map_file;
     po::options_description opts("hetcast-bench: planning time of the schedulers against their targets\n\noptions");
     opts.add_options()("help,h", "show this help")("reps", po::value(&reps),
                                                      "instances per (algorithm, size), default 5 (the median of them is compared)")(
         "model", po::value(&model_name), "model of the Bhat cases: blocking (default, Bhat's) | nonblocking")(
         "only", po::value(&only), "comma-separated algorithms to run (default: every case)")(
-        "check", po::bool_switch(&check), "exit with status 1 when a median misses its target");
+        "check", po::bool_switch(&check), "exit with status 1 when a median misses its target")(
+        "auto-limit", po::value(&auto_limit), "seconds after which an auto row is stopped (default 60)")(
+        "write-map", po::value(&map_file), "write the generated capacity map of --hosts hosts as YAML to FILE, and exit")(
+        "hosts", po::value(&map_hosts), "hosts of the map --write-map writes");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
     po::notify(vm);
@@ -146,6 +156,14 @@ int main(int argc, char** argv) try {
         return 0;
     }
     if (reps < 1) throw InputError("--reps must be at least 1");
+    if (!(auto_limit >= 1)) throw InputError("--auto-limit must be at least 1 second");
+    if (!map_file.empty()) {
+        if (map_hosts < 2) throw InputError("--write-map needs --hosts of at least 2");
+        std::ofstream out(map_file);
+        bench::write_capacity_map(out, bench::capacity_map(map_hosts, 26000 + map_hosts));
+        if (!out.flush()) throw InputError("--write-map: cannot write " + map_file);
+        return 0;
+    }
     const ExecModel bhat_model = parse_exec_model(model_name);
 
     // Targets: issue 2 (Bhat family), issue 3 (wr, wrp, lcf).
@@ -161,12 +179,16 @@ int main(int argc, char** argv) try {
         {"lcf", Workload::clusters, {2500, 10000}, Target{10000, 50}, "", 0, false},
     };
 
-    std::printf("| algorithm | workload | N | median ms | min ms | max ms | runs | target | result |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    bool header = false;
     std::map<std::string, std::vector<std::pair<std::size_t, double>>> medians;
     bool missed = false;
     for (const auto& c : cases) {
         if (!only.empty() && ("," + only + ",").find("," + c.algo + ",") == std::string::npos) continue;
+        if (!header) {
+            std::printf("| algorithm | workload | N | median ms | min ms | max ms | runs | target | result |\n");
+            std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+            header = true;
+        }
         for (std::size_t n : c.sizes) {
             std::vector<double> ms;
             for (int r = 0; r < reps; ++r) {
@@ -189,8 +211,10 @@ int main(int argc, char** argv) try {
             std::fflush(stdout);
         }
     }
-    std::printf("\n| algorithm | N from | N to | measured growth | paper's complexity | its growth |\n");
-    std::printf("|---|---:|---:|---:|---|---:|\n");
+    if (!medians.empty()) {
+        std::printf("\n| algorithm | N from | N to | measured growth | paper's complexity | its growth |\n");
+        std::printf("|---|---:|---:|---:|---|---:|\n");
+    }
     for (const auto& c : cases) {
         const auto it = medians.find(c.algo);
         if (it == medians.end() || it->second.size() < 2 || c.exponent == 0) continue;
@@ -201,6 +225,9 @@ int main(int argc, char** argv) try {
         if (c.log_factor) predicted *= std::log(static_cast<double>(n1)) / std::log(static_cast<double>(n0));
         std::printf("| %s | %zu | %zu | %.1fx | %s | %.1fx |\n", c.algo.c_str(), n0, n1, t1 / t0, c.complexity.c_str(),
                     predicted);
+    }
+    if (only.empty() || ("," + only + ",").find(",auto,") != std::string::npos) {
+        missed = !bench::run_auto_rows(auto_limit) || missed;
     }
     return check && missed ? 1 : 0;
 } catch (const po::error& e) {

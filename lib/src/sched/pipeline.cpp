@@ -42,10 +42,11 @@ double throughput_bound(const Network& net, const PlanRequest& req) {
     const double per_byte = capacity_lower_bound(net, req.root, req.dests, 1.0);
     double bound = per_byte > 0 ? 1 / per_byte : inf;
     const auto ranks = req.ranked();
+    const auto& bw = net.bandwidth();
     for (NodeId v : req.dests) {
         double in = 0;
         for (NodeId u : ranks) {
-            if (u != v) in = std::max(in, flow_path(net, u, v).cap);
+            if (u != v) in = std::max(in, bw.empty() ? inf : bw[u][v]);
         }
         bound = std::min(bound, in);
     }
@@ -68,15 +69,17 @@ enum class Pick {
 /// among trees that reach it the shallower ones win: fewer hops, less pipeline start-up.
 /// A slow sender is never a parent while a roomier one exists; a subnet's uplink is crossed
 /// again only while its share stays above the target.
-std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, double target, Pick pick) {
-    const auto ranks = req.ranked();
+/// `ranks`: the participants, the tree's root first; `users` counts the edges already
+/// crossing each resource (of trees grown before), and this tree's are added.
+std::vector<TreeEdge> grow_tree(const Network& net, const std::vector<NodeId>& ranks, double target, Pick pick,
+                                std::vector<std::size_t>& users) {
     const std::size_t p = ranks.size();
     const auto caps = resource_capacities(net);
-    std::vector<std::size_t> users(caps.size(), 0);
+    const auto sub = net.subnet_of();
     std::vector<FlowPath> paths(p * p);
     for (std::size_t a = 0; a < p; ++a) {
         for (std::size_t b = 0; b < p; ++b) {
-            if (a != b) paths[a * p + b] = flow_path(net, ranks[a], ranks[b]);
+            if (a != b) paths[a * p + b] = flow_path(net, sub, ranks[a], ranks[b]);
         }
     }
     std::vector<char> in(p, 0);
@@ -127,6 +130,42 @@ std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, doub
         depth[best.v] = best.depth;
         members.push_back(best.v);
         edges.emplace_back(ranks[best.u], ranks[best.v]);
+    }
+    return edges;
+}
+
+std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, double target, Pick pick) {
+    std::vector<std::size_t> users(resource_capacities(net).size(), 0);
+    return grow_tree(net, req.ranked(), target, pick, users);
+}
+
+/// grow_tree() among the root and one entry host per other subnet (its widest NIC), then
+/// inside each subnet from its entry, each counting the edges grown before: O(s³ + n·k²)
+/// for s subnets of k hosts instead of O(n³).
+std::vector<TreeEdge> grow_by_subnet(const Network& net, const PlanRequest& req, double target, Pick pick) {
+    const auto ranks = req.ranked();
+    const auto sub = net.subnet_of();
+    const auto& c = net.capacities();
+    const auto nic = [&](NodeId v) { return c ? std::min(c->egress[v], c->ingress[v]) : inf; };
+    std::vector<std::vector<NodeId>> groups(net.subnets()->size());
+    for (NodeId v : ranks) groups[sub[v]].push_back(v);
+    std::vector<NodeId> top{req.root};
+    for (auto& g : groups) {
+        if (g.empty()) continue;
+        if (sub[g.front()] == sub[req.root]) {
+            std::swap(*std::find(g.begin(), g.end(), req.root), g.front());
+            std::stable_sort(g.begin() + 1, g.end(), [&](NodeId a, NodeId b) { return nic(a) > nic(b); });
+            continue;
+        }
+        std::stable_sort(g.begin(), g.end(), [&](NodeId a, NodeId b) { return nic(a) > nic(b); });
+        top.push_back(g.front());
+    }
+    std::vector<std::size_t> users(resource_capacities(net).size(), 0);
+    std::vector<TreeEdge> edges = grow_tree(net, top, target, pick, users);
+    for (const auto& g : groups) {
+        if (g.size() < 2) continue;
+        auto inner = grow_tree(net, g, target, pick, users);
+        edges.insert(edges.end(), inner.begin(), inner.end());
     }
     return edges;
 }
@@ -256,6 +295,28 @@ Schedule with_cut_through(Schedule s, std::uint64_t piece) {
 }
 
 Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
+    if (req.dests.size() + 1 > pipeline_flat_max && net.subnets() && net.subnets()->size() > 1) {
+        // Trees per subnet, weighed by their steady-state throughput and depth (the start-up
+        // of a piece per hop) rather than simulated; only the one kept is.
+        const double piece = static_cast<double>(req.options.piece ? req.options.piece : piece_for(req.size));
+        std::optional<std::vector<TreeEdge>> best;
+        double best_time = inf;
+        const auto weigh = [&](std::vector<TreeEdge> e) {
+            const double t = tree_throughput(net, e);
+            std::vector<std::size_t> depth(net.size(), 0);
+            std::size_t deepest = 0;
+            for (const auto& [u, v] : e) deepest = std::max(deepest, depth[v] = depth[u] + 1);
+            const double time = (req.size + static_cast<double>(deepest) * piece) / t;
+            if (!best || time < best_time) {
+                best_time = time;
+                best = std::move(e);
+            }
+        };
+        const double target = throughput_bound(net, req);
+        for (const Pick pick : {Pick::tightest, Pick::roomiest}) weigh(grow_by_subnet(net, req, target, pick));
+        weigh(rank_chain(req));
+        return tree_schedule("pipeline", net, req, *best);
+    }
     // A few greedy trees — both room preferences, aimed at the bound and then at what the
     // first try reached (which lets more of the tree stay shallow) — and the rank chain, as
     // a floor; the least predicted completion wins, ties to the earlier.

@@ -95,7 +95,7 @@ const std::vector<Algorithm>& algorithms() {
         {"pipeline", "greedy broadcast tree for pipelined throughput on shared capacities (Beaumont et al. 2005)",
          plan_pipeline, {}},
         {"chain", "pipelined chain in rank order, each relay cutting through", plan_chain, {}},
-        {"auto", "every applicable algorithm (and X+ct: cut through), simulated; the least predicted completion wins (within 3%, the one least slowed by FIFO links)",
+        {"auto", "every applicable algorithm (and X+ct: cut through), simulated; the least predicted completion wins (within 3%, the one least slowed by FIFO links); above 100 hosts only planners that scale, pruned by lower bounds",
          plan_auto, {}},
     };
     return all;

@@ -106,12 +106,13 @@ struct Pairs {
 
 Pairs make_pairs(const Network& net, const std::vector<NodeId>& p) {
     Pairs e;
+    const auto sub = net.subnet_of();
     for (std::size_t a = 0; a < p.size(); ++a) {
         for (std::size_t b = 0; b < p.size(); ++b) {
             if (a == b) continue;
             e.from.push_back(a);
             e.to.push_back(b);
-            e.path.push_back(flow_path(net, p[a], p[b]));
+            e.path.push_back(flow_path(net, sub, p[a], p[b]));
         }
     }
     return e;
@@ -381,9 +382,10 @@ double tree_throughput(const Network& net, const Schedule& s) {
 double tree_throughput(const Network& net, const std::vector<TreeEdge>& edges) {
     const auto caps = resource_capacities(net);
     std::vector<std::size_t> users(caps.size(), 0);
+    const auto sub = net.subnet_of();
     double t = inf;
     for (const auto& [u, v] : edges) {
-        const FlowPath p = flow_path(net, u, v);
+        const FlowPath p = flow_path(net, sub, u, v);
         t = std::min(t, p.cap);
         for (std::size_t r : p.resources) ++users[r];
     }

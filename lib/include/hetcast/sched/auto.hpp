@@ -1,6 +1,7 @@
 #pragma once
 /// The mixed strategy of paper 004 §6: plan with every applicable algorithm, simulate
-/// each under the request's model, keep the least predicted completion time.
+/// each under the request's model, keep the least predicted completion time. Above
+/// auto_exhaustive_max participants, only the candidates that scale (AutoScope::scaled).
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,26 @@ struct AutoChoice {
     std::vector<std::pair<std::string, double>> predicted;
 };
 
+/// How many candidates auto weighs.
+enum class AutoScope {
+    by_size,     ///< exhaustive up to auto_exhaustive_max participants, scaled above
+    exhaustive,  ///< every applicable algorithm, every one simulated
+    /// Only the planners that afford the request's size (ECEF-LA and ECEF with relays up to
+    /// auto_exhaustive_max participants, FEF, ECEF, FNF, ECEF-LAt, ECEF-LAT and BottomUp up
+    /// to auto_quadratic_max, `pipeline` above pipeline_flat_max only on a network with
+    /// subnets), all
+    /// with one piece (piece_for(), or the request's) while compared; task lists equal to
+    /// an earlier candidate's are weighed once; candidates are simulated in the order of
+    /// their schedule_lower_bound() (sim/lower_bound.hpp) and one whose bound exceeds the
+    /// least prediction so far by more than the near-tie margin is not; the winner cut
+    /// through then weighs its own piece, walking from that one to larger pieces while they
+    /// are near ties and to smaller ones while they improve. `predicted` lists the
+    /// simulated ones.
+    scaled,
+};
+inline constexpr std::size_t auto_exhaustive_max = 100;
+inline constexpr std::size_t auto_quadratic_max = 2000;
+
 /// The candidates are every applicable algorithm's schedule as it plans it, each followed,
 /// when cuts_through() holds (sched/pipeline.hpp) and the schedule stores and forwards, by
 /// the same task lists cut through ("X+ct") with the piece the planner chooses for them
@@ -27,7 +48,9 @@ struct AutoChoice {
 /// model), a candidate within 3% of the least wins instead when its prediction with every
 /// link a FIFO is lower: it depends less on how TCP shares them. `optimal` takes part when
 /// it applies.
-[[nodiscard]] AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req);
+/// Above auto_exhaustive_max participants (AutoScope::by_size), AutoScope::scaled.
+[[nodiscard]] AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req,
+                                             AutoScope scope = AutoScope::by_size);
 
 /// plan_auto_explained(net, req).best.
 [[nodiscard]] Schedule plan_auto(const Network& net, const PlanRequest& req);

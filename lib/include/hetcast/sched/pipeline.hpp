@@ -59,7 +59,12 @@ inline constexpr double piece_tie = 0.002;
 /// Marchal & Robert (IPDPS 2005), adapted to shared capacities: grow the tree from the root,
 /// attaching the participant that keeps tree_throughput() highest, shallower first among
 /// equals. Cut-through when cuts_through(), else the same tree store-and-forward.
+///
+/// Above pipeline_flat_max participants on a network with subnets, the tree is grown among
+/// one entry host per subnet and then inside each subnet (O(s³ + n·k²), not O(n³)), and the
+/// trees are compared by throughput and depth instead of simulated.
 [[nodiscard]] Schedule plan_pipeline(const Network& net, const PlanRequest& req);
+inline constexpr std::size_t pipeline_flat_max = 150;
 
 /// `chain`: the blind pipeline in rank order, root → first destination → … → last (what a
 /// chain of `socat`s does). Cut-through when cuts_through().

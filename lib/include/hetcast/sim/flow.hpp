@@ -59,6 +59,8 @@ inline constexpr double fifo_second_bottleneck_weight = 0.45;
 
 /// The resources a transfer from → to crosses, and its pair bandwidth as its cap.
 [[nodiscard]] FlowPath flow_path(const Network& net, NodeId from, NodeId to);
+/// The same with `subnet_of` = net.subnet_of() computed once by the caller (that is O(n)).
+[[nodiscard]] FlowPath flow_path(const Network& net, const std::vector<std::size_t>& subnet_of, NodeId from, NodeId to);
 
 /// Predicts a schedule's timeline in the non-blocking model with the network's shared
 /// capacities, shared by sharing_rates(): a send keeps its sender busy S_i(m) and then starts a flow of m bytes; the
@@ -75,6 +77,14 @@ inline constexpr double fifo_second_bottleneck_weight = 0.45;
 ///
 /// Throws InfeasibleSchedule like simulate(); InputError for a cut-through schedule on a
 /// cost-matrix network or with a zero piece.
+///
+/// When a flow starts or ends, or starts or stops being held to its supply, only the flows
+/// connected to it (through a shared resource, or one holding another to its rate) get
+/// their rates recomputed: sharing is independent between such components.
 [[nodiscard]] Timeline simulate_flows(const Network& net, const Schedule& s);
+
+/// simulate_flows() recomputing every flow's rate at every event, as it first did: the
+/// reference the incremental one is tested against (equal completion times to 1e-9).
+[[nodiscard]] Timeline simulate_flows_reference(const Network& net, const Schedule& s);
 
 }  // namespace hetcast

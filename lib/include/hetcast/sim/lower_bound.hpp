@@ -55,4 +55,12 @@ namespace hetcast {
 [[nodiscard]] double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
                                            double m, Relay relay = Relay::store_and_forward);
 
+/// A bound on simulate_flows(net, s).completion for this schedule, in O(transfers): the
+/// largest of, per finite resource, the bytes its flows to destinations carry over its
+/// capacity, and per destination the arrival its relay path forces (each hop at most as
+/// fast as the least capacity it crosses, plus its latency; store-and-forward hops add up,
+/// cut-through hops cannot end before the previous one). For pruning candidates before
+/// simulating them; 0 without capacities.
+[[nodiscard]] double schedule_lower_bound(const Network& net, const Schedule& s);
+
 }  // namespace hetcast
