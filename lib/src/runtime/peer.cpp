@@ -99,10 +99,7 @@ void Peer::stop() {
         d.inbox_cv.notify_all();
     }
     for (auto& j : js) d.abort_job(*j, "the peer is stopping");
-    {
-        std::lock_guard lock(d.mu);
-        d.parked.clear();  // their temporaries go
-    }
+    (void)d.parked.clear();  // their temporaries go
     for (auto& j : js) {
         if (j->runner.joinable()) j->runner.join();
     }
@@ -110,11 +107,8 @@ void Peer::stop() {
     d.live.stop();
     d.quick.stop();
     d.slow.stop();
-    {
-        std::lock_guard lock(d.mu);
-        d.pings.clear();
-        d.calls.clear();
-    }
+    d.pings.clear();
+    d.calls.clear();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }

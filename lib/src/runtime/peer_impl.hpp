@@ -34,7 +34,10 @@
 #include "cluster/link_state.hpp"
 #include "job/job_state.hpp"
 #include "transfer/pacing.hpp"
+#include "transfer/parked.hpp"
 #include "wire/frames.hpp"
+#include "wire/lanes.hpp"
+#include "wire/pending.hpp"
 #include "wire/request_limits.hpp"
 #include "wire/streams.hpp"
 #include "wire/worker_pool.hpp"
@@ -64,10 +67,10 @@ struct Peer::Impl {
     std::map<std::string, net::ConnectionPtr> out;
     std::map<std::uint64_t, std::shared_ptr<Job>> jobs;
     std::map<std::uint64_t, std::shared_ptr<Coord>> coords;
-    std::map<std::uint32_t, std::promise<std::pair<double, double>>> pings;
-    std::uint32_t ping_seq = 0;
-    std::map<std::uint32_t, std::promise<nlohmann::json>> calls;
-    std::uint32_t call_seq = 0;
+    /// Pings waiting for their pong: (the peer's clock, when the pong came).
+    detail::Pending<std::pair<double, double>> pings;
+    /// Requests waiting for their response.
+    detail::Pending<nlohmann::json> calls;
     std::map<std::string, std::shared_ptr<const net::MessageBody>> offers;
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
@@ -103,21 +106,8 @@ struct Peer::Impl {
     /// does not answer holds up only those who want that member.
     std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
-    /// A destination's copy of a cut-through file whose try failed because its feeder did:
-    /// its verified pieces wait here (the temporary file stays) for the next try of the
-    /// same push, which goes on from them; dropped after parked_for. Keyed by final path.
-    struct Parked {
-        std::unique_ptr<FileSink> sink;
-        std::uint64_t verified = 0;
-        net::Digest sha{};
-        std::uint64_t size = 0, piece = 0;
-        double at = 0;
-        std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
-        std::string coordinator;  ///< ... or cancels it
-        const void* control = nullptr;  ///< the coordinator's connection it came through
-    };
-    std::map<std::string, Parked> parked;
-    static constexpr double parked_for = 60;
+    /// Verified pieces of a cut-through copy kept for the next try (transfer/parked.hpp).
+    detail::ParkedStore parked;
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
     /// for days).
     std::thread janitor;
@@ -165,13 +155,8 @@ struct Peer::Impl {
     void end_lanes(Job& job, bool reset, const std::string& why);
     /// Notes that `c` brought data of `job`: a lane to close when the job ends here. Under job.mu.
     void note_lane(Job& job, const net::ConnectionPtr& c);
-    /// The job each known lane carries, and whether this member receives on it, so that its
-    /// closing concerns that job only.
-    struct LaneOf {
-        std::uint64_t job = 0;
-        bool in = false;
-    };
-    std::map<const net::Connection*, LaneOf> lanes;  ///< under mu
+    /// The job each known lane carries (wire/lanes.hpp).
+    detail::LaneTable lanes;
     /// Every connection, whichever side dialled, paces what this peer sends on it: answers
     /// (pongs, events) cross the emulated link as data does.
     void on_open(const net::ConnectionPtr& c) const;

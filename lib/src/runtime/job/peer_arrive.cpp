@@ -114,14 +114,11 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
                                                           std::to_string(t.message));
             if (r.keep && plan.relay == Relay::cut_through) {
                 // The same file of an earlier try whose feeder failed: go on from its pieces.
-                std::lock_guard lock(mu);
-                if (auto it = parked.find(target.string()); it != parked.end()) {
-                    Parked& p = it->second;
-                    if (net::same_digest(p.sha, m.sha) && p.size == m.size && p.piece == plan.piece) {
-                        r.sink = std::move(p.sink);
-                        r.resumed = p.verified;
+                if (auto p = parked.take(target.string())) {
+                    if (net::same_digest(p->sha, m.sha) && p->size == m.size && p->piece == plan.piece) {
+                        r.sink = std::move(p->sink);
+                        r.resumed = p->verified;
                     }
-                    parked.erase(it);
                 }
             }
             if (r.sink) {
@@ -283,16 +280,7 @@ void Peer::Impl::on_cancel(const ConnectionPtr& c, const Frame& f) {
     if (f.header.message == net::all_messages) {
         // The coordinator ends the push: no next try comes for what this member parked when
         // its feeder went first (likely with small pieces). After the abort, nothing parks.
-        std::vector<Parked> dropped;  // their temporaries go outside the lock
-        std::lock_guard lock(mu);
-        for (auto it = parked.begin(); it != parked.end();) {
-            if (it->second.job == f.header.job && it->second.coordinator == c->peer()) {
-                dropped.push_back(std::move(it->second));
-                it = parked.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        (void)parked.drop_job(f.header.job, c->peer());
     }
 }
 

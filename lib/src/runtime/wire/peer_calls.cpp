@@ -92,18 +92,9 @@ std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_
 json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
                    std::chrono::milliseconds timeout) {
     Impl& d = *impl_;
-    std::future<json> answer;
-    std::uint32_t seq = 0;
-    {
-        std::lock_guard lock(d.mu);
-        seq = ++d.call_seq;
-        answer = d.calls[seq].get_future();
-    }
+    auto [seq, answer] = d.calls.open();
     c->send(make_frame(FrameType::request, 0, seq, request.dump(-1, ' ', false, json::error_handler_t::replace)));
-    return await_answer(answer, timeout, who, [&] {
-        std::lock_guard lock(d.mu);
-        d.calls.erase(seq);
-    });
+    return await_answer(answer, timeout, who, [&d, seq = seq] { d.calls.forget(seq); });
 }
 
 Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
@@ -135,11 +126,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
     std::vector<std::pair<std::uint32_t, std::future<json>>> asked(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) {
         if (!conns[i]) continue;
-        {
-            std::lock_guard lock(d.mu);
-            asked[i].first = ++d.call_seq;
-            asked[i].second = d.calls[asked[i].first].get_future();
-        }
+        asked[i] = d.calls.open();
         conns[i]->send(make_frame(FrameType::request, 0, asked[i].first, text));
     }
     const auto deadline = Clock::now() + timeout;
@@ -147,8 +134,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
         auto& [seq, answer] = asked[i];
         if (!answer.valid()) continue;
         if (answer.wait_until(deadline) != std::future_status::ready) {
-            std::lock_guard lock(d.mu);
-            d.calls.erase(seq);
+            d.calls.forget(seq);
             out.errors[i] = "'" + members[i] + "' did not answer in " + std::to_string(timeout.count()) + " ms";
             continue;
         }
@@ -167,19 +153,12 @@ std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<
     std::vector<PingSample> out;
     for (std::size_t size : sizes) {
         for (int r = 0; r < reps; ++r) {
-            std::future<std::pair<double, double>> answer;
-            std::uint32_t seq = 0;
-            {
-                std::lock_guard lock(d.mu);
-                seq = ++d.ping_seq;
-                answer = d.pings[seq].get_future();
-            }
+            auto [seq, answer] = d.pings.open();
             const double sent = now_s();
             c->send(Frame{FrameHeader{FrameType::ping, 0, 0, seq, 0},
                           std::vector<std::byte>(std::max(size, sizeof(double)))});
             if (answer.wait_for(d.cfg.connect_timeout) != std::future_status::ready) {
-                std::lock_guard lock(d.mu);
-                d.pings.erase(seq);
+                d.pings.forget(seq);
                 throw Error("no answer from '" + member + "' to a ping of " + std::to_string(size) + " bytes");
             }
             std::pair<double, double> got;

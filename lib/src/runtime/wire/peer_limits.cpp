@@ -23,10 +23,10 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
     if (bulk.busy_or_locked(c.get())) return true;
+    if (lanes.carries(c.get()) || !calls.empty() || !pings.empty()) return true;
     std::vector<std::shared_ptr<Coord>> ks;
     {
         std::lock_guard lock(mu);
-        if (lanes.count(c.get()) || !calls.empty() || !pings.empty()) return true;
         for (const auto& [id, job] : jobs) {
             if (job->finished) continue;
             if (job->coordinator == c) return true;
