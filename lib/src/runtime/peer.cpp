@@ -91,11 +91,10 @@ void Peer::stop() {
         d.janitor_cv.notify_all();
     }
     if (d.janitor.joinable()) d.janitor.join();
-    std::vector<std::shared_ptr<Job>> js;
+    const std::vector<std::shared_ptr<Job>> js = d.jobs.close();
+    for (auto& [id, k] : d.coords.all()) k->cv.notify_all();
     {
         std::lock_guard lock(d.mu);
-        for (auto& [id, j] : d.jobs) js.push_back(j);
-        for (auto& [id, k] : d.coords) k->cv.notify_all();
         d.inbox_cv.notify_all();
     }
     for (auto& j : js) d.abort_job(*j, "the peer is stopping");
@@ -148,15 +147,8 @@ std::vector<Member> Peer::members() const {
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     Impl& d = *impl_;
-    std::vector<std::shared_ptr<Coord>> ks;
-    {
-        std::lock_guard lock(d.mu);
-        for (auto& [id, k] : d.coords) {
-            if (id == job || k->push == job) ks.push_back(k);
-        }
-        if (ks.empty()) return false;
-        d.cancelled_pushes[job] = why;
-    }
+    const std::vector<std::shared_ptr<Coord>> ks = d.coords.cancel(job, why);
+    if (ks.empty()) return false;
     for (auto& k : ks) {
         std::lock_guard lock(k->mu);
         if (k->cancelled.empty()) k->cancelled = why;
@@ -167,13 +159,8 @@ bool Peer::cancel(std::uint64_t job, const std::string& why) {
 
 std::vector<JobInfo> Peer::jobs() const {
     const Impl& d = *impl_;
-    std::vector<std::pair<std::uint64_t, std::shared_ptr<Coord>>> ks;
-    std::vector<std::shared_ptr<Job>> js;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& [id, k] : d.coords) ks.emplace_back(id, k);
-        for (const auto& [id, j] : d.jobs) js.push_back(j);
-    }
+    const auto ks = d.coords.all();
+    const auto js = d.jobs.all();
     const double now = now_s();
     std::vector<JobInfo> out;
     for (const auto& [id, k] : ks) {

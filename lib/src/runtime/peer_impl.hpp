@@ -32,7 +32,9 @@
 #include "hetcast/runtime/pieces.hpp"
 #include "cluster/bulk.hpp"
 #include "cluster/link_state.hpp"
+#include "job/coord_table.hpp"
 #include "job/job_state.hpp"
+#include "job/job_table.hpp"
 #include "transfer/pacing.hpp"
 #include "transfer/parked.hpp"
 #include "wire/frames.hpp"
@@ -65,8 +67,10 @@ struct Peer::Impl {
     mutable std::mutex mu;
     std::map<std::string, Member> members;
     std::map<std::string, net::ConnectionPtr> out;
-    std::map<std::uint64_t, std::shared_ptr<Job>> jobs;
-    std::map<std::uint64_t, std::shared_ptr<Coord>> coords;
+    /// The jobs this member takes part in (job/job_table.hpp) and those it coordinates,
+    /// with the pushes cancelled by id (job/coord_table.hpp).
+    detail::JobTable jobs;
+    detail::CoordTable coords;
     /// Pings waiting for their pong: (the peer's clock, when the pong came).
     detail::Pending<std::pair<double, double>> pings;
     /// Requests waiting for their response.
@@ -273,8 +277,6 @@ struct Peer::Impl {
     /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);
     static constexpr int max_tries = 3;
-    /// Pushes cancelled by id (Peer::cancel), so a next try does not start.
-    std::map<std::uint64_t, std::string> cancelled_pushes;
 };
 
 }  // namespace hetcast

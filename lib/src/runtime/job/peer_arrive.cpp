@@ -55,11 +55,7 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& o
     throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
 }
 
-std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) {
-    std::lock_guard lock(mu);
-    const auto it = jobs.find(id);
-    return it == jobs.end() ? nullptr : it->second;
-}
+std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) { return jobs.find(id); }
 
 void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     const double received = now_s();
@@ -86,9 +82,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
 std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinator) {
     reap();
     if (cfg.max_jobs > 0) {
-        std::lock_guard lock(mu);
-        const auto running = static_cast<std::size_t>(
-            std::count_if(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->finished; }));
+        const std::size_t running = jobs.running();
         if (running >= cfg.max_jobs) {
             throw Error("busy: '" + cfg.name + "' takes part in " + std::to_string(running) + " jobs (max_jobs " +
                         std::to_string(cfg.max_jobs) + ")");
@@ -166,9 +160,8 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
                                                           std::move(wakes));
     }
     job->plan = std::move(plan);
-    std::lock_guard lock(mu);
     if (stopping) throw Error("the peer is stopping");
-    if (!jobs.emplace(job->plan.job, job).second) throw InputError("job " + std::to_string(job->plan.job) + " exists");
+    jobs.add(job);
     return job;
 }
 

@@ -255,11 +255,7 @@ void Peer::Impl::reap() {
     // dropped with its temporary files once its start is overdue.
     const double overdue = 2 * std::chrono::duration<double>(cfg.connect_timeout).count() +
                            std::chrono::duration<double>(cfg.stall_timeout).count();
-    std::vector<std::shared_ptr<Job>> all;
-    {
-        std::lock_guard lock(mu);
-        for (const auto& [id, j] : jobs) all.push_back(j);
-    }
+    const std::vector<std::shared_ptr<Job>> all = jobs.all();
     (void)parked.expire(now);  // their temporaries go
     std::vector<std::shared_ptr<Job>> done;
     for (const auto& j : all) {
@@ -270,12 +266,7 @@ void Peer::Impl::reap() {
         }
         if (j->finished) done.push_back(j);
     }
-    {
-        std::lock_guard lock(mu);
-        for (const auto& j : done) {
-            if (auto it = jobs.find(j->plan.job); it != jobs.end() && it->second == j) jobs.erase(it);
-        }
-    }
+    for (const auto& j : done) jobs.remove(j);
     for (auto& j : done) {
         if (j->runner.joinable()) j->runner.join();
     }

@@ -146,11 +146,11 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     {
         std::lock_guard lock(mu);
         if (auto it = out.find(who); it != out.end() && it->second == c) out.erase(it);
-        for (auto& [id, j] : jobs) {
-            if (!lane || id == lane->job) js.push_back(j);
+        for (auto& j : jobs.all()) {
+            if (!lane || j->plan.job == lane->job) js.push_back(j);
         }
         if (!lane) {
-            for (auto& [id, k] : coords) cs.push_back(k);
+            for (auto& [id, k] : coords.all()) cs.push_back(k);
             // What this member parked for a next try of a push coordinated over this
             // connection: that try cannot come now. Also when the job was already reaped (its feeder's lane
             // closed first and the job ended before this connection did): it is no longer

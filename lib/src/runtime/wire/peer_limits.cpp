@@ -24,19 +24,16 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
     if (bulk.busy_or_locked(c.get())) return true;
     if (lanes.carries(c.get()) || !calls.empty() || !pings.empty()) return true;
-    std::vector<std::shared_ptr<Coord>> ks;
-    {
-        std::lock_guard lock(mu);
-        for (const auto& [id, job] : jobs) {
-            if (job->finished) continue;
-            if (job->coordinator == c) return true;
-            for (const auto& m : job->plan.participants) {
-                if (m.name == c->peer()) return true;
-            }
+    for (const auto& job : jobs.all()) {
+        if (job->finished) continue;
+        if (job->coordinator == c) return true;
+        for (const auto& m : job->plan.participants) {
+            if (m.name == c->peer()) return true;
         }
-        for (const auto& [id, k] : coords) ks.push_back(k);
     }
-    return std::any_of(ks.begin(), ks.end(), [&](const std::shared_ptr<Coord>& k) {
+    const auto ks = coords.all();
+    return std::any_of(ks.begin(), ks.end(), [&](const auto& id_k) {
+        const auto& k = id_k.second;
         std::unique_lock lock(k->mu, std::try_to_lock);
         return !lock || k->nodes.count(c->peer()) > 0;
     });
