@@ -13,7 +13,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

@@ -20,7 +20,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/tree.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

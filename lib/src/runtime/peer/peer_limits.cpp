@@ -1,6 +1,6 @@
 // Who may connect to a peer and how much one peer may hold of it: names the cluster does
 // not know, requests per peer, and what keeps a connection from being idle.
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

@@ -1,7 +1,8 @@
 #pragma once
-// Peer's insides: the one class whose methods still live in several parts (the peer_*.cpp
-// files of wire/, transfer/, job/ and cluster/; docs/architecture.md). It may include any
-// part's headers; of the parts, only those peer_*.cpp files include it. Not installed.
+// Peer's insides: the assembly of the parts. Its state lives in the parts' classes (tables
+// of jobs, lanes, answers awaited, parked pieces, bulk transfers...); its methods, the glue
+// between them, in the peer_*.cpp files of this folder. It may include any part's private
+// headers; nothing outside peer/ includes it (docs/architecture.md). Not installed.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,19 +31,19 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "cluster/bulk.hpp"
-#include "cluster/link_state.hpp"
-#include "job/coord_table.hpp"
-#include "job/job_state.hpp"
-#include "job/job_table.hpp"
-#include "transfer/pacing.hpp"
-#include "transfer/parked.hpp"
-#include "wire/frames.hpp"
-#include "wire/lanes.hpp"
-#include "wire/pending.hpp"
-#include "wire/request_limits.hpp"
-#include "wire/streams.hpp"
-#include "wire/worker_pool.hpp"
+#include "../cluster/bulk.hpp"
+#include "../cluster/link_state.hpp"
+#include "../job/coord_table.hpp"
+#include "../job/job_state.hpp"
+#include "../job/job_table.hpp"
+#include "../transfer/pacing.hpp"
+#include "../transfer/parked.hpp"
+#include "../wire/frames.hpp"
+#include "../wire/lanes.hpp"
+#include "../wire/pending.hpp"
+#include "../wire/request_limits.hpp"
+#include "../wire/streams.hpp"
+#include "../wire/worker_pool.hpp"
 
 namespace hetcast {
 
@@ -87,7 +88,7 @@ struct Peer::Impl {
     /// nor an operator. A peer that knows no other member yet (waiting to be joined)
     /// admits every identity of its CA: it has no list to check against.
     std::string admit_inbound(const net::PeerIdentity& who) const;
-    // --- limits (wire/peer_limits.cpp) ---------------------------------------------------
+    // --- limits (peer_limits.cpp) ---------------------------------------------------------
     /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
     /// counted, when that peer has requests_per_peer already).
     std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
@@ -129,7 +130,7 @@ struct Peer::Impl {
         if (cfg.log) cfg.log(level, line);
     }
 
-    // --- link emulation (cluster/peer_emulation.cpp) -------------------------------------
+    // --- link emulation (peer_emulation.cpp) ----------------------------------------------
     /// The profile's NICs and uplinks, when it has capacities.
     std::unique_ptr<detail::LinkState> link_state;
     std::optional<NodeId> profile_id(const std::string& name) const {
@@ -143,7 +144,7 @@ struct Peer::Impl {
     void emulate_send(const std::string& to, double bytes) const;
     void emulate_recv(double bytes) const;
 
-    // --- connections (wire/peer_connections.cpp) -----------------------------------------
+    // --- connections (peer_connections.cpp) -----------------------------------------------
     std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
     /// The control connection with a member (dialled once, kept): requests, pings and a
     /// job's plan, start, events and cancels; never a job's data.
@@ -166,7 +167,7 @@ struct Peer::Impl {
     void on_open(const net::ConnectionPtr& c) const;
     void on_close(const net::ConnectionPtr& c, const std::string& why);
 
-    // --- frames, pings and requests (wire/peer_connections.cpp) --------------------------
+    // --- frames, pings and requests (peer_connections.cpp) --------------------------------
     void on_frame(const net::ConnectionPtr& c, net::Frame&& f);
     void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
     void on_pong(const net::Frame& f);
@@ -188,10 +189,10 @@ struct Peer::Impl {
     }
     void on_response(const net::Frame& f);
 
-    // --- streams that are no job: uploads (wire/peer_streams.cpp) ------------------------
+    // --- streams that are no job: uploads (peer_streams.cpp) ------------------------------
     detail::StreamTable streams;
 
-    // --- goodput measurements (cluster/peer_goodput.cpp) ---------------------------------
+    // --- goodput measurements (peer_goodput.cpp) ------------------------------------------
     /// Which connections carry bulk transfers, and each measurement's window.
     detail::BulkTransfers bulk;
     void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
@@ -199,7 +200,7 @@ struct Peer::Impl {
     void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
 
-    // --- a participant's part of a job (job/peer_arrive.cpp, job/peer_tasks.cpp) ---------
+    // --- a participant's part of a job (peer_arrive.cpp, peer_tasks.cpp) ------------------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
     /// seed, made as it is read (at most 1 GiB; never held whole).
     static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
@@ -218,7 +219,7 @@ struct Peer::Impl {
     /// its sender stops at once; logged.
     void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
-    // --- cut-through pieces (transfer/peer_pieces.cpp) -----------------------------------
+    // --- cut-through pieces (peer_pieces.cpp) ---------------------------------------------
     /// Data of a cut-through message: written, checked piece by piece; a piece that fails
     /// its check is asked for again. Under job.mu.
     void take_pieces(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::span<const std::byte> data);
@@ -234,26 +235,26 @@ struct Peer::Impl {
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
     /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
-    /// covers it (check_plan_order); throws InputError("refused job ID: why"). wire/peer_orders.cpp.
+    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
     void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
     void run_tasks(const std::shared_ptr<Job>& job);
     /// A verified bundle (message m) lands as its tree (runtime/tree.hpp,
-    /// transfer/peer_tree.cpp); throws naming
+    /// peer_tree.cpp); throws naming
     /// what did not land, after landing all it could.
     void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
     /// Joins and forgets jobs whose task lists have ended.
     void reap();
     void abort_job(Job& job, const std::string& why);
 
-    // --- events, at the coordinator (job/peer_coordinate.cpp) ----------------------------
+    // --- events, at the coordinator (peer_coordinate.cpp) ---------------------------------
     void emit(Job& job, const JobEvent& e);
     void on_event(const net::ConnectionPtr& c, const net::Frame& f);
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
 
-    // --- coordinating (job/peer_coordinate.cpp) ------------------------------------------
+    // --- coordinating (peer_coordinate.cpp) -----------------------------------------------
     /// What one try of a push left: who failed on their own account (with why), and
     /// whether the push must stop (cancelled, timed out, the coordinator stopping, the
     /// source failing).
@@ -272,7 +273,7 @@ struct Peer::Impl {
     /// A receive of message m this node will not get from its feeder; fails it.
     void cancel_receive(Job& job, MessageId m, const std::string& why);
 
-    // --- recovering (job/peer_recover.cpp) -----------------------------------------------
+    // --- recovering (peer_recover.cpp) ----------------------------------------------------
     /// Runs a job and, while members fail, re-serves the live destinations they orphaned
     /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);

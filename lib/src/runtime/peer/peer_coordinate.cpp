@@ -16,7 +16,7 @@
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "hetcast/sim/simulate.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

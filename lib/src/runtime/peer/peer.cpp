@@ -1,7 +1,7 @@
 // The public Peer API: a thin assembly of the runtime's parts. Connections and frame
-// dispatch are in wire/peer_connections.cpp, asking other members in wire/peer_calls.cpp;
-// a job's participant side in job/peer_tasks.cpp and job/peer_arrive.cpp, its coordinator
-// side in job/peer_coordinate.cpp (docs/architecture.md).
+// dispatch are in peer_connections.cpp, asking other members in peer_calls.cpp;
+// a job's participant side in peer_tasks.cpp and peer_arrive.cpp, its coordinator
+// side in peer_coordinate.cpp (docs/architecture.md).
 #include "hetcast/runtime/peer.hpp"
 
 #include <nlohmann/json.hpp>

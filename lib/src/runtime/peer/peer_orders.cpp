@@ -8,7 +8,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/order.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
