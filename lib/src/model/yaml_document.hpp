@@ -10,15 +10,21 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "hetcast/error.hpp"
 
@@ -63,6 +69,27 @@ inline YamlDocument load_yaml_document(std::string_view text) {
     }
     if (starts.documents >= 2) d.second = starts.second;
     return d;
+}
+
+/// The text of `file` (named `origin` in failures), refusing more than `limit` bytes
+/// ("larger than `limit_text`"). Throws InputError("origin: cannot read: why").
+inline std::string read_text_file(const std::filesystem::path& file, const std::string& origin, std::size_t limit,
+                                  const std::string& limit_text) {
+    const auto cannot_read = [&](int err) {
+        return InputError(origin + ": cannot read: " + std::generic_category().message(err));
+    };
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
+    if (!f) throw cannot_read(errno);
+    std::string text;
+    std::vector<char> buf(1 << 16);
+    while (true) {
+        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
+        text.append(buf.data(), got);
+        if (text.size() > limit) throw InputError(origin + ": cannot read: larger than " + limit_text);
+        if (got < buf.size()) break;
+    }
+    if (std::ferror(f.get())) throw cannot_read(errno ? errno : EIO);
+    return text;
 }
 
 /// User text inside a one-line message: short, quoted, no control characters.

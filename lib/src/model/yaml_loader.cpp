@@ -374,21 +374,7 @@ public:
 };
 
 std::string read_text(const std::filesystem::path& file, const std::string& origin) {
-    const auto cannot_read = [&](int err) {
-        return InputError(origin + ": cannot read: " + std::generic_category().message(err));
-    };
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
-    if (!f) throw cannot_read(errno);
-    std::string text;
-    std::vector<char> buf(1 << 16);
-    while (true) {
-        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
-        text.append(buf.data(), got);
-        if (text.size() > max_text_bytes) throw InputError(origin + ": cannot read: larger than 64 MiB");
-        if (got < buf.size()) break;
-    }
-    if (std::ferror(f.get())) throw cannot_read(errno ? errno : EIO);
-    return text;
+    return detail::read_text_file(file, origin, max_text_bytes, "64 MiB");
 }
 
 }  // namespace
