@@ -7,6 +7,9 @@
 #     includes peer/peer_impl.hpp;
 #   - the data path (wire, transfer, job, cluster) and config never include the daemon's
 #     or the embedded node's public headers;
+#   - every include points down or sideways, never up: the folders stand on floors
+#     wire < transfer < job < cluster < config < peer < service < node, a public header
+#     (lib/include/hetcast/runtime/) on the floor of the folder whose .cpp bears its name.
 #   usage: runtime_layout_test.sh SOURCE_DIR
 set -euo pipefail
 top=$(cd "${1:?usage: $0 SOURCE_DIR}" && pwd)
@@ -59,6 +62,44 @@ while IFS= read -r file; do
         *) bad "$file includes peer_impl.hpp" ;;
     esac
 done < <(grep -rl '#include ".*peer_impl.hpp"' . | sort)
+
+# --- arrows point down -----------------------------------------------------------------
+declare -A floor=([wire]=1 [transfer]=2 [job]=3 [cluster]=4 [config]=5 [peer]=6 [service]=7 [node]=8)
+# Public headers that no .cpp names: the folder they belong to.
+declare -A folder_of=([order_scope]=wire [wire]=wire)
+for h in "$pub"/*.hpp; do
+    name=$(basename "$h" .hpp)
+    [[ -n ${folder_of[$name]:-} ]] && continue
+    if [[ -e $name.cpp ]]; then
+        folder_of[$name]=$name
+    elif cpp=$(ls ./*/"$name".cpp 2>/dev/null | head -1) && [[ -n $cpp ]]; then
+        folder_of[$name]=$(basename "$(dirname "$cpp")")
+    else
+        bad "hetcast/runtime/$name.hpp: no .cpp bears its name; say in this test which folder it belongs to"
+    fi
+done
+check_down() {  # check_down FILE FOLDER
+    local file=$1 from=$2 line inc name to
+    while IFS=: read -r line inc; do
+        name=${inc#*hetcast/runtime/}
+        name=${name%%.hpp*}
+        to=${folder_of[$name]:-}
+        [[ -n $to ]] || continue
+        if ((${floor[$to]} > ${floor[$from]})); then
+            bad "$file:$line includes hetcast/runtime/$name.hpp: $from/ (floor ${floor[$from]}) may not include $to/ (floor ${floor[$to]}), an arrow up"
+        fi
+    done < <(grep -n '^#include "hetcast/runtime/[a-z_]*\.hpp"' "$file" || true)
+}
+for part in $parts peer; do
+    for file in "$part"/*.cpp "$part"/*.hpp; do
+        [[ -e $file ]] && check_down "$file" "$part"
+    done
+done
+check_down node.cpp node
+for h in "$pub"/*.hpp; do
+    name=$(basename "$h" .hpp)
+    [[ -n ${folder_of[$name]:-} ]] && check_down "$h" "${folder_of[$name]}"
+done
 
 ((failed == 0)) || exit 1
 echo "runtime layout test: passed"

@@ -19,7 +19,6 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
 
 namespace hetcast {

@@ -114,36 +114,10 @@ std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->p
 const std::string& Peer::name() const { return impl_->cfg.name; }
 
 void Peer::set_members(std::vector<Member> members) {
-    std::vector<ConnectionPtr> stale;
-    {
-        std::lock_guard lock(impl_->mu);
-        std::map<std::string, Member> next;
-        for (auto& m : members) next[m.name] = std::move(m);
-        // A member that moved (or left) must not be reached over its old connection.
-        for (auto it = impl_->out.begin(); it != impl_->out.end();) {
-            const auto was = impl_->members.find(it->first);
-            const auto now = next.find(it->first);
-            const bool moved = now == next.end() ||
-                               (was != impl_->members.end() &&
-                                (was->second.host != now->second.host || was->second.port != now->second.port));
-            if (moved) {
-                stale.push_back(it->second);
-                it = impl_->out.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        impl_->members = std::move(next);
-    }
-    for (auto& c : stale) c->close();
+    for (auto& c : impl_->directory.set(std::move(members))) c->close();
 }
 
-std::vector<Member> Peer::members() const {
-    std::lock_guard lock(impl_->mu);
-    std::vector<Member> out;
-    for (const auto& [n, m] : impl_->members) out.push_back(m);
-    return out;
-}
+std::vector<Member> Peer::members() const { return impl_->directory.list(); }
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     Impl& d = *impl_;
@@ -241,29 +215,14 @@ void Peer::withdraw(const std::string& key) {
 }
 
 std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
-    std::lock_guard lock(mu);
-    for (const auto& r : revocations) {
-        if (net::revokes(r, who)) {
-            return "'" + who.name + "' was revoked (" +
-                   (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
-                   "); its identity is no longer accepted";
-        }
-    }
-    return {};
+    if (!revocations.revoking(who)) return {};
+    return "'" + who.name + "' was revoked (" + (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
+           "); its identity is no longer accepted";
 }
 
 void Peer::revoke(const std::vector<net::Revocation>& revoked) {
     Impl& d = *impl_;
-    std::vector<net::Revocation> added;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& r : revoked) {
-            if (std::find(d.revocations.begin(), d.revocations.end(), r) == d.revocations.end()) {
-                d.revocations.push_back(r);
-                added.push_back(r);
-            }
-        }
-    }
+    const std::vector<net::Revocation> added = d.revocations.add(revoked);
     if (added.empty() || !d.transport) return;
     d.transport->close_if(
         [added](const net::PeerIdentity& who) {
@@ -274,9 +233,6 @@ void Peer::revoke(const std::vector<net::Revocation>& revoked) {
 
 const net::Identity& Peer::identity() const { return impl_->cfg.identity; }
 
-std::vector<net::Revocation> Peer::revoked() const {
-    std::lock_guard lock(impl_->mu);
-    return impl_->revocations;
-}
+std::vector<net::Revocation> Peer::revoked() const { return impl_->revocations.all(); }
 
 }  // namespace hetcast

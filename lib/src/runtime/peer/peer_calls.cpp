@@ -12,6 +12,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "peer_impl.hpp"
 
@@ -108,10 +109,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
         // Connecting can take the connect timeout for a host that is off: in parallel.
         std::vector<std::future<void>> dials;
         for (std::size_t i = 0; i < members.size(); ++i) {
-            {
-                std::lock_guard lock(d.mu);
-                if (auto it = d.out.find(members[i]); it != d.out.end()) conns[i] = it->second;
-            }
+            conns[i] = d.directory.connection(members[i]);
             if (conns[i]) continue;
             dials.push_back(std::async(std::launch::async, [&, i] {
                 try {
@@ -181,6 +179,17 @@ std::optional<std::string> Peer::unreachable(const std::string& member) {
     } catch (const std::exception& e) {
         return e.what();
     }
+}
+
+json answer_ping(Peer& peer, const json& request) {
+    const auto target = request.value("target", std::string());
+    const auto sizes = request.value("sizes", std::vector<std::size_t>{64});
+    const int reps = request.value("reps", 10);
+    if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
+    for (auto s : sizes) {
+        if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
+    }
+    return {{"ok", true}, {"samples", samples_to_json(peer.ping(target, sizes, reps))}};
 }
 
 }  // namespace hetcast

@@ -34,34 +34,18 @@ std::optional<Member> Peer::Impl::address(const std::string& name, const std::ve
             if (m.name == name) return m;
         }
     }
-    std::lock_guard lock(mu);
-    const auto it = members.find(name);
-    if (it == members.end()) return std::nullopt;
-    return it->second;
+    return directory.find(name);
 }
 
 ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Member>* hint) {
-    {
-        std::lock_guard lock(mu);
-        if (auto it = out.find(name); it != out.end()) return it->second;
-    }
+    if (auto c = directory.connection(name)) return c;
     const auto m = address(name, hint);
     if (!m) throw Error("'" + name + "' is not a known member");
-    std::shared_ptr<std::mutex> member_mu;
-    {
-        std::lock_guard lock(mu);
-        auto& slot = connecting[name];
-        if (!slot) slot = std::make_shared<std::mutex>();
-        member_mu = slot;
-    }
+    const std::shared_ptr<std::mutex> member_mu = directory.dial_lock(name);
     std::lock_guard serial(*member_mu);
-    {
-        std::lock_guard lock(mu);
-        if (auto it = out.find(name); it != out.end()) return it->second;
-    }
+    if (auto c = directory.connection(name)) return c;
     ConnectionPtr c = transport->connect(m->host, m->port, name);
-    std::lock_guard lock(mu);
-    out[name] = c;
+    directory.keep(name, c);
     return c;
 }
 
@@ -145,7 +129,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     std::vector<Parked> unparked;  // their temporaries go when this goes, outside the locks
     {
         std::lock_guard lock(mu);
-        if (auto it = out.find(who); it != out.end() && it->second == c) out.erase(it);
+        directory.closed(who, c);
         for (auto& j : jobs.all()) {
             if (!lane || j->plan.job == lane->job) js.push_back(j);
         }

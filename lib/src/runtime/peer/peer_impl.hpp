@@ -33,11 +33,13 @@
 #include "hetcast/runtime/pieces.hpp"
 #include "../cluster/bulk.hpp"
 #include "../cluster/link_state.hpp"
+#include "../cluster/revocations.hpp"
 #include "../job/coord_table.hpp"
 #include "../job/job_state.hpp"
 #include "../job/job_table.hpp"
 #include "../transfer/pacing.hpp"
 #include "../transfer/parked.hpp"
+#include "../wire/directory.hpp"
 #include "../wire/frames.hpp"
 #include "../wire/lanes.hpp"
 #include "../wire/pending.hpp"
@@ -66,8 +68,8 @@ struct Peer::Impl {
     mutable detail::Clock::time_point host_free{};  ///< the emulated host is busy until then
 
     mutable std::mutex mu;
-    std::map<std::string, Member> members;
-    std::map<std::string, net::ConnectionPtr> out;
+    /// The members and the control connection kept with each (wire/directory.hpp).
+    detail::MemberDirectory directory;
     /// The jobs this member takes part in (job/job_table.hpp) and those it coordinates,
     /// with the pushes cancelled by id (job/coord_table.hpp).
     detail::JobTable jobs;
@@ -81,7 +83,8 @@ struct Peer::Impl {
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
     std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> request_handler;
-    std::vector<net::Revocation> revocations;  ///< under mu
+    /// Identities no longer admitted (cluster/revocations.hpp).
+    detail::RevocationList revocations;
     /// Empty, or why a peer is not admitted (revoked). Called by the transport.
     std::string admit(const net::PeerIdentity& who) const;
     /// Empty, or why a peer may not connect to this one: a name that is neither a member
@@ -107,9 +110,6 @@ struct Peer::Impl {
     /// Wakes sends held back by a job's --bwlimit; made by the first such job.
     std::shared_ptr<detail::Alarm> alarm;
     detail::WorkerPool slow{16, 64};
-    /// One connect at a time per member (no duplicate connections to it); a member that
-    /// does not answer holds up only those who want that member.
-    std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
     /// Verified pieces of a cut-through copy kept for the next try (transfer/parked.hpp).
     detail::ParkedStore parked;

@@ -7,9 +7,7 @@ using namespace detail;
 
 std::string Peer::Impl::admit_inbound(const net::PeerIdentity& who) const {
     if (who.role == net::Role::operator_) return {};
-    std::lock_guard lock(mu);
-    if (members.count(who.name)) return {};
-    if (std::none_of(members.begin(), members.end(), [&](const auto& m) { return m.first != cfg.name; })) return {};
+    if (directory.knows(who.name) || !directory.knows_other_than(cfg.name)) return {};
     return "'" + who.name + "' is not a member of this cluster (an operator adds one: hetcast join " + who.name +
            " HOST:PORT)";
 }
