@@ -95,7 +95,9 @@ for part in $parts peer; do
         [[ -e $file ]] && check_down "$file" "$part"
     done
 done
-check_down node.cpp node
+for file in ./*.cpp ./*.hpp; do  # the embedded node's files stand at the top
+    [[ -e $file ]] && check_down "$file" node
+done
 for h in "$pub"/*.hpp; do
     name=$(basename "$h" .hpp)
     [[ -n ${folder_of[$name]:-} ]] && check_down "$h" "${folder_of[$name]}"
