@@ -11,7 +11,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/net/frame.hpp"
 
-using hetcast::Peer;
+using hetcast::Goodput;
 using hetcast::detail::BulkTransfers;
 using hetcast::detail::GoodputWindow;
 
@@ -44,7 +44,7 @@ TEST_CASE("goodput window: the rate is taken between the arrivals at the edges o
     // 1000 bytes every 0.1 s from t = 10: the warm-up ends at 10.2, the window at 11.
     for (int i = 0; i <= 10; ++i) CHECK_FALSE(w.arrive(10 + 0.1 * i, 1000, false));
     CHECK(w.arrive(11.15, 1000, false));  // past the window: not counted
-    const Peer::Goodput g = w.result();
+    const Goodput g = w.result();
     CHECK(g.bytes == 11000);
     // From the last arrival inside the warm-up (10.2, 3000 bytes) to the last one (11.0, 11000).
     CHECK(g.seconds == doctest::Approx(0.8));
@@ -58,7 +58,7 @@ TEST_CASE("goodput window: a sender that runs out ends the window, and one frame
     CHECK_FALSE(w.arrive(0.0, 500, false));
     CHECK_FALSE(w.arrive(0.5, 500, false));  // both inside the warm-up: no far edge
     CHECK(w.arrive(0.6, 0, true));
-    const Peer::Goodput g = w.result();
+    const Goodput g = w.result();
     // No edge after the warm-up: everything since the first byte.
     CHECK(g.bytes == 1000);
     CHECK(g.seconds == doctest::Approx(0.5));
@@ -76,7 +76,7 @@ TEST_CASE("goodput window: arrivals within a millisecond are kept as one, the la
     CHECK_FALSE(w.arrive(1.0004, 100, false));
     CHECK_FALSE(w.arrive(1.002, 100, false));
     CHECK(w.arrive(2.5, 100, false));
-    const Peer::Goodput g = w.result();
+    const Goodput g = w.result();
     REQUIRE(g.arrivals.size() == 2);
     CHECK(g.arrivals[0] == std::pair{1.0004, std::uint64_t{200}});
     CHECK(g.arrivals[1] == std::pair{1.002, std::uint64_t{300}});
@@ -89,7 +89,7 @@ TEST_CASE("bulk transfers: a dialled connection measures once, then is closed, a
     CHECK(b.busy_or_locked(c.get()));
     CHECK_THROWS_AS(b.on_data(c, hetcast::net::bulk_data, 10, 100.1), hetcast::InputError);  // before measure
     hetcast::net::ConnectionPtr taken;
-    std::future<Peer::Goodput> got = b.measure(id, 1.0, 0.0, taken);
+    std::future<Goodput> got = b.measure(id, 1.0, 0.0, taken);
     CHECK(taken == c);
     CHECK_THROWS_AS((void)b.measure(id, 1.0, 0.0, taken), hetcast::Error);  // taken already
     b.on_data(c, hetcast::net::bulk_data, 1000, 200.0);
@@ -110,7 +110,7 @@ TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement,
     BulkTransfers b;
     auto c = std::make_shared<FakeConnection>("m1");
     hetcast::net::ConnectionPtr taken;
-    std::future<Peer::Goodput> got = b.measure(b.dialled(c, 0.0), 1.0, 0.0, taken);
+    std::future<Goodput> got = b.measure(b.dialled(c, 0.0), 1.0, 0.0, taken);
     b.on_data(c, hetcast::net::bulk_data, 1000, 1.0);
     CHECK(b.forget(c.get()));
     CHECK_THROWS_AS(got.get(), hetcast::Error);

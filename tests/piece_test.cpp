@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "../lib/src/runtime/peer_impl.hpp"
+#include "../lib/src/runtime/peer/peer_impl.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/pipeline.hpp"

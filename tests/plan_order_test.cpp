@@ -16,6 +16,7 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/order.hpp"
+#include "hetcast/runtime/plan_order.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "identity.hpp"
 #include "temp_dir.hpp"

@@ -3,14 +3,19 @@
 #   - no file under lib/src/runtime/ over 500 lines;
 #   - a part (wire, transfer, job, cluster, config, service) includes, of the library's
 #     private headers, only its own folder's, and model/yaml_document.hpp;
-#   - the one exception: the Peer::Impl methods still spread over the parts (peer_*.cpp)
-#     include ../peer_impl.hpp, the assembly's header (the next phase of issue 25 empties it);
+#   - the assembly (peer/) may include any part's private header; nothing outside peer/
+#     includes peer/peer_impl.hpp;
 #   - the data path (wire, transfer, job, cluster) and config never include the daemon's
-#     or the embedded node's public headers.
+#     or the embedded node's public headers;
+#   - every include points down or sideways, never up: the folders stand on floors
+#     wire < transfer < job < cluster < config < peer < service < node, a public header
+#     (lib/include/hetcast/runtime/) on the floor of the folder whose .cpp bears its name.
 #   usage: runtime_layout_test.sh SOURCE_DIR
 set -euo pipefail
-src=${1:?usage: $0 SOURCE_DIR}/lib/src/runtime
-[[ -d $src/wire ]] || { echo "runtime layout test: no $src/wire" >&2; exit 2; }
+top=$(cd "${1:?usage: $0 SOURCE_DIR}" && pwd)
+src=$top/lib/src/runtime
+pub=$top/lib/include/hetcast/runtime
+[[ -d $src/wire && -d $pub ]] || { echo "runtime layout test: no $src/wire or $pub" >&2; exit 2; }
 cd "$src"
 
 failed=0
@@ -25,7 +30,7 @@ while read -r n file; do
 done < <(find . -name '*.cpp' -o -name '*.hpp' | sort | xargs wc -l)
 
 parts="wire transfer job cluster config service"
-for part in $parts; do
+for part in $parts peer; do
     for file in "$part"/*.cpp "$part"/*.hpp; do
         [[ -e $file ]] || continue
         while IFS=: read -r line inc; do
@@ -33,15 +38,11 @@ for part in $parts; do
             inc=${inc%\"*}
             case $inc in
                 hetcast/*) ;;
-                */*)
-                    if [[ $inc == ../../model/yaml_document.hpp ]]; then
-                        :
-                    elif [[ $inc == ../peer_impl.hpp && $(basename "$file") == peer_*.cpp && $part != service && $part != config ]]; then
-                        :
-                    else
-                        bad "$file:$line includes \"$inc\": another part's private header"
-                    fi
+                ../../model/yaml_document.hpp) ;;
+                ../*/*)
+                    [[ $part == peer && -e $part/$inc ]] || bad "$file:$line includes \"$inc\": another part's private header"
                     ;;
+                */*) bad "$file:$line includes \"$inc\": not a header of $part/" ;;
                 *) [[ -e $part/$inc ]] || bad "$file:$line includes \"$inc\", which is not in $part/" ;;
             esac
         done < <(grep -n '^#include "' "$file" || true)
@@ -54,13 +55,53 @@ for part in wire transfer job cluster config; do
     fi
 done
 
-# Nothing but the assembly and the parts' peer_*.cpp sees Peer::Impl.
+# Nothing but the assembly sees Peer::Impl.
 while IFS= read -r file; do
     case $file in
-        ./peer.cpp | ./wire/peer_*.cpp | ./transfer/peer_*.cpp | ./job/peer_*.cpp | ./cluster/peer_*.cpp) ;;
+        ./peer/*) ;;
         *) bad "$file includes peer_impl.hpp" ;;
     esac
 done < <(grep -rl '#include ".*peer_impl.hpp"' . | sort)
+
+# --- arrows point down -----------------------------------------------------------------
+declare -A floor=([wire]=1 [transfer]=2 [job]=3 [cluster]=4 [config]=5 [peer]=6 [service]=7 [node]=8)
+# Public headers that no .cpp names: the folder they belong to.
+declare -A folder_of=([order_scope]=wire [wire]=wire)
+for h in "$pub"/*.hpp; do
+    name=$(basename "$h" .hpp)
+    [[ -n ${folder_of[$name]:-} ]] && continue
+    if [[ -e $name.cpp ]]; then
+        folder_of[$name]=$name
+    elif cpp=$(ls ./*/"$name".cpp 2>/dev/null | head -1) && [[ -n $cpp ]]; then
+        folder_of[$name]=$(basename "$(dirname "$cpp")")
+    else
+        bad "hetcast/runtime/$name.hpp: no .cpp bears its name; say in this test which folder it belongs to"
+    fi
+done
+check_down() {  # check_down FILE FOLDER
+    local file=$1 from=$2 line inc name to
+    while IFS=: read -r line inc; do
+        name=${inc#*hetcast/runtime/}
+        name=${name%%.hpp*}
+        to=${folder_of[$name]:-}
+        [[ -n $to ]] || continue
+        if ((${floor[$to]} > ${floor[$from]})); then
+            bad "$file:$line includes hetcast/runtime/$name.hpp: $from/ (floor ${floor[$from]}) may not include $to/ (floor ${floor[$to]}), an arrow up"
+        fi
+    done < <(grep -n '^#include "hetcast/runtime/[a-z_]*\.hpp"' "$file" || true)
+}
+for part in $parts peer; do
+    for file in "$part"/*.cpp "$part"/*.hpp; do
+        [[ -e $file ]] && check_down "$file" "$part"
+    done
+done
+for file in ./*.cpp ./*.hpp; do  # the embedded node's files stand at the top
+    [[ -e $file ]] && check_down "$file" node
+done
+for h in "$pub"/*.hpp; do
+    name=$(basename "$h" .hpp)
+    [[ -n ${folder_of[$name]:-} ]] && check_down "$h" "${folder_of[$name]}"
+done
 
 ((failed == 0)) || exit 1
 echo "runtime layout test: passed"

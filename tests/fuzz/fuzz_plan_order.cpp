@@ -1,5 +1,5 @@
 // A participant's check of a job plan against the operator's order it carries
-// (runtime/order.hpp: check_plan_order). The input is a JSON merge patch applied to a valid
+// (runtime/plan_order.hpp: check_plan_order). The input is a JSON merge patch applied to a valid
 // plan whose order an operator signed (made once, with a CA of this process): whatever it
 // changes, the plan must decode and check with Error or not at all, and a plan that is
 // taken must still carry exactly the signed order, from its addressee, inside its scope.
@@ -9,6 +9,7 @@
 #include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/order.hpp"
+#include "hetcast/runtime/plan_order.hpp"
 
 namespace {
 

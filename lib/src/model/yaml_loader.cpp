@@ -28,11 +28,9 @@ constexpr std::size_t max_nodes = 4096;
 
 enum class Bound { non_negative, positive };
 
-struct Entry {
-    YAML::Node key;
-    YAML::Node value;
-};
-using Entries = std::map<std::string, Entry, std::less<>>;
+using detail::has_control;
+using Entry = detail::YamlEntry;
+using Entries = detail::YamlEntries;
 
 std::optional<double> to_double(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -47,19 +45,7 @@ std::optional<double> to_double(std::string s) {
     return out;
 }
 
-/// User text inside a one-line message: short, no control characters.
-std::string quoted(const std::string& s) {
-    constexpr std::size_t limit = 40;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
-        out += std::iscntrl(static_cast<unsigned char>(s[i])) ? '?' : s[i];
-    }
-    return out + (s.size() > limit ? "...'" : "'");
-}
-
-bool has_control(const std::string& s) {
-    return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::iscntrl(c); });
-}
+std::string quoted(const std::string& s) { return detail::quoted_text(s); }
 
 std::string bound_text(Bound b) {
     return b == Bound::positive ? "positive and finite" : "non-negative and finite";
@@ -69,45 +55,9 @@ std::string index_text(std::size_t i) { return "[" + std::to_string(i) + "]"; }
 
 std::string too_many_nodes() { return "more than " + std::to_string(max_nodes) + " nodes"; }
 
-class Reader {
+class Reader : public detail::YamlReader {
 public:
-    explicit Reader(std::string_view origin) : origin_(origin) {}
-
-    [[noreturn]] void fail(const YAML::Mark& at, const std::string& what) const {
-        const int line = at.is_null() ? 1 : at.line + 1;
-        const int column = at.is_null() ? 1 : at.column + 1;
-        throw InputError(origin_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                         what);
-    }
-
-    template <typename F>
-    auto located(const YAML::Mark& at, F&& build) const {
-        try {
-            return build();
-        } catch (const InputError& e) {
-            fail(at, e.what());
-        }
-    }
-
-    Entries entries(const YAML::Node& map, const std::string& what,
-                    std::initializer_list<std::string_view> allowed) const {
-        const std::string prefix = what.empty() ? "" : what + ": ";
-        if (!map.IsMap()) fail(map.Mark(), prefix + "expected a mapping");
-        Entries out;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) fail(it->first.Mark(), prefix + "expected a key name");
-            const std::string& key = it->first.Scalar();
-            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-                std::string known;
-                for (auto a : allowed) known += (known.empty() ? "" : ", ") + std::string(a);
-                fail(it->first.Mark(), prefix + "unknown key " + quoted(key) + " (known: " + known + ")");
-            }
-            if (!out.emplace(key, Entry{it->first, it->second}).second) {
-                fail(it->first.Mark(), prefix + "duplicate key " + quoted(key));
-            }
-        }
-        return out;
-    }
+    using YamlReader::YamlReader;
 
     double number(const YAML::Node& n, const std::string& what, Bound bound) const {
         if (!n.IsScalar()) fail(n.Mark(), what + ": expected a number");
@@ -127,11 +77,6 @@ public:
             fail(n.Mark(), what + ": expected a positive whole number");
         }
         return v;
-    }
-
-    const YAML::Node& sequence(const YAML::Node& n, const std::string& what) const {
-        if (!n.IsSequence()) fail(n.Mark(), what + ": expected a list");
-        return n;
     }
 
     void expect_count(const YAML::Node& seq, std::size_t want, const std::string& what,
@@ -426,46 +371,18 @@ public:
         if (auto it = top.find("capacity"); it != top.end()) capacity(net, it->second.value);
         return net;
     }
-
-private:
-    std::string origin_;
 };
 
 std::string read_text(const std::filesystem::path& file, const std::string& origin) {
-    const auto cannot_read = [&](int err) {
-        return InputError(origin + ": cannot read: " + std::generic_category().message(err));
-    };
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
-    if (!f) throw cannot_read(errno);
-    std::string text;
-    std::vector<char> buf(1 << 16);
-    while (true) {
-        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
-        text.append(buf.data(), got);
-        if (text.size() > max_text_bytes) throw InputError(origin + ": cannot read: larger than 64 MiB");
-        if (got < buf.size()) break;
-    }
-    if (std::ferror(f.get())) throw cannot_read(errno ? errno : EIO);
-    return text;
+    return detail::read_text_file(file, origin, max_text_bytes, "64 MiB");
 }
 
 }  // namespace
 
 Network parse_network(std::string_view yaml_text, std::string_view origin) {
     const Reader reader(origin);
-    try {
-        if (yaml_text.size() > max_text_bytes) reader.fail(YAML::Mark(), "larger than 64 MiB");
-        const auto doc = detail::load_yaml_document(yaml_text);
-        if (doc.second) reader.fail(*doc.second, "expected a single YAML document");
-        if (!doc.root || doc.root.IsNull()) reader.fail(YAML::Mark(), "empty network file");
-        return reader.network(doc.root);
-    } catch (const InputError&) {
-        throw;
-    } catch (const YAML::Exception& e) {
-        reader.fail(e.mark, e.msg);
-    } catch (const std::exception& e) {
-        reader.fail(YAML::Mark(), std::string("cannot parse: ") + e.what());
-    }
+    return reader.document(yaml_text, max_text_bytes, "64 MiB", "network file",
+                           [&](const YAML::Node& root) { return reader.network(root); });
 }
 
 Network load_network(const std::filesystem::path& file) {

@@ -11,7 +11,7 @@
 #include "hetcast/log.hpp"
 #include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/nodeset.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/wire.hpp"
 
 namespace hetcast {
 

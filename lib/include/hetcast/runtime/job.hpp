@@ -2,18 +2,28 @@
 /// A job as its participants see it: what the coordinator sends each node in a `job_plan`
 /// frame (the messages, who takes part and where they listen, the node's own task list),
 /// and the events nodes send back in `job_report` frames. Pure data and its JSON codec;
-/// decoding never trusts the peer (every field is type- and range-checked).
+/// decoding never trusts the peer (every field is type- and range-checked). Also a job as
+/// Peer::run takes it to coordinate (JobSpec), and how far it is (JobProgress).
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "hetcast/net/digest.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/model/network.hpp"
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "hetcast/runtime/tree.hpp"
+#include "hetcast/runtime/wire.hpp"
+#include "hetcast/sched/schedule.hpp"
+#include "hetcast/sim/exec_model.hpp"
 
 namespace hetcast {
 
@@ -67,17 +77,11 @@ struct JobPlan {
 /// The lowest rate limit a plan may ask for, bytes/s.
 inline constexpr std::uint64_t min_bwlimit = 1024;
 
-/// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.
-inline constexpr std::uint64_t min_piece = std::uint64_t{4} << 10;
-inline constexpr std::uint64_t max_piece = max_cut_through_piece;
-
 /// The plan of node `node` for `schedule` (whose node ids index `names`).
 [[nodiscard]] std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names,
                                             NodeId node);
 
 [[nodiscard]] nlohmann::json to_json(const JobPlan& p);
-/// 64 lowercase hex digits to a digest. Throws InputError otherwise.
-[[nodiscard]] net::Digest digest_from_hex(const std::string& hex);
 /// Throws InputError on anything malformed: a missing field, a wrong type, a task naming a
 /// message or peer the plan does not have, a message over `max_message` bytes, a chunk of
 /// 0 or over 64 MiB, a cut-through plan whose piece size is out of [min_piece, max_piece]
@@ -117,5 +121,101 @@ struct JobStart {
 [[nodiscard]] nlohmann::json to_json(const JobEvent& e);
 /// Throws InputError on a malformed event.
 [[nodiscard]] JobEvent job_event_from_json(const nlohmann::json& j);
+
+/// What a message of a job is made of, at its source.
+struct JobInput {
+    JobInput() = default;
+    /// A message this peer sources.
+    JobInput(std::shared_ptr<const net::MessageBody> b, std::string n) : body(std::move(b)), name(std::move(n)) {}
+    /// A message another member sources, found there at `o`; size and sha as described.
+    JobInput(std::string o, std::string n, std::uint64_t bytes, const net::Digest& digest)
+        : name(std::move(n)), origin(std::move(o)), size(bytes), sha(digest) {}
+
+    /// The body, when this peer is the message's source. The peer keeps a reference until
+    /// the job ends; the caller must not change the bytes (or the file) meanwhile.
+    std::shared_ptr<const net::MessageBody> body;
+    /// Destination path relative to each destination's dest_root; empty for a buffer,
+    /// which is delivered to the destinations' receive queues instead.
+    std::string name;
+    /// When another member is the source: where that member finds the body ("offer:KEY"
+    /// for a buffer it offered, "file:/absolute/path" on a daemon), and its size and
+    /// checksum as that member described them (Peer::describe).
+    std::string origin;
+    std::uint64_t size = 0;
+    net::Digest sha{};
+    /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
+    std::vector<net::Digest> pieces;
+    unsigned mode = 0644;  ///< permission bits of the source's file
+    /// Modes land exactly and mtimes are set (JobMessage::preserve); `mtime` of a file.
+    bool preserve = false;
+    std::optional<std::int64_t> mtime;
+    /// A bundle's manifest (runtime/tree.hpp; `body` a TreeBody); `name` its landing directory.
+    std::vector<TreeEntry> tree;
+    bool owner = false;  ///< receivers running as root apply the entries' owners
+};
+
+/// How far a job is, as its coordinator knows it.
+struct JobProgress {
+    std::uint64_t delivered = 0;   ///< bytes destinations received, summed over them
+    std::uint64_t owed = 0;        ///< bytes × destinations in all
+    /// Bytes of its messages that every destination holds: the least any has received
+    /// (a destination's own count, in steps of 4 MiB, or all of it once delivered).
+    std::uint64_t everywhere = 0;
+    std::uint64_t size = 0;  ///< what `everywhere` counts toward: the most any destination is owed
+    /// Each participant, by name: "planned" (nothing received yet), "receiving", "relaying"
+    /// (holds all it is owed, or is a relay only, and still feeds others), "sending" (a
+    /// source), "done", "failed"; with the bytes it holds of the bytes it is owed.
+    struct Member {
+        std::string name, state;
+        std::uint64_t bytes = 0, owed = 0;
+        friend bool operator==(const Member&, const Member&) = default;
+    };
+    std::vector<Member> members;
+};
+
+/// A job to coordinate: a schedule planned on `network` (node names = member names), the
+/// model and lower bound it was predicted with, and one input per message of the schedule.
+struct JobSpec {
+    const Network* network = nullptr;
+    /// The operator's order (runtime/order.hpp, JSON text) that members reading their own
+    /// files for this job check; empty when only the coordinator reads files.
+    std::string order;
+    Schedule schedule{"", 0, {}};
+    ExecModel model = ExecModel::nonblocking;
+    double lower_bound = 0;
+    /// The steady-state broadcast throughput no schedule can beat (bytes/s; 0: unknown).
+    double throughput_bound = 0;
+    /// What `auto` weighed: each candidate's name and predicted completion (empty otherwise).
+    std::vector<std::pair<std::string, double>> candidates;
+    std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
+    /// Bytes per second each member may send for this job in all (0: no limit). Plan on
+    /// Network::with_rate_limit() of the same rate, so that the prediction holds.
+    std::uint64_t bwlimit = 0;
+    /// The whole job must end within this, or it is aborted and reported as failed; 0: no
+    /// limit (the default), a job ends when it is done, fails (an error, a member silent for
+    /// stall_timeout) or is cancelled, however long it runs.
+    std::chrono::milliseconds timeout{0};
+    /// Called from the coordinator's job thread when the job moved on.
+    std::function<void(const JobProgress&)> progress;
+    /// Called once with the job's id, before anything moves (what Peer::cancel takes).
+    std::function<void(std::uint64_t)> started;
+    /// Re-plans a one-message job for some of its destinations, on the same network and
+    /// from the same source: after members fail, the live destinations they should have
+    /// fed are served again by this plan, relaying through none of `avoid` (the failed).
+    /// Empty: they are reported failed.
+    std::function<Schedule(const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid)> replan;
+};
+
+/// A job a peer takes part in, as Peer::jobs() lists it.
+struct JobInfo {
+    std::uint64_t job = 0;
+    std::string role;         ///< "coordinator" or "participant"
+    std::string coordinator;
+    std::string algorithm;
+    double seconds = 0;       ///< since the job started here (coordinator: since its first try)
+    std::uint64_t bytes = 0;  ///< coordinator: delivered so far; participant: received so far
+    std::uint64_t owed = 0;   ///< coordinator: bytes × destinations in all
+    std::string state;        ///< "planned", "running", "ending"
+};
 
 }  // namespace hetcast

@@ -9,6 +9,16 @@
 
 namespace hetcast {
 
+/// What the receiving member measured of a bulk transfer (Peer::goodput_from).
+struct Goodput {
+    double rate = 0;          ///< bytes/s from the end of the warm-up to the end of the window
+    std::uint64_t bytes = 0;  ///< received in all
+    double seconds = 0;       ///< the span the rate was measured over
+    /// (time on this peer's steady clock, bytes so far) from the first byte to the end
+    /// of the window, the latest arrival of each millisecond.
+    std::vector<std::pair<double, std::uint64_t>> arrivals;
+};
+
 /// One ping-pong exchange of `size` bytes each way, timed on the prober's clock
 /// (`sent`, `received`) and stamped by the peer on its own clock (`peer_time`) when it
 /// echoed. Seconds.

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/measure.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/wire.hpp"
 
 namespace hetcast {
 
@@ -39,9 +40,5 @@ struct MemberListChoice {
 /// [[size, sent, peer_time, received], ...]; the reader throws hetcast::Error on anything else.
 [[nodiscard]] nlohmann::json samples_to_json(const std::vector<PingSample>& samples);
 [[nodiscard]] std::vector<PingSample> samples_from_json(const nlohmann::json& j);
-
-/// {"cmd": "ping", "target", "sizes", "reps"}: `peer` pings the target; the answer is
-/// {"ok": true, "samples": [...]}. InputError for sizes or reps out of range.
-[[nodiscard]] nlohmann::json answer_ping(Peer& peer, const nlohmann::json& request);
 
 }  // namespace hetcast

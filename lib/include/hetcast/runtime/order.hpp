@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetcast/net/identity.hpp"
-#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/wire.hpp"
 #include "hetcast/runtime/order_scope.hpp"
 
 namespace hetcast {
@@ -64,14 +64,6 @@ std::string check_membership_order(const nlohmann::json& order, std::string_view
                                    const std::vector<net::Revocation>& revoked, const std::string& sender,
                                    std::int64_t now, const std::vector<Member>* current = nullptr,
                                    const std::vector<Member>* members = nullptr);
-
-/// Whether participant `me` may take `plan`: its order (JobPlan::order) is an operator's
-/// push order given to the plan's coordinator (check_order), and the plan stays inside the
-/// order's scope (`scope_of`): the same messages (source, origin, landing name, bundle or
-/// not, size and digest where the order gives them), destinations among the order's, and a
-/// part for `me` (a destination or a task). Throws InputError saying what does not match.
-void check_plan_order(const JobPlan& plan, std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
-                      const OrderScopeFn& scope_of, const std::string& me, std::int64_t now);
 
 /// Whether the order (a checked push request) has `member` read `path`: a pattern entry
 /// with `source: member` and `file: path`.

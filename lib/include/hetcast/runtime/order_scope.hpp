@@ -2,7 +2,7 @@
 /// What an operator's push order lets a job do, as a member that checks a plan reads the
 /// order on its own map: the messages, in the order's order, with who sends each, where it
 /// lands and to whom it may go. A plan runs under the order only when it has exactly these
-/// messages, each going to members the order names (runtime/order.hpp: check_plan_order).
+/// messages, each going to members the order names (runtime/plan_order.hpp: check_plan_order).
 #include <cstdint>
 #include <functional>
 #include <optional>

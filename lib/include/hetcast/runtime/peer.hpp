@@ -23,28 +23,17 @@
 
 #include "hetcast/model/network.hpp"
 #include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/order_scope.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/stats.hpp"
 #include "hetcast/runtime/tree.hpp"
+#include "hetcast/runtime/wire.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
 
 namespace hetcast {
-
-/// Where a member listens.
-/// The largest data frame any member sends: every member accepts frames this large, so
-/// members configured with different chunk sizes still talk.
-inline constexpr std::size_t max_chunk = std::size_t{8} << 20;
-/// The largest frame payload a member accepts: a data chunk, or a job plan (tree.hpp).
-inline constexpr std::size_t max_frame_payload = max_chunk + 4096;
-
-struct Member {
-    std::string name;
-    std::string host = "127.0.0.1";
-    std::uint16_t port = 0;
-};
 
 struct PeerConfig {
     std::string name;
@@ -119,101 +108,6 @@ struct Delivery {
     std::shared_ptr<const std::vector<std::byte>> bytes;
 };
 
-/// What a message of a job is made of, at its source.
-struct JobInput {
-    JobInput() = default;
-    /// A message this peer sources.
-    JobInput(std::shared_ptr<const net::MessageBody> b, std::string n) : body(std::move(b)), name(std::move(n)) {}
-    /// A message another member sources, found there at `o`; size and sha as described.
-    JobInput(std::string o, std::string n, std::uint64_t bytes, const net::Digest& digest)
-        : name(std::move(n)), origin(std::move(o)), size(bytes), sha(digest) {}
-
-    /// The body, when this peer is the message's source. The peer keeps a reference until
-    /// the job ends; the caller must not change the bytes (or the file) meanwhile.
-    std::shared_ptr<const net::MessageBody> body;
-    /// Destination path relative to each destination's dest_root; empty for a buffer,
-    /// which is delivered to the destinations' receive queues instead.
-    std::string name;
-    /// When another member is the source: where that member finds the body ("offer:KEY"
-    /// for a buffer it offered, "file:/absolute/path" on a daemon), and its size and
-    /// checksum as that member described them (Peer::describe).
-    std::string origin;
-    std::uint64_t size = 0;
-    net::Digest sha{};
-    /// Cut-through jobs: the SHA-256 of every piece (Peer::run asks the source for them).
-    std::vector<net::Digest> pieces;
-    unsigned mode = 0644;  ///< permission bits of the source's file
-    /// Modes land exactly and mtimes are set (JobMessage::preserve); `mtime` of a file.
-    bool preserve = false;
-    std::optional<std::int64_t> mtime;
-    /// A bundle's manifest (runtime/tree.hpp; `body` a TreeBody); `name` its landing directory.
-    std::vector<TreeEntry> tree;
-    bool owner = false;  ///< receivers running as root apply the entries' owners
-};
-
-/// How far a job is, as its coordinator knows it.
-struct JobProgress {
-    std::uint64_t delivered = 0;   ///< bytes destinations received, summed over them
-    std::uint64_t owed = 0;        ///< bytes × destinations in all
-    /// Bytes of its messages that every destination holds: the least any has received
-    /// (a destination's own count, in steps of 4 MiB, or all of it once delivered).
-    std::uint64_t everywhere = 0;
-    std::uint64_t size = 0;  ///< what `everywhere` counts toward: the most any destination is owed
-    /// Each participant, by name: "planned" (nothing received yet), "receiving", "relaying"
-    /// (holds all it is owed, or is a relay only, and still feeds others), "sending" (a
-    /// source), "done", "failed"; with the bytes it holds of the bytes it is owed.
-    struct Member {
-        std::string name, state;
-        std::uint64_t bytes = 0, owed = 0;
-        friend bool operator==(const Member&, const Member&) = default;
-    };
-    std::vector<Member> members;
-};
-
-/// A job to coordinate: a schedule planned on `network` (node names = member names), the
-/// model and lower bound it was predicted with, and one input per message of the schedule.
-struct JobSpec {
-    const Network* network = nullptr;
-    /// The operator's order (runtime/order.hpp, JSON text) that members reading their own
-    /// files for this job check; empty when only the coordinator reads files.
-    std::string order;
-    Schedule schedule{"", 0, {}};
-    ExecModel model = ExecModel::nonblocking;
-    double lower_bound = 0;
-    /// The steady-state broadcast throughput no schedule can beat (bytes/s; 0: unknown).
-    double throughput_bound = 0;
-    /// What `auto` weighed: each candidate's name and predicted completion (empty otherwise).
-    std::vector<std::pair<std::string, double>> candidates;
-    std::vector<JobInput> inputs;  ///< indexed by MessageId; only messages this peer sources
-    /// Bytes per second each member may send for this job in all (0: no limit). Plan on
-    /// Network::with_rate_limit() of the same rate, so that the prediction holds.
-    std::uint64_t bwlimit = 0;
-    /// The whole job must end within this, or it is aborted and reported as failed; 0: no
-    /// limit (the default), a job ends when it is done, fails (an error, a member silent for
-    /// stall_timeout) or is cancelled, however long it runs.
-    std::chrono::milliseconds timeout{0};
-    /// Called from the coordinator's job thread when the job moved on.
-    std::function<void(const JobProgress&)> progress;
-    /// Called once with the job's id, before anything moves (what Peer::cancel takes).
-    std::function<void(std::uint64_t)> started;
-    /// Re-plans a one-message job for some of its destinations, on the same network and
-    /// from the same source: after members fail, the live destinations they should have
-    /// fed are served again by this plan, relaying through none of `avoid` (the failed).
-    /// Empty: they are reported failed.
-    std::function<Schedule(const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid)> replan;
-};
-
-/// A job a peer takes part in, as Peer::jobs() lists it.
-struct JobInfo {
-    std::uint64_t job = 0;
-    std::string role;         ///< "coordinator" or "participant"
-    std::string coordinator;
-    std::string algorithm;
-    double seconds = 0;       ///< since the job started here (coordinator: since its first try)
-    std::uint64_t bytes = 0;  ///< coordinator: delivered so far; participant: received so far
-    std::uint64_t owed = 0;   ///< coordinator: bytes × destinations in all
-    std::string state;        ///< "planned", "running", "ending"
-};
 
 class Peer {
 public:
@@ -287,12 +181,9 @@ public:
     void on_request(std::function<void(const net::PeerIdentity& from, const nlohmann::json& request, Responder)> handler);
 
     /// Data and data_end frames of a stream that is no job (an operator's upload: Service
-    /// push) whose id is `stream`: they go to `frame`, on the I/O thread (it must not block
-    /// long); `closed` hears of every connection that closes. Until end_stream().
-    struct StreamHooks {
-        std::function<void(const net::ConnectionPtr&, net::Frame&&)> frame;
-        std::function<void(const net::Connection*, const std::string& why)> closed;
-    };
+    /// push) whose id is `stream`: they go to hooks.frame, on the I/O thread (it must not
+    /// block long); hooks.closed hears of every connection that closes. Until end_stream().
+    using StreamHooks = hetcast::StreamHooks;
     void accept_stream(std::uint64_t stream, StreamHooks hooks);
     void end_stream(std::uint64_t stream);
 
@@ -328,15 +219,8 @@ public:
 
     /// The longest goodput measurement a peer sends or takes.
     static constexpr double max_goodput_seconds = 10;
-    /// What the receiving member measured of a bulk transfer.
-    struct Goodput {
-        double rate = 0;          ///< bytes/s from the end of the warm-up to the end of the window
-        std::uint64_t bytes = 0;  ///< received in all
-        double seconds = 0;       ///< the span the rate was measured over
-        /// (time on this peer's steady clock, bytes so far) from the first byte to the end
-        /// of the window, the latest arrival of each millisecond.
-        std::vector<std::pair<double, std::uint64_t>> arrivals;
-    };
+    /// What the receiving member measured of a bulk transfer (runtime/measure.hpp).
+    using Goodput = hetcast::Goodput;
     /// A one-way bulk transfer from `member` to this peer, on an authenticated connection
     /// of its own that this peer dials: the member sends for about `seconds` (at most
     /// max_goodput_seconds) or `max_bytes`, paced like any other data (link emulation);
@@ -361,5 +245,10 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/// {"cmd": "ping", "target", "sizes", "reps"}: `peer` pings the target; the answer is
+/// {"ok": true, "samples": [...]} (runtime/membership.hpp). InputError for sizes or reps
+/// out of range.
+[[nodiscard]] nlohmann::json answer_ping(Peer& peer, const nlohmann::json& request);
 
 }  // namespace hetcast

@@ -16,8 +16,17 @@
 
 #include "hetcast/net/digest.hpp"
 #include "hetcast/net/transport.hpp"
+#include "hetcast/sched/schedule.hpp"
 
 namespace hetcast {
+
+/// The piece sizes a plan may ask for: a piece must fit one frame with room to spare.
+inline constexpr std::uint64_t min_piece = std::uint64_t{4} << 10;
+inline constexpr std::uint64_t max_piece = max_cut_through_piece;
+
+/// 64 lowercase hex digits to a digest (a message's or a piece's SHA-256). Throws
+/// InputError otherwise.
+[[nodiscard]] net::Digest digest_from_hex(const std::string& hex);
 
 /// SHA-256 of each `piece` bytes of `body` (the last may be shorter); one read of it.
 /// None for an empty body.

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/sched/plan.hpp"
 
 namespace hetcast {

@@ -26,9 +26,9 @@ bool GoodputWindow::arrive(double now, std::size_t bytes, bool end) {
     return false;
 }
 
-Peer::Goodput GoodputWindow::result() {
+Goodput GoodputWindow::result() {
     // The window's edges when frames arrived inside it; else everything since the start.
-    Peer::Goodput g;
+    Goodput g;
     g.bytes = bytes_;
     if (from_ && to_ && to_->first > from_->first) {
         g.seconds = to_->first - from_->first;
@@ -60,7 +60,7 @@ void BulkTransfers::close_stale(double now, double stale) {
     }
 }
 
-std::future<Peer::Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c) {
+std::future<Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c) {
     std::lock_guard lock(mu_);
     const auto it = ready_.find(id);
     if (it == ready_.end()) throw Error("no bulk connection " + std::to_string(id) + " is ready");
@@ -80,7 +80,7 @@ void BulkTransfers::on_data(const net::ConnectionPtr& c, std::uint16_t flags, st
     if (b.done) return;  // what was in flight when the window closed
     if (!b.window) throw InputError("bulk data before it was asked for");
     if (!b.window->arrive(now, bytes, flags == net::bulk_end)) return;
-    Peer::Goodput g = b.window->result();
+    Goodput g = b.window->result();
     b.done = true;
     if (g.rate > 0) {
         b.result->set_value(std::move(g));

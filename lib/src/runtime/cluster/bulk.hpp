@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/measure.hpp"
 
 namespace hetcast::detail {
 
@@ -29,7 +29,7 @@ public:
     /// over: these bytes are not counted, and result() holds the measurement.
     bool arrive(double now, std::size_t bytes, bool end);
     /// What was measured: rate 0 when too little arrived to tell. Takes the arrivals.
-    [[nodiscard]] Peer::Goodput result();
+    [[nodiscard]] Goodput result();
 
 private:
     double seconds_, warmup_;
@@ -51,7 +51,7 @@ public:
     void close_stale(double now, double stale);
     /// Takes dialled connection `id` for a window: `c` is set to it, and the future holds
     /// the measurement once the window is over. Throws Error when no such connection waits.
-    std::future<Peer::Goodput> measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c);
+    std::future<Goodput> measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c);
     /// Data of a bulk transfer this peer receives on `c` (flags: net::bulk_data or
     /// bulk_end). When the window is over the measurement is set and `c` closed. Throws
     /// InputError for data nobody asked for.
@@ -72,7 +72,7 @@ private:
     struct In {
         std::optional<GoodputWindow> window;  ///< set when a measurement takes it
         bool done = false;
-        std::shared_ptr<std::promise<Peer::Goodput>> result = std::make_shared<std::promise<Peer::Goodput>>();
+        std::shared_ptr<std::promise<Goodput>> result = std::make_shared<std::promise<Goodput>>();
     };
     std::mutex mu_;
     std::map<const net::Connection*, In> in_;   ///< connections this peer receives bulk transfers on

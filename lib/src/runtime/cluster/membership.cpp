@@ -119,15 +119,4 @@ std::vector<PingSample> samples_from_json(const json& j) {
     return out;
 }
 
-json answer_ping(Peer& peer, const json& request) {
-    const auto target = request.value("target", std::string());
-    const auto sizes = request.value("sizes", std::vector<std::size_t>{64});
-    const int reps = request.value("reps", 10);
-    if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
-    for (auto s : sizes) {
-        if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
-    }
-    return {{"ok", true}, {"samples", samples_to_json(peer.ping(target, sizes, reps))}};
-}
-
 }  // namespace hetcast

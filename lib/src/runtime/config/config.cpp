@@ -159,25 +159,9 @@ DaemonConfig Reader::daemon(const YAML::Node& root, const fs::path& base) const 
 
 std::string read_text(const fs::path& file, std::size_t limit) {
     const std::string origin = file.string();
-    const auto cannot_read = [&](int err) {
-        return InputError(origin + ": cannot read: " + std::generic_category().message(err));
-    };
     std::error_code ec;
     if (fs::is_directory(file, ec)) throw InputError(origin + ": cannot read: is a directory");
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
-    if (!f) throw cannot_read(errno);
-    std::string text;
-    std::vector<char> buf(1 << 16);
-    while (true) {
-        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
-        text.append(buf.data(), got);
-        if (text.size() > limit) {
-            throw InputError(origin + ": cannot read: larger than " + std::to_string(limit >> 10) + " KiB");
-        }
-        if (got < buf.size()) break;
-    }
-    if (std::ferror(f.get())) throw cannot_read(errno ? errno : EIO);
-    return text;
+    return read_text_file(file, origin, limit, std::to_string(limit >> 10) + " KiB");
 }
 
 void write_atomically(const fs::path& file, const std::string& text, unsigned mode, bool replace) {

@@ -34,25 +34,12 @@ inline constexpr std::size_t min_chunk = std::size_t{1} << 10;
 inline constexpr std::size_t max_chunk = std::size_t{8} << 20;
 inline constexpr std::size_t max_members = 4096;
 
-struct Entry {
-    YAML::Node key;
-    YAML::Node value;
-};
-using Entries = std::map<std::string, Entry, std::less<>>;
+using Entry = YamlEntry;
+using Entries = YamlEntries;
+using detail::has_control;
 
 /// User text inside a one-line message: short, no control characters.
-inline std::string shown(const std::string& s) {
-    constexpr std::size_t limit = 40;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
-        out += std::iscntrl(static_cast<unsigned char>(s[i])) ? '?' : s[i];
-    }
-    return out + (s.size() > limit ? "...'" : "'");
-}
-
-inline bool has_control(std::string_view s) {
-    return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::iscntrl(c); });
-}
+inline std::string shown(const std::string& s) { return quoted_text(s); }
 
 inline bool has_space(std::string_view s) {
     return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
@@ -98,38 +85,14 @@ inline std::optional<std::pair<std::string, std::uint16_t>> split_address(const 
     return std::make_pair(host, *p);
 }
 
-class Reader {
+class Reader : public YamlReader {
 public:
-    explicit Reader(std::string_view origin) : origin_(origin) {}
+    using YamlReader::YamlReader;
 
-    [[noreturn]] void fail(const YAML::Mark& at, const std::string& what) const {
-        const int line = at.is_null() ? 1 : at.line + 1;
-        const int column = at.is_null() ? 1 : at.column + 1;
-        throw InputError(origin_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                         what);
-    }
-
+    /// No key of these files takes an empty value.
     Entries entries(const YAML::Node& map, const std::string& what,
                     std::initializer_list<std::string_view> allowed) const {
-        const std::string prefix = what.empty() ? "" : what + ": ";
-        if (!map.IsMap()) fail(map.Mark(), prefix + "expected a mapping");
-        Entries out;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) fail(it->first.Mark(), prefix + "expected a key name");
-            const std::string& key = it->first.Scalar();
-            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-                std::string known;
-                for (auto a : allowed) known += (known.empty() ? "" : ", ") + std::string(a);
-                fail(it->first.Mark(), prefix + "unknown key " + shown(key) + " (known: " + known + ")");
-            }
-            if (!out.emplace(key, Entry{it->first, it->second}).second) {
-                fail(it->first.Mark(), prefix + "duplicate key " + shown(key));
-            }
-            // No key takes an empty value; yaml-cpp gives such a value no position, so
-            // point at its key.
-            if (it->second.IsNull()) fail(it->first.Mark(), prefix + shown(key) + " has no value");
-        }
-        return out;
+        return YamlReader::entries(map, what, allowed, true);
     }
 
     /// The value of a required key, or a failure at the mapping.
@@ -221,11 +184,6 @@ public:
         return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(s * 1000)));
     }
 
-    const YAML::Node& sequence(const YAML::Node& n, const std::string& what) const {
-        if (!n.IsSequence()) fail(n.Mark(), what + ": expected a list");
-        return n;
-    }
-
     DaemonConfig daemon(const YAML::Node& root, const fs::path& base) const;
 
     std::vector<net::Revocation> revoked(const YAML::Node& root) const;
@@ -234,26 +192,11 @@ public:
 
     /// `groups:`, each checked by expanding it: the map's groups stand for no names here.
     NodeGroups groups(const YAML::Node& map) const;
-
-private:
-    std::string origin_;
 };
 
 template <typename F>
 auto parse_document(std::string_view yaml_text, const Reader& reader, const char* kind, F&& build) {
-    try {
-        if (yaml_text.size() > max_text_bytes) reader.fail(YAML::Mark(), "larger than 1 MiB");
-        const auto doc = detail::load_yaml_document(yaml_text);
-        if (doc.second) reader.fail(*doc.second, "expected a single YAML document");
-        if (!doc.root || doc.root.IsNull()) reader.fail(YAML::Mark(), std::string("empty ") + kind);
-        return build(doc.root);
-    } catch (const InputError&) {
-        throw;
-    } catch (const YAML::Exception& e) {
-        reader.fail(e.mark, e.msg);
-    } catch (const std::exception& e) {
-        reader.fail(YAML::Mark(), std::string("cannot parse: ") + e.what());
-    }
+    return reader.document(yaml_text, max_text_bytes, "1 MiB", kind, std::forward<F>(build));
 }
 
 /// A file's text, refusing more than `limit` bytes. Throws InputError("file: cannot read: why").

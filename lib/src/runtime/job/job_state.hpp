@@ -1,6 +1,6 @@
 #pragma once
 // A job's state at this member: as a participant (Job, one Recv per message it receives)
-// and as the coordinator (Coord). Held by Peer::Impl (../peer_impl.hpp).
+// and as the coordinator (Coord). Held by Peer::Impl (../peer/peer_impl.hpp).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,7 +19,6 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
 
 namespace hetcast {

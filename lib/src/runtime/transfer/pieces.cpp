@@ -256,4 +256,22 @@ std::shared_ptr<const net::MessageBody> PieceTracker::body(const net::Digest& sh
     return std::make_shared<GrowingBody>(shared_from_this(), sha);
 }
 
+net::Digest digest_from_hex(const std::string& hex) {
+    net::Digest d{};
+    if (hex.size() != 2 * d.size()) throw InputError("job: a sha256 must be 64 hex digits");
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; ++k) {
+            const char c = hex[2 * i + k];
+            unsigned x = 0;
+            if (c >= '0' && c <= '9') x = c - '0';
+            else if (c >= 'a' && c <= 'f') x = c - 'a' + 10;
+            else throw InputError("job: a sha256 must be 64 hex digits");
+            v = v * 16 + x;
+        }
+        d[i] = static_cast<std::byte>(v);
+    }
+    return d;
+}
+
 }  // namespace hetcast

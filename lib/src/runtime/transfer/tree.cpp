@@ -18,7 +18,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/byte_text.hpp"
 #include "hetcast/runtime/files.hpp"
-#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/pieces.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;

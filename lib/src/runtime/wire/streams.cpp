@@ -5,9 +5,9 @@
 
 namespace hetcast::detail {
 
-void StreamTable::accept(std::uint64_t stream, Peer::StreamHooks hooks) {
+void StreamTable::accept(std::uint64_t stream, StreamHooks hooks) {
     std::lock_guard lock(mu_);
-    streams_[stream] = std::make_shared<const Peer::StreamHooks>(std::move(hooks));
+    streams_[stream] = std::make_shared<const StreamHooks>(std::move(hooks));
 }
 
 void StreamTable::end(std::uint64_t stream) {
@@ -16,7 +16,7 @@ void StreamTable::end(std::uint64_t stream) {
 }
 
 bool StreamTable::route(const net::ConnectionPtr& c, net::Frame& f) {
-    std::shared_ptr<const Peer::StreamHooks> hooks;
+    std::shared_ptr<const StreamHooks> hooks;
     {
         std::lock_guard lock(mu_);
         if (streams_.empty()) return false;
@@ -29,7 +29,7 @@ bool StreamTable::route(const net::ConnectionPtr& c, net::Frame& f) {
 }
 
 void StreamTable::closed(const net::Connection* c, const std::string& why) {
-    std::vector<std::shared_ptr<const Peer::StreamHooks>> all;
+    std::vector<std::shared_ptr<const StreamHooks>> all;
     {
         std::lock_guard lock(mu_);
         for (const auto& [id, h] : streams_) all.push_back(h);

@@ -10,14 +10,14 @@
 
 #include "hetcast/net/frame.hpp"
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/wire.hpp"
 
 namespace hetcast::detail {
 
 /// Thread safe. Hooks run on the caller's thread, outside the table's lock.
 class StreamTable {
 public:
-    void accept(std::uint64_t stream, Peer::StreamHooks hooks);
+    void accept(std::uint64_t stream, StreamHooks hooks);
     void end(std::uint64_t stream);
     /// Whether `f` (data or data_end) belongs to an accepted stream; then it went to its hooks.
     bool route(const net::ConnectionPtr& c, net::Frame& f);
@@ -26,7 +26,7 @@ public:
 
 private:
     std::mutex mu_;
-    std::map<std::uint64_t, std::shared_ptr<const Peer::StreamHooks>> streams_;
+    std::map<std::uint64_t, std::shared_ptr<const StreamHooks>> streams_;
 };
 
 }  // namespace hetcast::detail

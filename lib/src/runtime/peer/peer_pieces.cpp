@@ -9,7 +9,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

@@ -1,7 +1,7 @@
 // Streams that are no job: an operator's upload arrives as data frames of an id the
 // service gave it, on the operator's own connection (Service push, runtime/upload.hpp).
 // The table of accepted streams is streams.hpp's StreamTable.
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 

@@ -3,7 +3,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/tree.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 

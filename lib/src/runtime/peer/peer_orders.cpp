@@ -8,7 +8,8 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/order.hpp"
-#include "../peer_impl.hpp"
+#include "hetcast/runtime/plan_order.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -21,11 +22,7 @@ void Peer::Impl::authorize_read(const std::string& origin, const std::string& or
     };
     if (order.empty()) throw refuse("there is none");
     const json req = json::parse(order, nullptr, false);
-    std::vector<net::Revocation> revoked;
-    {
-        std::lock_guard lock(mu);
-        revoked = revocations;
-    }
+    const std::vector<net::Revocation> revoked = revocations.all();
     try {
         (void)check_order(req, cfg.identity.ca_pem, revoked, via, static_cast<std::int64_t>(std::time(nullptr)));
     } catch (const InputError& e) {
@@ -36,11 +33,7 @@ void Peer::Impl::authorize_read(const std::string& origin, const std::string& or
 
 void Peer::Impl::authorize_plan(const JobPlan& plan) const {
     if (!cfg.order_scope) return;
-    std::vector<net::Revocation> revoked;
-    {
-        std::lock_guard lock(mu);
-        revoked = revocations;
-    }
+    const std::vector<net::Revocation> revoked = revocations.all();
     try {
         check_plan_order(plan, cfg.identity.ca_pem, revoked, cfg.order_scope, cfg.name,
                          static_cast<std::int64_t>(std::time(nullptr)));

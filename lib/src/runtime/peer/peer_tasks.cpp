@@ -20,7 +20,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/tree.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
@@ -232,9 +232,8 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 const std::uint64_t v = r.pieces->verified();
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();
-                    std::lock_guard lock(mu);
-                    parked[key] = Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(),
-                                         plan.job, plan.coordinator, job->coordinator.get()};
+                    parked.park(key, Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job,
+                                            plan.coordinator, job->coordinator.get()});
                     log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }
@@ -256,23 +255,8 @@ void Peer::Impl::reap() {
     // dropped with its temporary files once its start is overdue.
     const double overdue = 2 * std::chrono::duration<double>(cfg.connect_timeout).count() +
                            std::chrono::duration<double>(cfg.stall_timeout).count();
-    std::vector<std::shared_ptr<Job>> all;
-    {
-        std::lock_guard lock(mu);
-        for (const auto& [id, j] : jobs) all.push_back(j);
-    }
-    std::vector<Parked> expired;  // their temporaries go when this goes, outside the lock
-    {
-        std::lock_guard lock(mu);
-        for (auto it = parked.begin(); it != parked.end();) {
-            if (now - it->second.at > parked_for) {
-                expired.push_back(std::move(it->second));
-                it = parked.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
+    const std::vector<std::shared_ptr<Job>> all = jobs.all();
+    (void)parked.expire(now);  // their temporaries go
     std::vector<std::shared_ptr<Job>> done;
     for (const auto& j : all) {
         std::lock_guard jl(j->mu);  // never under mu: a job's lock may be held while taking mu
@@ -282,12 +266,7 @@ void Peer::Impl::reap() {
         }
         if (j->finished) done.push_back(j);
     }
-    {
-        std::lock_guard lock(mu);
-        for (const auto& j : done) {
-            if (auto it = jobs.find(j->plan.job); it != jobs.end() && it->second == j) jobs.erase(it);
-        }
-    }
+    for (const auto& j : done) jobs.remove(j);
     for (auto& j : done) {
         if (j->runner.joinable()) j->runner.join();
     }

@@ -21,7 +21,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/tree.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
@@ -55,11 +55,7 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& o
     throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
 }
 
-std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) {
-    std::lock_guard lock(mu);
-    const auto it = jobs.find(id);
-    return it == jobs.end() ? nullptr : it->second;
-}
+std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) { return jobs.find(id); }
 
 void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     const double received = now_s();
@@ -86,9 +82,7 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
 std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinator) {
     reap();
     if (cfg.max_jobs > 0) {
-        std::lock_guard lock(mu);
-        const auto running = static_cast<std::size_t>(
-            std::count_if(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->finished; }));
+        const std::size_t running = jobs.running();
         if (running >= cfg.max_jobs) {
             throw Error("busy: '" + cfg.name + "' takes part in " + std::to_string(running) + " jobs (max_jobs " +
                         std::to_string(cfg.max_jobs) + ")");
@@ -114,14 +108,11 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
                                                           std::to_string(t.message));
             if (r.keep && plan.relay == Relay::cut_through) {
                 // The same file of an earlier try whose feeder failed: go on from its pieces.
-                std::lock_guard lock(mu);
-                if (auto it = parked.find(target.string()); it != parked.end()) {
-                    Parked& p = it->second;
-                    if (net::same_digest(p.sha, m.sha) && p.size == m.size && p.piece == plan.piece) {
-                        r.sink = std::move(p.sink);
-                        r.resumed = p.verified;
+                if (auto p = parked.take(target.string())) {
+                    if (net::same_digest(p->sha, m.sha) && p->size == m.size && p->piece == plan.piece) {
+                        r.sink = std::move(p->sink);
+                        r.resumed = p->verified;
                     }
-                    parked.erase(it);
                 }
             }
             if (r.sink) {
@@ -169,9 +160,8 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
                                                           std::move(wakes));
     }
     job->plan = std::move(plan);
-    std::lock_guard lock(mu);
     if (stopping) throw Error("the peer is stopping");
-    if (!jobs.emplace(job->plan.job, job).second) throw InputError("job " + std::to_string(job->plan.job) + " exists");
+    jobs.add(job);
     return job;
 }
 
@@ -283,16 +273,7 @@ void Peer::Impl::on_cancel(const ConnectionPtr& c, const Frame& f) {
     if (f.header.message == net::all_messages) {
         // The coordinator ends the push: no next try comes for what this member parked when
         // its feeder went first (likely with small pieces). After the abort, nothing parks.
-        std::vector<Parked> dropped;  // their temporaries go outside the lock
-        std::lock_guard lock(mu);
-        for (auto it = parked.begin(); it != parked.end();) {
-            if (it->second.job == f.header.job && it->second.coordinator == c->peer()) {
-                dropped.push_back(std::move(it->second));
-                it = parked.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        (void)parked.drop_job(f.header.job, c->peer());
     }
 }
 

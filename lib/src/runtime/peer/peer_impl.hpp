@@ -1,7 +1,8 @@
 #pragma once
-// Peer's insides: the one class whose methods still live in several parts (the peer_*.cpp
-// files of wire/, transfer/, job/ and cluster/; docs/architecture.md). It may include any
-// part's headers; of the parts, only those peer_*.cpp files include it. Not installed.
+// Peer's insides: the assembly of the parts. Its state lives in the parts' classes (tables
+// of jobs, lanes, answers awaited, parked pieces, bulk transfers...); its methods, the glue
+// between them, in the peer_*.cpp files of this folder. It may include any part's private
+// headers; nothing outside peer/ includes it (docs/architecture.md). Not installed.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,14 +31,21 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "cluster/bulk.hpp"
-#include "cluster/link_state.hpp"
-#include "job/job_state.hpp"
-#include "transfer/pacing.hpp"
-#include "wire/frames.hpp"
-#include "wire/request_limits.hpp"
-#include "wire/streams.hpp"
-#include "wire/worker_pool.hpp"
+#include "../cluster/bulk.hpp"
+#include "../cluster/link_state.hpp"
+#include "../cluster/revocations.hpp"
+#include "../job/coord_table.hpp"
+#include "../job/job_state.hpp"
+#include "../job/job_table.hpp"
+#include "../transfer/pacing.hpp"
+#include "../transfer/parked.hpp"
+#include "../wire/directory.hpp"
+#include "../wire/frames.hpp"
+#include "../wire/lanes.hpp"
+#include "../wire/pending.hpp"
+#include "../wire/request_limits.hpp"
+#include "../wire/streams.hpp"
+#include "../wire/worker_pool.hpp"
 
 namespace hetcast {
 
@@ -60,27 +68,30 @@ struct Peer::Impl {
     mutable detail::Clock::time_point host_free{};  ///< the emulated host is busy until then
 
     mutable std::mutex mu;
-    std::map<std::string, Member> members;
-    std::map<std::string, net::ConnectionPtr> out;
-    std::map<std::uint64_t, std::shared_ptr<Job>> jobs;
-    std::map<std::uint64_t, std::shared_ptr<Coord>> coords;
-    std::map<std::uint32_t, std::promise<std::pair<double, double>>> pings;
-    std::uint32_t ping_seq = 0;
-    std::map<std::uint32_t, std::promise<nlohmann::json>> calls;
-    std::uint32_t call_seq = 0;
+    /// The members and the control connection kept with each (wire/directory.hpp).
+    detail::MemberDirectory directory;
+    /// The jobs this member takes part in (job/job_table.hpp) and those it coordinates,
+    /// with the pushes cancelled by id (job/coord_table.hpp).
+    detail::JobTable jobs;
+    detail::CoordTable coords;
+    /// Pings waiting for their pong: (the peer's clock, when the pong came).
+    detail::Pending<std::pair<double, double>> pings;
+    /// Requests waiting for their response.
+    detail::Pending<nlohmann::json> calls;
     std::map<std::string, std::shared_ptr<const net::MessageBody>> offers;
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
     std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> request_handler;
-    std::vector<net::Revocation> revocations;  ///< under mu
+    /// Identities no longer admitted (cluster/revocations.hpp).
+    detail::RevocationList revocations;
     /// Empty, or why a peer is not admitted (revoked). Called by the transport.
     std::string admit(const net::PeerIdentity& who) const;
     /// Empty, or why a peer may not connect to this one: a name that is neither a member
     /// nor an operator. A peer that knows no other member yet (waiting to be joined)
     /// admits every identity of its CA: it has no list to check against.
     std::string admit_inbound(const net::PeerIdentity& who) const;
-    // --- limits (wire/peer_limits.cpp) ---------------------------------------------------
+    // --- limits (peer_limits.cpp) ---------------------------------------------------------
     /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
     /// counted, when that peer has requests_per_peer already).
     std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
@@ -99,25 +110,9 @@ struct Peer::Impl {
     /// Wakes sends held back by a job's --bwlimit; made by the first such job.
     std::shared_ptr<detail::Alarm> alarm;
     detail::WorkerPool slow{16, 64};
-    /// One connect at a time per member (no duplicate connections to it); a member that
-    /// does not answer holds up only those who want that member.
-    std::map<std::string, std::shared_ptr<std::mutex>> connecting;
     std::atomic<bool> stopping{false};
-    /// A destination's copy of a cut-through file whose try failed because its feeder did:
-    /// its verified pieces wait here (the temporary file stays) for the next try of the
-    /// same push, which goes on from them; dropped after parked_for. Keyed by final path.
-    struct Parked {
-        std::unique_ptr<FileSink> sink;
-        std::uint64_t verified = 0;
-        net::Digest sha{};
-        std::uint64_t size = 0, piece = 0;
-        double at = 0;
-        std::uint64_t job = 0;  ///< the try that left it: dropped if its coordinator is lost
-        std::string coordinator;  ///< ... or cancels it
-        const void* control = nullptr;  ///< the coordinator's connection it came through
-    };
-    std::map<std::string, Parked> parked;
-    static constexpr double parked_for = 60;
+    /// Verified pieces of a cut-through copy kept for the next try (transfer/parked.hpp).
+    detail::ParkedStore parked;
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
     /// for days).
     std::thread janitor;
@@ -135,7 +130,7 @@ struct Peer::Impl {
         if (cfg.log) cfg.log(level, line);
     }
 
-    // --- link emulation (cluster/peer_emulation.cpp) -------------------------------------
+    // --- link emulation (peer_emulation.cpp) ----------------------------------------------
     /// The profile's NICs and uplinks, when it has capacities.
     std::unique_ptr<detail::LinkState> link_state;
     std::optional<NodeId> profile_id(const std::string& name) const {
@@ -149,7 +144,7 @@ struct Peer::Impl {
     void emulate_send(const std::string& to, double bytes) const;
     void emulate_recv(double bytes) const;
 
-    // --- connections (wire/peer_connections.cpp) -----------------------------------------
+    // --- connections (peer_connections.cpp) -----------------------------------------------
     std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
     /// The control connection with a member (dialled once, kept): requests, pings and a
     /// job's plan, start, events and cancels; never a job's data.
@@ -165,19 +160,14 @@ struct Peer::Impl {
     void end_lanes(Job& job, bool reset, const std::string& why);
     /// Notes that `c` brought data of `job`: a lane to close when the job ends here. Under job.mu.
     void note_lane(Job& job, const net::ConnectionPtr& c);
-    /// The job each known lane carries, and whether this member receives on it, so that its
-    /// closing concerns that job only.
-    struct LaneOf {
-        std::uint64_t job = 0;
-        bool in = false;
-    };
-    std::map<const net::Connection*, LaneOf> lanes;  ///< under mu
+    /// The job each known lane carries (wire/lanes.hpp).
+    detail::LaneTable lanes;
     /// Every connection, whichever side dialled, paces what this peer sends on it: answers
     /// (pongs, events) cross the emulated link as data does.
     void on_open(const net::ConnectionPtr& c) const;
     void on_close(const net::ConnectionPtr& c, const std::string& why);
 
-    // --- frames, pings and requests (wire/peer_connections.cpp) --------------------------
+    // --- frames, pings and requests (peer_connections.cpp) --------------------------------
     void on_frame(const net::ConnectionPtr& c, net::Frame&& f);
     void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
     void on_pong(const net::Frame& f);
@@ -199,10 +189,10 @@ struct Peer::Impl {
     }
     void on_response(const net::Frame& f);
 
-    // --- streams that are no job: uploads (wire/peer_streams.cpp) ------------------------
+    // --- streams that are no job: uploads (peer_streams.cpp) ------------------------------
     detail::StreamTable streams;
 
-    // --- goodput measurements (cluster/peer_goodput.cpp) ---------------------------------
+    // --- goodput measurements (peer_goodput.cpp) ------------------------------------------
     /// Which connections carry bulk transfers, and each measurement's window.
     detail::BulkTransfers bulk;
     void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
@@ -210,7 +200,7 @@ struct Peer::Impl {
     void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
     void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
 
-    // --- a participant's part of a job (job/peer_arrive.cpp, job/peer_tasks.cpp) ---------
+    // --- a participant's part of a job (peer_arrive.cpp, peer_tasks.cpp) ------------------
     /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
     /// seed, made as it is read (at most 1 GiB; never held whole).
     static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
@@ -229,7 +219,7 @@ struct Peer::Impl {
     /// its sender stops at once; logged.
     void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
-    // --- cut-through pieces (transfer/peer_pieces.cpp) -----------------------------------
+    // --- cut-through pieces (peer_pieces.cpp) ---------------------------------------------
     /// Data of a cut-through message: written, checked piece by piece; a piece that fails
     /// its check is asked for again. Under job.mu.
     void take_pieces(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::span<const std::byte> data);
@@ -245,26 +235,26 @@ struct Peer::Impl {
     /// that member (`via`) and naming this member and file. Throws InputError.
     void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
     /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
-    /// covers it (check_plan_order); throws InputError("refused job ID: why"). wire/peer_orders.cpp.
+    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
     void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
     void run_tasks(const std::shared_ptr<Job>& job);
     /// A verified bundle (message m) lands as its tree (runtime/tree.hpp,
-    /// transfer/peer_tree.cpp); throws naming
+    /// peer_tree.cpp); throws naming
     /// what did not land, after landing all it could.
     void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
     /// Joins and forgets jobs whose task lists have ended.
     void reap();
     void abort_job(Job& job, const std::string& why);
 
-    // --- events, at the coordinator (job/peer_coordinate.cpp) ----------------------------
+    // --- events, at the coordinator (peer_coordinate.cpp) ---------------------------------
     void emit(Job& job, const JobEvent& e);
     void on_event(const net::ConnectionPtr& c, const net::Frame& f);
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
 
-    // --- coordinating (job/peer_coordinate.cpp) ------------------------------------------
+    // --- coordinating (peer_coordinate.cpp) -----------------------------------------------
     /// What one try of a push left: who failed on their own account (with why), and
     /// whether the push must stop (cancelled, timed out, the coordinator stopping, the
     /// source failing).
@@ -283,13 +273,11 @@ struct Peer::Impl {
     /// A receive of message m this node will not get from its feeder; fails it.
     void cancel_receive(Job& job, MessageId m, const std::string& why);
 
-    // --- recovering (job/peer_recover.cpp) -----------------------------------------------
+    // --- recovering (peer_recover.cpp) ----------------------------------------------------
     /// Runs a job and, while members fail, re-serves the live destinations they orphaned
     /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);
     static constexpr int max_tries = 3;
-    /// Pushes cancelled by id (Peer::cancel), so a next try does not start.
-    std::map<std::uint64_t, std::string> cancelled_pushes;
 };
 
 }  // namespace hetcast

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -37,10 +37,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         if (result.final || !spec.replan || !source_alive()) break;
         const auto dests = missing();
         if (dests.empty()) break;
-        {
-            std::lock_guard lock(mu);
-            if (stopping || cancelled_pushes.count(report.job)) break;
-        }
+        if (stopping || coords.cancelled(report.job)) break;
         JobSpec again = spec;
         try {
             std::vector<NodeId> avoid;  // failed members relay nothing in the next try
@@ -87,10 +84,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
     }
     for (const auto& [who, why] : failed) report.failed_members.push_back({who, why});
-    {
-        std::lock_guard lock(mu);
-        cancelled_pushes.erase(report.job);
-    }
+    coords.forget_cancel(report.job);
     return report;
 }
 

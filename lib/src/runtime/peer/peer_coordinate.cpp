@@ -16,7 +16,7 @@
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/pieces.hpp"
 #include "hetcast/sim/simulate.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -36,11 +36,7 @@ void Peer::Impl::on_event(const ConnectionPtr& c, const Frame& f) {
 }
 
 void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const ConnectionPtr* via) {
-    std::shared_ptr<Coord> k;
-    {
-        std::lock_guard lock(mu);
-        if (auto it = coords.find(id); it != coords.end()) k = it->second;
-    }
+    const std::shared_ptr<Coord> k = coords.find(id);
     if (!k) return;  // a late event of a job that has ended
     std::lock_guard lock(k->mu);
     auto it = k->nodes.find(who);
@@ -241,18 +237,14 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         k->sizes.push_back(m.size);
         for (const auto& d : m.dests) k->owed_to[d] += m.size;
     }
-    {
-        std::lock_guard lock(mu);
-        coords[common.job] = k;
-        if (auto c = cancelled_pushes.find(k->push); c != cancelled_pushes.end()) k->cancelled = c->second;
+    if (auto why = coords.add(common.job, k)) {
+        std::lock_guard lock(k->mu);
+        k->cancelled = *why;
     }
     struct Unregister {
         Impl& impl;
         std::uint64_t id;
-        ~Unregister() {
-            std::lock_guard lock(impl.mu);
-            impl.coords.erase(id);
-        }
+        ~Unregister() { impl.coords.remove(id); }
     } unregister{*this, common.job};
     if (!push && spec.started) spec.started(common.job);
 
@@ -330,10 +322,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     if (!setup_error.empty()) {
         // Nothing moved: a next try plans without the members that failed here.
         cancel_all("job not started: " + setup_error);
-        if (own) {
-            std::lock_guard lock(mu);
-            jobs.erase(common.job);
-        }
+        if (own) jobs.remove(common.job);
         result.final = result.final || stopping || !own_error.empty() || !k->cancelled.empty();
         for (auto& o : report.outcomes) {
             const auto f = result.failed.find(o.dest);

@@ -1,7 +1,7 @@
 // The public Peer API: a thin assembly of the runtime's parts. Connections and frame
-// dispatch are in wire/peer_connections.cpp, asking other members in wire/peer_calls.cpp;
-// a job's participant side in job/peer_tasks.cpp and job/peer_arrive.cpp, its coordinator
-// side in job/peer_coordinate.cpp (docs/architecture.md).
+// dispatch are in peer_connections.cpp, asking other members in peer_calls.cpp;
+// a job's participant side in peer_tasks.cpp and peer_arrive.cpp, its coordinator
+// side in peer_coordinate.cpp (docs/architecture.md).
 #include "hetcast/runtime/peer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -91,18 +91,14 @@ void Peer::stop() {
         d.janitor_cv.notify_all();
     }
     if (d.janitor.joinable()) d.janitor.join();
-    std::vector<std::shared_ptr<Job>> js;
+    const std::vector<std::shared_ptr<Job>> js = d.jobs.close();
+    for (auto& [id, k] : d.coords.all()) k->cv.notify_all();
     {
         std::lock_guard lock(d.mu);
-        for (auto& [id, j] : d.jobs) js.push_back(j);
-        for (auto& [id, k] : d.coords) k->cv.notify_all();
         d.inbox_cv.notify_all();
     }
     for (auto& j : js) d.abort_job(*j, "the peer is stopping");
-    {
-        std::lock_guard lock(d.mu);
-        d.parked.clear();  // their temporaries go
-    }
+    (void)d.parked.clear();  // their temporaries go
     for (auto& j : js) {
         if (j->runner.joinable()) j->runner.join();
     }
@@ -110,59 +106,23 @@ void Peer::stop() {
     d.live.stop();
     d.quick.stop();
     d.slow.stop();
-    {
-        std::lock_guard lock(d.mu);
-        d.pings.clear();
-        d.calls.clear();
-    }
+    d.pings.clear();
+    d.calls.clear();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }
 const std::string& Peer::name() const { return impl_->cfg.name; }
 
 void Peer::set_members(std::vector<Member> members) {
-    std::vector<ConnectionPtr> stale;
-    {
-        std::lock_guard lock(impl_->mu);
-        std::map<std::string, Member> next;
-        for (auto& m : members) next[m.name] = std::move(m);
-        // A member that moved (or left) must not be reached over its old connection.
-        for (auto it = impl_->out.begin(); it != impl_->out.end();) {
-            const auto was = impl_->members.find(it->first);
-            const auto now = next.find(it->first);
-            const bool moved = now == next.end() ||
-                               (was != impl_->members.end() &&
-                                (was->second.host != now->second.host || was->second.port != now->second.port));
-            if (moved) {
-                stale.push_back(it->second);
-                it = impl_->out.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        impl_->members = std::move(next);
-    }
-    for (auto& c : stale) c->close();
+    for (auto& c : impl_->directory.set(std::move(members))) c->close();
 }
 
-std::vector<Member> Peer::members() const {
-    std::lock_guard lock(impl_->mu);
-    std::vector<Member> out;
-    for (const auto& [n, m] : impl_->members) out.push_back(m);
-    return out;
-}
+std::vector<Member> Peer::members() const { return impl_->directory.list(); }
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     Impl& d = *impl_;
-    std::vector<std::shared_ptr<Coord>> ks;
-    {
-        std::lock_guard lock(d.mu);
-        for (auto& [id, k] : d.coords) {
-            if (id == job || k->push == job) ks.push_back(k);
-        }
-        if (ks.empty()) return false;
-        d.cancelled_pushes[job] = why;
-    }
+    const std::vector<std::shared_ptr<Coord>> ks = d.coords.cancel(job, why);
+    if (ks.empty()) return false;
     for (auto& k : ks) {
         std::lock_guard lock(k->mu);
         if (k->cancelled.empty()) k->cancelled = why;
@@ -173,13 +133,8 @@ bool Peer::cancel(std::uint64_t job, const std::string& why) {
 
 std::vector<JobInfo> Peer::jobs() const {
     const Impl& d = *impl_;
-    std::vector<std::pair<std::uint64_t, std::shared_ptr<Coord>>> ks;
-    std::vector<std::shared_ptr<Job>> js;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& [id, k] : d.coords) ks.emplace_back(id, k);
-        for (const auto& [id, j] : d.jobs) js.push_back(j);
-    }
+    const auto ks = d.coords.all();
+    const auto js = d.jobs.all();
     const double now = now_s();
     std::vector<JobInfo> out;
     for (const auto& [id, k] : ks) {
@@ -260,29 +215,14 @@ void Peer::withdraw(const std::string& key) {
 }
 
 std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
-    std::lock_guard lock(mu);
-    for (const auto& r : revocations) {
-        if (net::revokes(r, who)) {
-            return "'" + who.name + "' was revoked (" +
-                   (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
-                   "); its identity is no longer accepted";
-        }
-    }
-    return {};
+    if (!revocations.revoking(who)) return {};
+    return "'" + who.name + "' was revoked (" + (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
+           "); its identity is no longer accepted";
 }
 
 void Peer::revoke(const std::vector<net::Revocation>& revoked) {
     Impl& d = *impl_;
-    std::vector<net::Revocation> added;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& r : revoked) {
-            if (std::find(d.revocations.begin(), d.revocations.end(), r) == d.revocations.end()) {
-                d.revocations.push_back(r);
-                added.push_back(r);
-            }
-        }
-    }
+    const std::vector<net::Revocation> added = d.revocations.add(revoked);
     if (added.empty() || !d.transport) return;
     d.transport->close_if(
         [added](const net::PeerIdentity& who) {
@@ -293,9 +233,6 @@ void Peer::revoke(const std::vector<net::Revocation>& revoked) {
 
 const net::Identity& Peer::identity() const { return impl_->cfg.identity; }
 
-std::vector<net::Revocation> Peer::revoked() const {
-    std::lock_guard lock(impl_->mu);
-    return impl_->revocations;
-}
+std::vector<net::Revocation> Peer::revoked() const { return impl_->revocations.all(); }
 
 }  // namespace hetcast

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hetcast/error.hpp"
-#include "hetcast/runtime/order.hpp"
+#include "hetcast/runtime/plan_order.hpp"
 
 namespace hetcast {
 using json = nlohmann::json;

@@ -22,7 +22,7 @@
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -34,34 +34,18 @@ std::optional<Member> Peer::Impl::address(const std::string& name, const std::ve
             if (m.name == name) return m;
         }
     }
-    std::lock_guard lock(mu);
-    const auto it = members.find(name);
-    if (it == members.end()) return std::nullopt;
-    return it->second;
+    return directory.find(name);
 }
 
 ConnectionPtr Peer::Impl::conn_to(const std::string& name, const std::vector<Member>* hint) {
-    {
-        std::lock_guard lock(mu);
-        if (auto it = out.find(name); it != out.end()) return it->second;
-    }
+    if (auto c = directory.connection(name)) return c;
     const auto m = address(name, hint);
     if (!m) throw Error("'" + name + "' is not a known member");
-    std::shared_ptr<std::mutex> member_mu;
-    {
-        std::lock_guard lock(mu);
-        auto& slot = connecting[name];
-        if (!slot) slot = std::make_shared<std::mutex>();
-        member_mu = slot;
-    }
+    const std::shared_ptr<std::mutex> member_mu = directory.dial_lock(name);
     std::lock_guard serial(*member_mu);
-    {
-        std::lock_guard lock(mu);
-        if (auto it = out.find(name); it != out.end()) return it->second;
-    }
+    if (auto c = directory.connection(name)) return c;
     ConnectionPtr c = transport->connect(m->host, m->port, name);
-    std::lock_guard lock(mu);
-    out[name] = c;
+    directory.keep(name, c);
     return c;
 }
 
@@ -83,10 +67,7 @@ ConnectionPtr Peer::Impl::lane_to(Job& job, const std::string& name) {
     const auto m = address(name, &job.plan.participants);
     if (!m) throw Error("'" + name + "' is not a known member");
     ConnectionPtr c = transport->connect(m->host, m->port, name);
-    {
-        std::lock_guard lock(mu);
-        lanes[c.get()] = {job.plan.job, false};
-    }
+    lanes.note(c.get(), job.plan.job, false);
     std::lock_guard lock(job.mu);
     if (job.aborted) {
         c->abort(job.abort_reason);
@@ -134,43 +115,31 @@ void Peer::Impl::note_lane(Job& job, const ConnectionPtr& c) {
         return;
     }
     job.lanes_in.push_back(c);
-    std::lock_guard lock(mu);
-    lanes[c.get()] = {job.plan.job, true};
+    lanes.note(c.get(), job.plan.job, true);
 }
 
 void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     streams.closed(c.get(), why);
     if (bulk.forget(c.get())) return;
     const std::string& who = c->peer();
-    std::optional<LaneOf> lane;
+    const std::optional<Lane> lane = lanes.closed(c.get());
+    if (lane && !lane->in) return;  // the sends on it fail on their own
     std::vector<std::shared_ptr<Job>> js;
     std::vector<std::shared_ptr<Coord>> cs;
     std::vector<Parked> unparked;  // their temporaries go when this goes, outside the locks
     {
         std::lock_guard lock(mu);
-        if (auto it = lanes.find(c.get()); it != lanes.end()) {
-            lane = it->second;
-            lanes.erase(it);
-        }
-        if (lane && !lane->in) return;  // the sends on it fail on their own
-        if (auto it = out.find(who); it != out.end() && it->second == c) out.erase(it);
-        for (auto& [id, j] : jobs) {
-            if (!lane || id == lane->job) js.push_back(j);
+        directory.closed(who, c);
+        for (auto& j : jobs.all()) {
+            if (!lane || j->plan.job == lane->job) js.push_back(j);
         }
         if (!lane) {
-            for (auto& [id, k] : coords) cs.push_back(k);
+            for (auto& [id, k] : coords.all()) cs.push_back(k);
             // What this member parked for a next try of a push coordinated over this
             // connection: that try cannot come now. Also when the job was already reaped (its feeder's lane
             // closed first and the job ended before this connection did): it is no longer
-            // in `jobs` below, and its temporary file would stay for parked_for.
-            for (auto it = parked.begin(); it != parked.end();) {
-                if (it->second.control == c.get()) {
-                    unparked.push_back(std::move(it->second));
-                    it = parked.erase(it);
-                } else {
-                    ++it;
-                }
-            }
+            // in `jobs` below, and its temporary file would stay for ParkedStore::keep_for.
+            unparked = parked.drop_control(c.get());
         }
     }
     if (stopping || who.empty()) return;
@@ -186,15 +155,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
         if (!lane && j->coordinator == c) {
             // Its lane from a dead coordinator may have closed first and parked what this
             // member holds for a next try that cannot come now.
-            std::lock_guard l(mu);
-            for (auto it = parked.begin(); it != parked.end();) {
-                if (it->second.job == j->plan.job) {
-                    unparked.push_back(std::move(it->second));
-                    it = parked.erase(it);
-                } else {
-                    ++it;
-                }
-            }
+            for (auto& p : parked.drop_job(j->plan.job)) unparked.push_back(std::move(p));
         }
         for (auto& [m, r] : j->recv) {
             // Data comes on lanes only: a lane that closes ends what it was bringing; a
@@ -274,11 +235,7 @@ void Peer::Impl::on_pong(const Frame& f) {
     if (f.payload.size() < sizeof(double)) throw InputError("a pong without a time stamp");
     double t = 0;
     std::memcpy(&t, f.payload.data(), sizeof t);
-    std::lock_guard lock(mu);
-    if (auto it = pings.find(f.header.message); it != pings.end()) {
-        it->second.set_value({t, now_s()});
-        pings.erase(it);
-    }
+    pings.answer(f.header.message, {t, now_s()});
 }
 
 void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
@@ -354,11 +311,7 @@ bool Peer::Impl::spawn(detail::WorkerPool& pool, std::function<void()> work) {
 
 void Peer::Impl::on_response(const Frame& f) {
     json j = json::parse(net::as_text(f.payload));
-    std::lock_guard lock(mu);
-    if (auto it = calls.find(f.header.message); it != calls.end()) {
-        it->second.set_value(std::move(j));
-        calls.erase(it);
-    }
+    calls.answer(f.header.message, std::move(j));
 }
 
 }  // namespace hetcast

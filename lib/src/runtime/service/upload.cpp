@@ -16,7 +16,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/files.hpp"
-#include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/pieces.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "hetcast/error.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;

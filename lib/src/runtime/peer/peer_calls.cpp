@@ -12,8 +12,9 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -92,18 +93,9 @@ std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_
 json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
                    std::chrono::milliseconds timeout) {
     Impl& d = *impl_;
-    std::future<json> answer;
-    std::uint32_t seq = 0;
-    {
-        std::lock_guard lock(d.mu);
-        seq = ++d.call_seq;
-        answer = d.calls[seq].get_future();
-    }
+    auto [seq, answer] = d.calls.open();
     c->send(make_frame(FrameType::request, 0, seq, request.dump(-1, ' ', false, json::error_handler_t::replace)));
-    return await_answer(answer, timeout, who, [&] {
-        std::lock_guard lock(d.mu);
-        d.calls.erase(seq);
-    });
+    return await_answer(answer, timeout, who, [&d, seq = seq] { d.calls.forget(seq); });
 }
 
 Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
@@ -117,10 +109,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
         // Connecting can take the connect timeout for a host that is off: in parallel.
         std::vector<std::future<void>> dials;
         for (std::size_t i = 0; i < members.size(); ++i) {
-            {
-                std::lock_guard lock(d.mu);
-                if (auto it = d.out.find(members[i]); it != d.out.end()) conns[i] = it->second;
-            }
+            conns[i] = d.directory.connection(members[i]);
             if (conns[i]) continue;
             dials.push_back(std::async(std::launch::async, [&, i] {
                 try {
@@ -135,11 +124,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
     std::vector<std::pair<std::uint32_t, std::future<json>>> asked(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) {
         if (!conns[i]) continue;
-        {
-            std::lock_guard lock(d.mu);
-            asked[i].first = ++d.call_seq;
-            asked[i].second = d.calls[asked[i].first].get_future();
-        }
+        asked[i] = d.calls.open();
         conns[i]->send(make_frame(FrameType::request, 0, asked[i].first, text));
     }
     const auto deadline = Clock::now() + timeout;
@@ -147,8 +132,7 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
         auto& [seq, answer] = asked[i];
         if (!answer.valid()) continue;
         if (answer.wait_until(deadline) != std::future_status::ready) {
-            std::lock_guard lock(d.mu);
-            d.calls.erase(seq);
+            d.calls.forget(seq);
             out.errors[i] = "'" + members[i] + "' did not answer in " + std::to_string(timeout.count()) + " ms";
             continue;
         }
@@ -167,19 +151,12 @@ std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<
     std::vector<PingSample> out;
     for (std::size_t size : sizes) {
         for (int r = 0; r < reps; ++r) {
-            std::future<std::pair<double, double>> answer;
-            std::uint32_t seq = 0;
-            {
-                std::lock_guard lock(d.mu);
-                seq = ++d.ping_seq;
-                answer = d.pings[seq].get_future();
-            }
+            auto [seq, answer] = d.pings.open();
             const double sent = now_s();
             c->send(Frame{FrameHeader{FrameType::ping, 0, 0, seq, 0},
                           std::vector<std::byte>(std::max(size, sizeof(double)))});
             if (answer.wait_for(d.cfg.connect_timeout) != std::future_status::ready) {
-                std::lock_guard lock(d.mu);
-                d.pings.erase(seq);
+                d.pings.forget(seq);
                 throw Error("no answer from '" + member + "' to a ping of " + std::to_string(size) + " bytes");
             }
             std::pair<double, double> got;
@@ -202,6 +179,17 @@ std::optional<std::string> Peer::unreachable(const std::string& member) {
     } catch (const std::exception& e) {
         return e.what();
     }
+}
+
+json answer_ping(Peer& peer, const json& request) {
+    const auto target = request.value("target", std::string());
+    const auto sizes = request.value("sizes", std::vector<std::size_t>{64});
+    const int reps = request.value("reps", 10);
+    if (sizes.empty() || sizes.size() > 16 || reps < 1 || reps > 1000) throw InputError("ping: bad sizes or reps");
+    for (auto s : sizes) {
+        if (s > (std::size_t{16} << 20)) throw InputError("ping: sizes are at most 16 MiB");
+    }
+    return {{"ok", true}, {"samples", samples_to_json(peer.ping(target, sizes, reps))}};
 }
 
 }  // namespace hetcast

@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "../peer_impl.hpp"
+#include "peer_impl.hpp"
 
 namespace hetcast {
 using namespace detail;
