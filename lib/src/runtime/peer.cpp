@@ -89,6 +89,7 @@ void Peer::stop() {
     {
         std::lock_guard lock(d.mu);
         d.janitor_cv.notify_all();
+        d.waiting_cv.notify_all();
     }
     if (d.janitor.joinable()) d.janitor.join();
     std::vector<std::shared_ptr<Job>> js;
@@ -160,8 +161,10 @@ bool Peer::cancel(std::uint64_t job, const std::string& why) {
         for (auto& [id, k] : d.coords) {
             if (id == job || k->push == job) ks.push_back(k);
         }
-        if (ks.empty()) return false;
+        const bool waits = std::any_of(d.waiting.begin(), d.waiting.end(), [&](const auto& w) { return w.job == job; });
+        if (ks.empty() && !waits) return false;
         d.cancelled_pushes[job] = why;
+        if (waits) d.waiting_cv.notify_all();
     }
     for (auto& k : ks) {
         std::lock_guard lock(k->mu);
@@ -182,6 +185,20 @@ std::vector<JobInfo> Peer::jobs() const {
     }
     const double now = now_s();
     std::vector<JobInfo> out;
+    {
+        std::lock_guard lock(d.mu);
+        for (const auto& w : d.waiting) {
+            JobInfo i;
+            i.job = w.job;
+            i.role = "coordinator";
+            i.coordinator = d.cfg.name;
+            i.algorithm = w.algorithm;
+            i.seconds = now - w.since;
+            i.owed = w.owed;
+            i.state = "queued";
+            out.push_back(std::move(i));
+        }
+    }
     for (const auto& [id, k] : ks) {
         std::lock_guard lock(k->mu);
         JobInfo i;

@@ -329,6 +329,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     }
     if (!setup_error.empty()) {
         // Nothing moved: a next try plans without the members that failed here.
+        result.not_started = true;
         cancel_all("job not started: " + setup_error);
         if (own) {
             std::lock_guard lock(mu);
