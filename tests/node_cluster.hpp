@@ -35,7 +35,8 @@ inline Network two_subnets(std::size_t n, bool slow = false) {
 struct Nodes {
     TempDir dir;
     std::vector<std::unique_ptr<Node>> nodes;
-    explicit Nodes(std::size_t n, bool slow = false) {
+    /// `max_jobs`: how many jobs each node takes part in at once (0: no limit).
+    explicit Nodes(std::size_t n, bool slow = false, std::size_t max_jobs = 0) {
         const Network map = two_subnets(n, slow);
         std::vector<Member> members;
         for (std::size_t i = 0; i < n; ++i) {
@@ -45,6 +46,7 @@ struct Nodes {
             c.dest_root = dir.path / c.name;
             c.connect_timeout = std::chrono::milliseconds(3000);
             if (slow) c.link_profile = map;
+            c.max_jobs = max_jobs;
             nodes.push_back(std::make_unique<Node>(c));
             nodes.back()->start();
             members.push_back({c.name, "127.0.0.1", nodes.back()->port()});

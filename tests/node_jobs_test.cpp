@@ -273,3 +273,44 @@ TEST_CASE("node jobs: an exchange planned by the exchange planner cuts through a
     }
     CHECK(seen == expected.size());
 }
+
+// Issue 27: max_jobs limits what runs, not what may wait. With one job per member, a second
+// broadcast started while the first runs waits (its progress says "queued") and then runs;
+// a third, cancelled while it waits, ends as cancelled and moves nothing.
+TEST_CASE("node jobs: a push that finds members busy waits in its coordinator's queue, and can be cancelled there") {
+    Nodes c(3, true, 1);  // 2 MB/s links, one job per member
+    const Bytes first = random_bytes(5 << 20, 21), second = random_bytes(1 << 20, 22), third = random_bytes(1 << 20, 23);
+    JobHandle a = c[0].start_broadcast(first);
+    REQUIRE(test::wait_for([&] { return a.progress().delivered > 0; }));
+    JobHandle b = c[1].start_broadcast(second);
+    const auto queued = [](const JobHandle& j) {
+        const auto p = j.progress();
+        return !p.members.empty() && std::all_of(p.members.begin(), p.members.end(),
+                                                 [](const auto& m) { return m.state == "queued"; });
+    };
+    REQUIRE(test::wait_for([&] { return queued(b); }));
+    CHECK_FALSE(b.done());
+    JobHandle cancelled = c[2].start_broadcast(third);
+    REQUIRE(test::wait_for([&] { return queued(cancelled); }));
+    CHECK(cancelled.cancel("not needed any more"));
+    const JobReport rc = cancelled.wait();
+    CHECK_FALSE(rc.ok());
+    for (const Outcome& o : rc.outcomes) CHECK(o.error == "cancelled: not needed any more");
+
+    const JobReport ra = a.wait();
+    const JobReport rb = b.wait();
+    CHECK(ra.ok());
+    CHECK(rb.ok());
+    CHECK(rb.job == b.id());
+    // Every copy arrived once, and nothing of the cancelled one.
+    std::map<std::string, int> got;
+    for (std::size_t i = 0; i < 3; ++i) {
+        while (auto d = c[i].receive(std::chrono::milliseconds(300))) {
+            CHECK(d->source != "n2");
+            CHECK(*d->bytes == *(d->source == "n0" ? first : second));
+            ++got[d->source];
+        }
+    }
+    CHECK(got["n0"] == 2);
+    CHECK(got["n1"] == 2);
+}

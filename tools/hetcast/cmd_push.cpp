@@ -311,8 +311,9 @@ int cmd_push(const std::vector<std::string>& args) {
                    "or --from)")
         ("json", "print the reports as one JSON object (docs/json.md)")
         ("quiet,q", "no progress bar")
-        ("verbose,v", "a line on standard error whenever a member's state changes: planned, receiving, "
-                      "relaying (holds it and feeds others), sending (the source), done, failed");
+        ("verbose,v", "a line on standard error whenever a member's state changes: queued (the push waits "
+                      "for members busy with other jobs), planned, receiving, relaying (holds it and feeds others), "
+                      "sending (the source), done, failed");
     add_daemon_options(opts, daemon);
     po::options_description hidden;
     hidden.add_options()("file", po::value(&files));

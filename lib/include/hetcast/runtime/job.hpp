@@ -162,7 +162,8 @@ struct JobProgress {
     /// (a destination's own count, in steps of 4 MiB, or all of it once delivered).
     std::uint64_t everywhere = 0;
     std::uint64_t size = 0;  ///< what `everywhere` counts toward: the most any destination is owed
-    /// Each participant, by name: "planned" (nothing received yet), "receiving", "relaying"
+    /// Each participant, by name: "queued" (the job waits for members busy with max_jobs
+    /// other jobs; nothing planned yet), "planned" (nothing received yet), "receiving", "relaying"
     /// (holds all it is owed, or is a relay only, and still feeds others), "sending" (a
     /// source), "done", "failed"; with the bytes it holds of the bytes it is owed.
     struct Member {

@@ -89,6 +89,7 @@ void Peer::stop() {
     {
         std::lock_guard lock(d.mu);
         d.janitor_cv.notify_all();
+        d.waiting_cv.notify_all();
     }
     if (d.janitor.joinable()) d.janitor.join();
     const std::vector<std::shared_ptr<Job>> js = d.jobs.close();
@@ -122,7 +123,15 @@ std::vector<Member> Peer::members() const { return impl_->directory.list(); }
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     Impl& d = *impl_;
     const std::vector<std::shared_ptr<Coord>> ks = d.coords.cancel(job, why);
-    if (ks.empty()) return false;
+    if (ks.empty()) {
+        // A push waiting for busy members (peer_queue.cpp) has no try running.
+        std::lock_guard lock(d.mu);
+        const auto w = std::find_if(d.waiting.begin(), d.waiting.end(), [&](const auto& x) { return x.job == job; });
+        if (w == d.waiting.end()) return false;
+        if (w->cancelled.empty()) w->cancelled = why;
+        d.waiting_cv.notify_all();
+        return true;
+    }
     for (auto& k : ks) {
         std::lock_guard lock(k->mu);
         if (k->cancelled.empty()) k->cancelled = why;
@@ -137,6 +146,20 @@ std::vector<JobInfo> Peer::jobs() const {
     const auto js = d.jobs.all();
     const double now = now_s();
     std::vector<JobInfo> out;
+    {
+        std::lock_guard lock(d.mu);
+        for (const auto& w : d.waiting) {
+            JobInfo i;
+            i.job = w.job;
+            i.role = "coordinator";
+            i.coordinator = d.cfg.name;
+            i.algorithm = w.algorithm;
+            i.seconds = now - w.since;
+            i.owed = w.owed;
+            i.state = "queued";
+            out.push_back(std::move(i));
+        }
+    }
     for (const auto& [id, k] : ks) {
         std::lock_guard lock(k->mu);
         JobInfo i;

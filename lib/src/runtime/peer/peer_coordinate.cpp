@@ -321,6 +321,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     }
     if (!setup_error.empty()) {
         // Nothing moved: a next try plans without the members that failed here.
+        result.not_started = true;
         cancel_all("job not started: " + setup_error);
         if (own) jobs.remove(common.job);
         result.final = result.final || stopping || !own_error.empty() || !k->cancelled.empty();

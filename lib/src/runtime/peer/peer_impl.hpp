@@ -262,6 +262,7 @@ struct Peer::Impl {
         std::map<std::string, std::string> failed;
         bool final = false;
         double started = 0;  ///< when the participants were told to start (or the try began)
+        bool not_started = false;  ///< a participant refused or failed its plan: nothing moved
     };
     /// Runs one try of a job: plans out, start, then events until every participant
     /// finished or failed; participants that stop answering for stall_timeout fail, and
@@ -278,6 +279,23 @@ struct Peer::Impl {
     /// (JobSpec::replan), up to max_tries.
     JobReport run(JobSpec spec);
     static constexpr int max_tries = 3;
+    // --- waiting for busy members (peer_queue.cpp) -------------------------------------
+    /// A push that members refused only because they already take part in max_jobs jobs:
+    /// nothing of it moved, so it waits in this coordinator's queue, in order, and the head
+    /// tries the same plan again (with backoff) until it starts, is cancelled, times out or
+    /// the peer stops. `result` and the returned report are those of the try that ended it.
+    JobReport wait_for_members(const JobSpec& spec, detail::Clock::time_point deadline, Try& result, JobReport report);
+    struct Waiting {
+        std::uint64_t job = 0;
+        std::string algorithm;
+        double since = 0;
+        std::uint64_t owed = 0;
+        std::string cancelled;  ///< why Peer::cancel ended it while it waited
+    };
+    std::deque<Waiting> waiting;  ///< under mu; the front tries next
+    std::condition_variable waiting_cv;
+    /// How many pushes may wait at one coordinator; one more is refused as before.
+    static constexpr std::size_t max_waiting = 64;
 };
 
 }  // namespace hetcast

@@ -20,7 +20,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
     const auto deadline = spec.timeout > std::chrono::milliseconds::zero() ? Clock::now() + spec.timeout
                                                                            : Clock::time_point::max();
     Try result;
-    JobReport report = run_try(spec, 0, deadline, result);
+    JobReport report = wait_for_members(spec, deadline, result, run_try(spec, 0, deadline, result));
     const double first_start = result.started;
     std::map<std::string, std::string> failed = result.failed;
     const auto missing = [&] {
