@@ -30,7 +30,7 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
             }
             return report;
         }
-        waiting.push_back({id, spec.schedule.algorithm, now_s(), owed});
+        waiting.push_back({id, spec.schedule.algorithm, now_s(), owed, {}});
     }
     std::string busy;
     for (const auto& [who, why] : result.failed) busy += (busy.empty() ? "" : ", ") + who;
