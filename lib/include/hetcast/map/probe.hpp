@@ -45,6 +45,10 @@ struct ProbeResult {
     Matrix bandwidth;        ///< B_ij: what one stream i→j gets alone
     Subnets subnets;         ///< ordered by lowest member, members ascending (like ECO's)
     Capacities capacities;   ///< egress, ingress per node; disk infinite; uplink per subnet
+    /// Per subnet (same order): empty when every test agreed that its hosts sit behind one
+    /// uplink and nothing else, else why it may join subnets an uplink no single flow fills
+    /// divides (step 9).
+    std::vector<std::string> doubts;
     std::vector<std::string> notes;
     /// Ordered pairs no measurement could rate; their goodput and bandwidth are estimated.
     std::vector<FlowPair> unmeasured;
@@ -110,6 +114,13 @@ struct ProbeResult {
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
 ///    says so. A pass in which some flow was not rated says nothing.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
+/// 9. Uplinks no single flow fills (faster than any one host's flow through them, slower
+///    than two): per subnet of three hosts or more, its hosts grouped by what they receive
+///    (cut where the next is more than 1 + tolerance slower), one round in which every host
+///    sends to a host of another group (each group's hosts all send out of it, and receive
+///    into it, at once); a group of two or more whose flows out (or in) carry together less
+///    than what the NICs allow, divided by 1 + tolerance, gets the subnet a doubt (a second
+///    pass confirms it first, the larger reading per flow counting). The map stays.
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
 
