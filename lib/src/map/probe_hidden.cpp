@@ -121,7 +121,8 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
                 const bool held_out = out_of[c] > 0 && out_share[c] * held < 1;
                 const bool held_in = in_of[c] > 0 && in_share[c] * held < 1;
                 if (!held_out && !held_in) continue;
-                g.behind[c] = 1;
+                const double share = std::min(held_out ? out_share[c] : 1.0, held_in ? in_share[c] : 1.0);
+                g.behind[c] = share * factor < 1 ? 2 : 1;
                 g.carried[c] = carried[c];
                 any = true;
                 out_.notes.push_back("hosts like " + name(g.classes[c][0]) + " carried " +
@@ -149,7 +150,7 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
 void Prober::split_hidden(Subnets& found, std::vector<char>& informative) {
     const std::vector<Hidden> hidden = find_hidden(found);
     if (hidden.empty()) return;
-    std::map<std::vector<NodeId>, double> carried;
+    std::map<std::vector<NodeId>, std::pair<double, bool>> carried;  // and whether by the whole tolerance
     Subnets next;
     std::vector<char> split(found.size(), 0);
     for (const Hidden& g : hidden) {
@@ -158,7 +159,7 @@ void Prober::split_hidden(Subnets& found, std::vector<char>& informative) {
         for (std::size_t c = 0; c < g.classes.size(); ++c) {
             if (g.behind[c]) {
                 next.push_back(g.classes[c]);
-                carried[g.classes[c]] = g.carried[c];
+                carried[g.classes[c]] = {g.carried[c], g.behind[c] == 2};
             } else if (g.classes[c].size() >= 2) {
                 rest.insert(rest.end(), g.classes[c].begin(), g.classes[c].end());
             } else {
@@ -185,17 +186,20 @@ void Prober::split_hidden(Subnets& found, std::vector<char>& informative) {
     });
     const auto uplinks = [&] {
         measure_uplinks(found);
-        // A class split off keeps an uplink only when its own measurement shows it held
-        // back by more than the NICs and the other uplinks (a sum: half the tolerance): one direction NIC-bound is not
+        // A class split off keeps an uplink when the round held it back by the whole
+        // tolerance, or its own measurement shows it held back by more than the NICs and the
+        // other uplinks allow (a sum: by half the tolerance): one direction NIC-bound is not
         // the end of it here (100 + 10 Mbit/s of NICs behind 105 send what the NICs allow,
         // while two hosts receiving 100 each fill it), and on FIFO links a host's ACKs queued
         // behind its own data lower a round's sums without any uplink.
         for (std::size_t k = 0; k < found.size(); ++k) {
             const auto it = carried.find(found[k]);
             if (it == carried.end()) continue;
-            const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; });
-            const bool held = run != runs_.end() && held_back(*run, k, 1 + opt_.tolerance / 2);
-            model_.uplink[k] = !held ? inf : std::isfinite(model_.uplink[k]) ? model_.uplink[k] : it->second;
+            // With two subnets one run measures both (see measure_uplinks()).
+            const std::size_t j = found.size() == 2 ? 0 : k;
+            const auto run = std::find_if(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[j]; });
+            const bool held = it->second.second || (run != runs_.end() && held_back(*run, j, 1 + opt_.tolerance / 2));
+            model_.uplink[k] = !held ? inf : std::isfinite(model_.uplink[k]) ? model_.uplink[k] : it->second.first;
         }
     };
     if (found.size() >= 2) {

@@ -35,7 +35,7 @@ struct UplinkRun {
 struct Hidden {
     std::size_t index;
     std::vector<std::vector<NodeId>> classes;
-    std::vector<char> behind;
+    std::vector<char> behind;  ///< 1: by half the tolerance, 2: by the whole
     std::vector<double> carried;
 };
 
