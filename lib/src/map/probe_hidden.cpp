@@ -28,11 +28,11 @@ std::vector<std::vector<NodeId>> classes(const std::vector<NodeId>& group, const
 }  // namespace
 
 // 9. Per subnet of three or more hosts with two rate classes or more of two hosts or more:
-// one round in which every host sends to a host of another class and receives
-// from a third (the classes laid out in a ring, shifted by the largest, so that each class's
-// hosts all send out of it and all receive into it at once: the most its uplink would ever
-// carry). Alone on one switch every flow runs at what its NICs allow; a class whose flows out
-// (or in) carried together clearly less (by half the tolerance) sits behind an uplink of its own.
+// one round in which every such host sends to a host of another class and receives from a
+// third (the classes laid out in a ring, shifted by the largest, so that each class's hosts
+// all send out of it and all receive into it at once: the most its uplink would ever carry).
+// Alone on one switch every flow runs at what its NICs allow; a class whose flows out (or in)
+// carried together clearly less (by half the tolerance) sits behind an uplink of its own.
 // One pass, a second when the first shows something (a pass that load elsewhere slowed must
 // not count).
 std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
