@@ -313,7 +313,7 @@ int cmd_probe(const std::vector<std::string>& args) {
     if (vm.count("json")) {
         json out = json_document("probe");
         out["map"] = map_json(net, measured_at(map));
-        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes", "goodput"}) {
+        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes", "doubts", "goodput"}) {
             if (a.contains(key)) out[key] = a[key];
         }
         out["tolerance"] = tolerance;

@@ -91,6 +91,7 @@ ProbeResult Prober::run() {
     }
     // One pass: a reading load elsewhere lowered raises nothing (the larger counts).
     if (!refresh.empty()) receive_only(refresh, 1);
+    split_hidden(found, informative);
     finish(found);
     return std::move(out_);
 }
@@ -417,6 +418,12 @@ void Prober::finish(Subnets& found) {
     std::vector<double> uplink;
     for (std::size_t k : order) {
         out_.subnets.push_back(found[k]);
+        std::string doubt;
+        for (NodeId h : found[k]) {
+            const auto it = doubt_.find(h);
+            if (it != doubt_.end()) doubt += (doubt.empty() ? "" : "; ") + it->second;
+        }
+        out_.doubts.push_back(std::move(doubt));
         uplink.push_back(model_.uplink[k]);
     }
     std::vector<std::size_t> sub(n_);

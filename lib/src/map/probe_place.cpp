@@ -194,6 +194,7 @@ void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
     }
     found[where].push_back(h);
     model_.subnet[h] = where;
+    if (core.size() >= 2 && why.rfind("by affinity and latency", 0) == 0) doubt_[h] = name(h) + " placed " + why;
     out_.notes.push_back(name(h) + ": NIC-bound (" + mbit(eg_[h]) + " out, " + mbit(in_[h]) +
                          " in) towards hosts on both sides of an uplink; placed with " + name(core[where][0]) +
                          " " + why);

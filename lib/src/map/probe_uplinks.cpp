@@ -43,7 +43,10 @@ void Prober::measure_uplinks(const Subnets& found) {
     for (std::size_t k = 0; k < (found.size() == 2 ? 1 : found.size()); ++k) {
         if (std::any_of(runs_.begin(), runs_.end(), [&](const UplinkRun& r) { return r.subnet == found[k]; })) continue;
         const auto senders = fastest(found[k], eg_), takers = fastest(found[k], in_);
-        const auto outside_in = spread(found, k, in_, 3), outside_eg = spread(found, k, eg_, 3);
+        // As many flows each way as the subnet has hosts, three at least: an uplink faster
+        // than any two of its hosts (see probe_hidden.cpp) fills only with all of them.
+        const std::size_t count = std::max<std::size_t>(3, found[k].size());
+        const auto outside_in = spread(found, k, in_, count), outside_eg = spread(found, k, eg_, count);
         UplinkRun run{found[k], {}, outside_in.size(), {}};
         for (std::size_t f = 0; f < outside_in.size(); ++f) run.flows.emplace_back(senders[f % senders.size()], outside_in[f]);
         // Into the subnet, each flow to the host after the one it would have sent to:
@@ -108,6 +111,31 @@ double Prober::uplink_of(const UplinkRun& run, std::size_t k, const Subnets& fou
                              mbit(agg[0]) + " out, " + mbit(agg[1]) + " in): its uplink is not a bottleneck");
     }
     return nic_bound ? inf : std::max(agg[0], agg[1]);
+}
+
+/// Whether some direction of subnet k's run carried less, by `factor`, than what the NICs and
+/// the other subnets' uplinks found allow: what holds it back is k's own uplink.
+bool Prober::held_back(const UplinkRun& run, std::size_t k, double factor) const {
+    Model m = model_;
+    m.uplink[k] = inf;
+    for (int dir = 0; dir < 2; ++dir) {
+        double best = 0, predicted = 0;
+        for (const auto& pass : run.passes) {
+            std::vector<FlowPair> flows;
+            double sum = 0;
+            for (std::size_t f = 0; f < run.flows.size(); ++f) {
+                const std::size_t a = model_.subnet[run.flows[f].first], b = model_.subnet[run.flows[f].second];
+                if ((f < run.outs) != (dir == 0) || a == none || b == none || a == b || !rated(pass[f])) continue;
+                flows.push_back(run.flows[f]);
+                sum += pass[f];
+            }
+            if (flows.empty() || sum <= best) continue;
+            best = sum;
+            predicted = sum_of(m.rates(flows));
+        }
+        if (best > 0 && best * factor < predicted) return true;
+    }
+    return false;
 }
 
 }  // namespace hetcast::probing

@@ -30,6 +30,15 @@ struct UplinkRun {
     std::vector<std::vector<double>> passes;
 };
 
+/// A subnet found whose rate classes find_hidden() tested: which sit behind an uplink of
+/// their own, and what they carried together (the more of out and in).
+struct Hidden {
+    std::size_t index;
+    std::vector<std::vector<NodeId>> classes;
+    std::vector<char> behind;  ///< 1: by half the tolerance, 2: by the whole
+    std::vector<double> carried;
+};
+
 class Prober {
 public:
     Prober(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
@@ -61,10 +70,13 @@ private:
     [[nodiscard]] Subnets partition(const std::vector<char>& informative) const;
     void measure_uplinks(const Subnets& found);
     double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found);
+    [[nodiscard]] bool held_back(const UplinkRun& run, std::size_t k, double factor) const;
     void place(NodeId h, const Subnets& core, Subnets& found);
     void receive_only(const std::vector<FlowPair>& flows, int count);
     [[nodiscard]] bool closer(NodeId h, const Subnets& core, std::size_t a, std::size_t b) const;
     [[nodiscard]] std::vector<std::size_t> contradictions(NodeId h, const Subnets& core) const;
+    [[nodiscard]] std::vector<Hidden> find_hidden(const Subnets& found);
+    void split_hidden(Subnets& found, std::vector<char>& informative);
     void estimate_unmeasured(const std::vector<std::size_t>& sub, const std::vector<double>& uplink);
     void finish(Subnets& found);
 
@@ -85,6 +97,7 @@ private:
     Model model_;
     std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]
     std::vector<UplinkRun> runs_;
+    std::map<NodeId, std::string> doubt_;  ///< hosts placed on no evidence, and why
     ProbeResult out_;
 };
 

@@ -45,6 +45,9 @@ struct ProbeResult {
     Matrix bandwidth;        ///< B_ij: what one stream i→j gets alone
     Subnets subnets;         ///< ordered by lowest member, members ascending (like ECO's)
     Capacities capacities;   ///< egress, ingress per node; disk infinite; uplink per subnet
+    /// Per subnet (same order): empty when the measurements place every host of it, else why
+    /// it may be wrong (a host placed with it by affinity and latency alone, step 7).
+    std::vector<std::string> doubts;
     std::vector<std::string> notes;
     /// Ordered pairs no measurement could rate; their goodput and bandwidth are estimated.
     std::vector<FlowPair> unmeasured;
@@ -81,8 +84,8 @@ struct ProbeResult {
 ///    of both hosts' cheapest edge) is NIC-bound on both sides of an uplink and tells
 ///    nothing by its rates; such hosts are set aside, the worst first, until none is left.
 /// 5. ECO over the other hosts on that cost.
-/// 6. Uplinks: per subnet, up to 3 flows out of it and 3 into it at once; the larger
-///    aggregate, unless the NICs alone explain it (then infinite). A flow a pass did not
+/// 6. Uplinks: per subnet, as many flows out of it as it has hosts (at least 3) and as many
+///    into it, at once; the larger aggregate, unless the NICs alone explain it (then infinite). A flow a pass did not
 ///    rate counts for nothing in that pass's aggregate (the others took its share).
 /// 7. A host that receives more than 1 + tolerance times faster than it sends may have
 ///    received slower still in the rounds, where it also sent (with a FIFO queue at its NIC
@@ -110,6 +113,22 @@ struct ProbeResult {
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
 ///    says so. A pass in which some flow was not rated says nothing.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
+/// 9. Uplinks no single flow fills (faster than any one host's flow through them, slower
+///    than their hosts together), which ECO joins to their neighbours: per subnet of three
+///    hosts or more, its hosts grouped into rate classes by what they receive (cut where the
+///    next is more than 1 + tolerance slower); the classes of two hosts or more (at least
+///    two of them) in a ring, every host sending to the host a largest class further on, so
+///    that each class's hosts all send out of it and receive into it at once. One pass, a
+///    second when the first shows something. A class whose flows out (or in) carried
+///    together, in its best pass, less than what the NICs allow divided by 1 + tolerance/2
+///    (flows into slow senders left out) sits behind an uplink of its own: it becomes a
+///    subnet, its uplink measured as in step 6 with as many flows as it has hosts, else the
+///    most that crossed it in the round; the other classes of two or more stay together;
+///    hosts alone in their class are placed again as in step 7. A class that fell short by
+///    less than the whole tolerance must also show its own measurement held back, by half
+///    the tolerance, beyond what the NICs and the other uplinks found allow (on FIFO links a
+///    host's ACKs queued behind its own data lower a round's sums too); else it goes as in 6b.
+///    `doubts` names the subnets a host was placed with on no evidence (affinity, latency).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
 

@@ -262,6 +262,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
             {"map", text},
             {"subnets", subnets},
             {"notes", r.notes},
+            {"doubts", r.doubts},
             {"goodput", r.goodput},
             {"offsets", offsets},
             {"pairs", n * (n - 1) / 2},
