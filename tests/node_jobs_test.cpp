@@ -211,7 +211,7 @@ TEST_CASE("node jobs: push() refuses what it cannot send before anything moves")
     CHECK(strays(c.dir.path / "n1", {}).empty());
 }
 
-TEST_CASE("node jobs: nodes are movable and live in a vector; a handle outlives its node") {
+TEST_CASE("node jobs: nodes are movable and live in a vector, a handle outlives its node") {
     test::TempDir dir;
     const Network map = test::two_subnets(3, true);
     std::vector<Node> nodes;

@@ -60,7 +60,7 @@ TEST_CASE("pattern bound: one message to three hosts of a subnet crosses its upl
 
 // Wu's eq. (2) adds whole transfers along a path: it bounds plans that cannot cut through
 // (messages of one piece, the blocking model), not a pipelined exchange.
-TEST_CASE("pattern bound: 0 without capacities; Wu's bound where nothing cuts through, the paths' otherwise") {
+TEST_CASE("pattern bound: 0 without capacities, Wu's bound where nothing cuts through, the paths' otherwise") {
     const Network net = random_bhat(6, 3);
     PatternRequest req = all_to_all(6, 5e4);  // under min_planned_piece
     CHECK(pattern_capacity_bound(net, req) == 0);
