@@ -13,22 +13,11 @@
 #include "support.hpp"
 
 using namespace hetcast;
+using test::all_to_all;
 
 namespace {
 
 constexpr double mib = 1024.0 * 1024.0;
-
-PatternRequest all_to_all(std::size_t n, double size) {
-    PatternRequest req;
-    for (NodeId s = 0; s < n; ++s) {
-        Message m{s, size, {}};
-        for (NodeId d = 0; d < n; ++d) {
-            if (d != s) m.dests.push_back(d);
-        }
-        req.messages.push_back(m);
-    }
-    return req;
-}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hetcast/model/network.hpp"
+#include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 
 namespace hetcast::test {
@@ -70,6 +71,19 @@ inline void add_random_capacities(std::mt19937_64& rng, Network& net, std::unifo
     }
     for (std::size_t k = 0; k < groups; ++k) c.uplink.push_back(maybe());
     net.set_capacities(c);
+}
+
+/// Every one of n nodes sends `size` bytes to every other.
+inline PatternRequest all_to_all(std::size_t n, double size) {
+    PatternRequest req;
+    for (NodeId s = 0; s < n; ++s) {
+        Message m{s, size, {}};
+        for (NodeId d = 0; d < n; ++d) {
+            if (d != s) m.dests.push_back(d);
+        }
+        req.messages.push_back(m);
+    }
+    return req;
 }
 
 }  // namespace hetcast::test
