@@ -80,3 +80,18 @@ TEST_CASE("exchange: property: feasible, each uplink crossed at most once per me
         for (const auto& [k, count] : left) CHECK(count <= static_cast<int>(net.subnets() ? net.subnets()->size() : 1));
     }
 }
+
+// netlab's slow-sender: a host that receives at 200 Mbit/s but sends at 20. It must send its
+// own message once; relaying the others' through it would hold every message to 20 Mbit/s.
+TEST_CASE("exchange: a host with a slow NIC out relays nothing") {
+    std::vector<test::LabHost> a = test::lab_hosts("a", 4), b = test::lab_hosts("b", 5);
+    b[1].out_mbit = 20;
+    const Network net = test::lab_network({{100, a}, {100, b}});
+    const NodeId slow = net.id(b[1].name);
+    const PatternRequest req = all_to_all(net.size(), 4 * mib);
+    const Schedule s = plan_exchange(net, req);
+    for (const Task& t : s.tasks[slow]) {
+        if (t.op == Op::send) CHECK(s.messages[t.message].source == slow);
+    }
+    CHECK(simulate(net, s, req.model).completion <= 1.25 * pattern_capacity_bound(net, req));
+}

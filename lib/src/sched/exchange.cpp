@@ -35,6 +35,17 @@ std::vector<NodeId> rotated(std::vector<NodeId> v, std::size_t by) {
     return v;
 }
 
+/// `group` rotated by `by` (so that messages take turns relaying), then the hosts that send
+/// fastest first: a k-ary tree's first members relay, the last ones are its leaves, and a
+/// host with a slow NIC out should relay nothing.
+std::vector<NodeId> relay_order(const Network& net, const std::vector<NodeId>& group, std::size_t by) {
+    auto v = rotated(group, by);
+    if (const auto& c = net.capacities()) {
+        std::stable_sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return c->egress[a] > c->egress[b]; });
+    }
+    return v;
+}
+
 /// Messages one after another, each through its own tree. Every node's list holds a
 /// message's tasks before the next message's, so no list waits on a later message (with
 /// `sources_first`, a source's own sends come first).
@@ -48,19 +59,33 @@ Schedule build(const Network& net, const PatternRequest& req, std::size_t k, boo
         const Message& msg = req.messages[m];
         std::vector<std::vector<NodeId>> in(subnets);
         for (NodeId d : msg.dests) in[sub[d]].push_back(d);
+        // A source that sends slower than a destination of its own subnet sends once, to
+        // the fastest of them, which roots the tree in its place.
+        NodeId root = msg.source;
+        auto local = relay_order(net, in[sub[msg.source]], m);
+        if (const auto& c = net.capacities(); c && !local.empty() && c->egress[local.front()] > c->egress[msg.source]) {
+            root = local.front();
+            local.erase(local.begin());
+            s.add_transfer(m, msg.source, root);
+        }
         // Other subnets first: their uplink is where the message waits longest.
         for (std::size_t k2 = 0; k2 < subnets; ++k2) {
             if (k2 == sub[msg.source] || in[k2].empty()) continue;
-            auto group = rotated(in[k2], m);
-            const auto relay = std::min_element(group.begin(), group.end(),
-                                                [&](NodeId a, NodeId b) { return relayed[a] < relayed[b]; });
+            auto group = relay_order(net, in[k2], m);
+            // Of the fastest senders, the one that relays least so far.
+            const auto fast = net.capacities() ? net.capacities()->egress[group.front()] : 0.0;
+            const auto relay = std::min_element(group.begin(), group.end(), [&](NodeId a, NodeId b) {
+                const bool fa = !net.capacities() || net.capacities()->egress[a] >= fast;
+                const bool fb = !net.capacities() || net.capacities()->egress[b] >= fast;
+                return fa != fb ? fa : relayed[a] < relayed[b];
+            });
             const NodeId r = *relay;
             group.erase(relay);
             relayed[r] += msg.size * static_cast<double>(group.size());
-            s.add_transfer(m, msg.source, r);
+            s.add_transfer(m, root, r);
             spread(s, m, r, group, k);
         }
-        spread(s, m, msg.source, rotated(in[sub[msg.source]], m), k);
+        spread(s, m, root, local, k);
     }
     // A source holds its own messages from the start: it sends them before it waits for
     // anyone else's. Non-blocking sends depend on nothing, so that cannot deadlock; a

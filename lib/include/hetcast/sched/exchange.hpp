@@ -10,8 +10,10 @@ namespace hetcast {
 
 /// Per message: the source sends to its own subnet's destinations through a k-ary tree and
 /// once to one destination of every other subnet that holds some, which spreads it through
-/// its subnet the same way. The relays of a subnet are chosen round-robin by the bytes they
-/// already relay, so that the messages' fan-outs land on different hosts. The task lists
+/// its subnet the same way. The relays of a subnet are its fastest senders, chosen by the
+/// bytes they already relay, so that the messages' fan-outs land on different hosts; a host
+/// with a slow NIC out relays nothing, and as a source it sends once, to the fastest host of
+/// its subnet, which fans out for it. The task lists
 /// are then ordered by the times of a simulation of the schedule (on the flow model when
 /// the map has capacities), so a node serves messages in the order they reach it; k and
 /// the ordering kept are the ones the simulation finds earliest. In the non-blocking model
