@@ -213,9 +213,9 @@ cat > "$tmp/pattern.yaml" <<PATTERN
 - {source: n2, file: $tmp/from-n2.bin, dests: all}
 - {source: n3, size: 300000, dests: [n0, n1]}
 PATTERN
-# exchange cuts through on the probed map: every relay needs the sources' piece digests,
-# which a source gives for its own file only under the operator's order.
-for algo in wr wrp exchange; do
+# exchange+ct cuts through: every relay needs the sources' piece digests, which a source
+# gives for its own file only under the operator's order.
+for algo in wr wrp exchange+ct; do
     for i in 0 1 2 3; do rm -rf "$tmp/n$i/dest/pat"; done
     "$hetcast" push --pattern "$tmp/pattern.yaml" --config "$tmp/n0.yaml" --algo "$algo" --dest pat --json \
         > "$tmp/pattern-$algo.json" || fail "push --pattern --algo $algo failed: $(cat "$tmp/pattern-$algo.json")"
@@ -228,7 +228,7 @@ assert r["ok"] and len(r["outcomes"]) == 3 + 3 + 2, r
 assert r["algorithm"] == sys.argv[2], r["algorithm"]
 assert 0 < r["lower_bound"] <= r["predicted"] and r["achieved"] > 0, r
 assert {o["source"] for o in r["outcomes"]} == {"n1", "n2", "n3"}, r
-assert sys.argv[2] != "exchange" or r.get("relay") == "cut-through", r.get("relay")
+assert sys.argv[2] != "exchange+ct" or r.get("relay") == "cut-through", r.get("relay")
 PY
     for i in 0 2 3; do cmp -s "$tmp/from-n1.bin" "$tmp/n$i/dest/pat/from-n1.bin" || fail "pattern $algo: n$i lacks n1's file"; done
     for i in 0 1 3; do cmp -s "$tmp/from-n2.bin" "$tmp/n$i/dest/pat/from-n2.bin" || fail "pattern $algo: n$i lacks n2's file"; done

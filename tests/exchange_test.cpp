@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/exchange.hpp"
@@ -94,4 +95,15 @@ TEST_CASE("exchange: a host with a slow NIC out relays nothing") {
         if (t.op == Op::send) CHECK(s.messages[t.message].source == slow);
     }
     CHECK(simulate(net, s, req.model).completion <= 1.25 * pattern_capacity_bound(net, req));
+}
+
+TEST_CASE("exchange: exchange+ct is found by name, cuts through, and is refused where nothing can") {
+    const Network net = test::lab_network({{40, test::lab_hosts("a", 3)}, {40, test::lab_hosts("b", 3)}});
+    PatternRequest req = all_to_all(net.size(), 1 * mib);
+    const Schedule s = find_pattern_algorithm("exchange+ct").plan(net, req);
+    CHECK(s.algorithm == "exchange+ct");
+    CHECK(s.relay == Relay::cut_through);
+    CHECK(simulate(net, s, req.model).completion >= pattern_lower_bound(net, req) * (1 - 1e-9));
+    req.model = ExecModel::blocking;
+    CHECK_THROWS_AS((void)find_pattern_algorithm("exchange+ct").plan(net, req), InputError);
 }

@@ -118,19 +118,33 @@ Schedule by_time(const Schedule& s, const Timeline& tl) {
 
 }  // namespace
 
-Schedule plan_exchange(const Network& net, const PatternRequest& req) {
+namespace {
+
+/// The best exchange plan and, when the request can cut through, the best that does.
+struct Plans {
+    Schedule best;
+    std::optional<Schedule> cut_through;
+};
+
+Plans plan(const Network& net, const PatternRequest& req) {
     check_pattern(net, req);
     Schedule best("exchange", net.size(), req.messages);
-    double best_time = std::numeric_limits<double>::infinity();
+    std::optional<Schedule> best_ct;
+    double best_time = std::numeric_limits<double>::infinity(), best_ct_time = best_time;
     // What a schedule is weighed by: its simulated completion, plus what its pieces cost
     // when it cuts through (sched/pipeline.hpp).
     const auto consider = [&](const Schedule& s) {
         try {
             Timeline tl = simulate(net, s, req.model);
-            const double t = s.relay == Relay::cut_through ? weighed_completion(net, s, req.model) : tl.completion;
+            const bool ct = s.relay == Relay::cut_through;
+            const double t = ct ? weighed_completion(net, s, req.model) : tl.completion;
             if (t < best_time) {
                 best_time = t;
                 best = s;
+            }
+            if (ct && t < best_ct_time) {
+                best_ct_time = t;
+                best_ct = s;
             }
             return std::optional<Timeline>(std::move(tl));
         } catch (const InfeasibleSchedule&) {
@@ -156,7 +170,7 @@ Schedule plan_exchange(const Network& net, const PatternRequest& req) {
             consider(build(net, req, k, false));
         }
     }
-    if (best_time == std::numeric_limits<double>::infinity()) return build(net, req, 1, false);
+    if (best_time == std::numeric_limits<double>::infinity()) return {build(net, req, 1, false), std::nullopt};
     // The same trees cut through: a relay passes each piece on as it is verified, so a
     // message crosses its tree at about its slowest hop instead of the sum of them.
     double largest = 0;
@@ -166,7 +180,21 @@ Schedule plan_exchange(const Network& net, const PatternRequest& req) {
         ct.piece = choose_piece(net, ct).piece;
         reorder(std::move(ct));
     }
-    return best;
+    return {std::move(best), std::move(best_ct)};
+}
+
+}  // namespace
+
+Schedule plan_exchange(const Network& net, const PatternRequest& req) { return plan(net, req).best; }
+
+Schedule plan_exchange_cut_through(const Network& net, const PatternRequest& req) {
+    Plans p = plan(net, req);
+    if (!p.cut_through) {
+        throw InputError("'exchange+ct': this pattern does not cut through (it needs the non-blocking model, a "
+                         "network with bandwidths and a message over " + std::to_string(min_planned_piece) + " bytes)");
+    }
+    p.cut_through->algorithm = "exchange+ct";
+    return *p.cut_through;
 }
 
 }  // namespace hetcast

@@ -396,6 +396,9 @@ const PatternAlgorithm& find_pattern_algorithm(std::string_view name) {
     for (const auto& a : pattern_algorithms()) {
         if (a.name == name) return a;
     }
+    // By name only, as the single-source X+ct: exchange already weighs cutting through.
+    static const PatternAlgorithm exchange_ct{"exchange+ct", "exchange, cut through", plan_exchange_cut_through};
+    if (name == exchange_ct.name) return exchange_ct;
     std::string known;
     for (const auto& a : pattern_algorithms()) known += (known.empty() ? "" : ", ") + a.name;
     throw InputError("unknown pattern algorithm '" + std::string(name) + "' (known: " + known + ")");

@@ -22,4 +22,9 @@ namespace hetcast {
 /// network is one subnet.
 [[nodiscard]] Schedule plan_exchange(const Network& net, const PatternRequest& req);
 
+/// `exchange+ct`: the best of plan_exchange()'s plans that cuts through, whether or not it
+/// predicts better than store-and-forward (as `X+ct` of the single-source algorithms).
+/// InputError when the pattern cannot cut through (pattern_may_cut_through()).
+[[nodiscard]] Schedule plan_exchange_cut_through(const Network& net, const PatternRequest& req);
+
 }  // namespace hetcast

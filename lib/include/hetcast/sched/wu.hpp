@@ -42,6 +42,7 @@ struct PatternAlgorithm {
 
 /// Every multi-source algorithm, in a fixed order: fef, ecf, wr, wrp, exchange (sched/exchange.hpp).
 [[nodiscard]] const std::vector<PatternAlgorithm>& pattern_algorithms();
+/// Also "exchange+ct" (plan_exchange_cut_through), which auto does not weigh on its own.
 /// Throws InputError("unknown pattern algorithm 'x' (known: ...)").
 [[nodiscard]] const PatternAlgorithm& find_pattern_algorithm(std::string_view name);
 
