@@ -35,13 +35,19 @@ std::vector<NodeId> rotated(std::vector<NodeId> v, std::size_t by) {
     return v;
 }
 
-/// `group` rotated by `by` (so that messages take turns relaying), then the hosts that send
-/// fastest first: a k-ary tree's first members relay, the last ones are its leaves, and a
-/// host with a slow NIC out should relay nothing.
+/// A host sends "slowly" when its NIC out is below this share of the fastest one's: it
+/// should relay nothing. Measured rates of equal NICs differ by a few percent, and ranking
+/// by them would make the same few hosts relay every message.
+constexpr double slow_sender = 0.8;
+
+/// `group` rotated by `by` (so that messages take turns relaying), its slow senders moved to
+/// the end: a k-ary tree's first members relay, the last ones are its leaves.
 std::vector<NodeId> relay_order(const Network& net, const std::vector<NodeId>& group, std::size_t by) {
     auto v = rotated(group, by);
-    if (const auto& c = net.capacities()) {
-        std::stable_sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return c->egress[a] > c->egress[b]; });
+    if (const auto& c = net.capacities(); c && !v.empty()) {
+        double fastest = 0;
+        for (NodeId x : v) fastest = std::max(fastest, c->egress[x]);
+        std::stable_partition(v.begin(), v.end(), [&](NodeId x) { return c->egress[x] >= slow_sender * fastest; });
     }
     return v;
 }
@@ -63,7 +69,8 @@ Schedule build(const Network& net, const PatternRequest& req, std::size_t k, boo
         // the fastest of them, which roots the tree in its place.
         NodeId root = msg.source;
         auto local = relay_order(net, in[sub[msg.source]], m);
-        if (const auto& c = net.capacities(); c && !local.empty() && c->egress[local.front()] > c->egress[msg.source]) {
+        if (const auto& c = net.capacities();
+            c && !local.empty() && c->egress[msg.source] < slow_sender * c->egress[local.front()]) {
             root = local.front();
             local.erase(local.begin());
             s.add_transfer(m, msg.source, root);
@@ -72,8 +79,8 @@ Schedule build(const Network& net, const PatternRequest& req, std::size_t k, boo
         for (std::size_t k2 = 0; k2 < subnets; ++k2) {
             if (k2 == sub[msg.source] || in[k2].empty()) continue;
             auto group = relay_order(net, in[k2], m);
-            // Of the fastest senders, the one that relays least so far.
-            const auto fast = net.capacities() ? net.capacities()->egress[group.front()] : 0.0;
+            // Of the hosts that do not send slowly, the one that relays least so far.
+            const auto fast = net.capacities() ? slow_sender * net.capacities()->egress[group.front()] : 0.0;
             const auto relay = std::min_element(group.begin(), group.end(), [&](NodeId a, NodeId b) {
                 const bool fa = !net.capacities() || net.capacities()->egress[a] >= fast;
                 const bool fb = !net.capacities() || net.capacities()->egress[b] >= fast;
