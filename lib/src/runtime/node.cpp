@@ -84,6 +84,16 @@ struct Node::Impl {
     void serve_requests();
     /// The members of `names` that cannot be reached now, with why.
     [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);
+    /// Where a single-source job from this node goes: `dests` (every other member of `net`
+    /// when empty) that can be reached now, those that cannot, and what the report says of
+    /// the latter (skipped by a broadcast, failed outcomes of a multicast).
+    struct Destinations {
+        std::vector<NodeId> ids;
+        bool all = false;
+        std::map<std::string, std::string> down;
+        std::function<void(JobReport&)> finish;
+    };
+    [[nodiscard]] Destinations destinations(const Network& net, const std::vector<std::string>& dests);
     /// Runs `spec` (planned on `net`, which it points to) on a thread of its own;
     /// `finish` completes the report (who was left out) before anyone sees it.
     JobHandle launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
@@ -222,6 +232,32 @@ std::map<std::string, std::string> Node::Impl::unreachable(const std::vector<std
     return out;
 }
 
+Node::Impl::Destinations Node::Impl::destinations(const Network& net, const std::vector<std::string>& dests) {
+    for (const auto& d : dests) (void)net.id(d);  // unknown names are refused before anything else
+    Destinations out;
+    out.all = dests.empty();
+    std::vector<std::string> wanted = dests;
+    if (out.all) {
+        for (const auto& n : net.names()) {
+            if (n != name()) wanted.push_back(n);
+        }
+    }
+    out.down = unreachable(wanted);
+    for (const auto& d : wanted) {
+        if (!out.down.contains(d)) out.ids.push_back(net.id(d));
+    }
+    out.finish = [all = out.all, down = out.down, me = name()](JobReport& report) {
+        for (const auto& [d, why] : down) {
+            if (all) {
+                report.skipped.push_back(d);
+            } else {
+                report.outcomes.push_back({0, me, d, 0, 0, false, "unreachable: " + why});
+            }
+        }
+    };
+    return out;
+}
+
 JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
                              std::function<void(JobReport&)> finish) {
     auto state = std::make_shared<JobHandle::State>();
@@ -274,28 +310,7 @@ JobHandle Node::start_broadcast(Bytes bytes, SendOptions options) {
 JobHandle Node::start_multicast(Bytes bytes, std::vector<std::string> dests, SendOptions options) {
     if (!bytes) throw InputError("no buffer");
     const auto net = planned_on(impl_->current_map(), options.bwlimit);
-    for (const auto& d : dests) (void)net->id(d);  // unknown names are refused before anything else
-    const bool all = dests.empty();
-    std::vector<std::string> wanted = dests;
-    if (all) {
-        for (const auto& n : net->names()) {
-            if (n != name()) wanted.push_back(n);
-        }
-    }
-    auto down = impl_->unreachable(wanted);
-    std::vector<NodeId> ids;
-    for (const auto& d : wanted) {
-        if (!down.contains(d)) ids.push_back(net->id(d));
-    }
-    const auto finish = [all, down, me = name()](JobReport& report) {
-        for (const auto& [d, why] : down) {
-            if (all) {
-                report.skipped.push_back(d);
-            } else {
-                report.outcomes.push_back({0, me, d, 0, 0, false, "unreachable: " + why});
-            }
-        }
-    };
+    auto [ids, all, down, finish] = impl_->destinations(*net, dests);
     if (ids.empty()) {
         if (all) throw Error("no other member can be reached");
         auto state = std::make_shared<JobHandle::State>();
@@ -407,34 +422,14 @@ JobHandle Node::start_push(PushFiles files, SendOptions options) {
         input.tree = tree->entries();
     }
     input.preserve = files.preserve;
-    std::vector<std::string> dests = std::move(files.dests);
     const auto net = planned_on(impl_->current_map(), options.bwlimit);
-    for (const auto& d : dests) (void)net->id(d);
-    const bool all = dests.empty();
-    if (all) {
-        for (const auto& n : net->names()) {
-            if (n != name()) dests.push_back(n);
-        }
-    }
-    const auto down = impl_->unreachable(dests);
-    std::vector<NodeId> ids;
-    for (const auto& d : dests) {
-        if (!down.contains(d)) ids.push_back(net->id(d));
-    }
+    auto [ids, all, down, finish] = impl_->destinations(*net, files.dests);
     if (ids.empty()) throw Error(all ? "no other member can be reached" : "no destination can be reached");
     const double size = static_cast<double>(input.body->size());
     const PlanRequest req = make_request(*net, net->id(name()), std::move(ids), size, ExecModel::nonblocking);
     JobSpec spec = plan_push(*net, req, options.algo, options.piece);
     spec.inputs.push_back(std::move(input));
-    return impl_->launch(std::move(spec), net, options, [all, down, me = name()](JobReport& report) {
-        for (const auto& [d, why] : down) {
-            if (all) {
-                report.skipped.push_back(d);
-            } else {
-                report.outcomes.push_back({0, me, d, 0, 0, false, "unreachable: " + why});
-            }
-        }
-    });
+    return impl_->launch(std::move(spec), net, options, std::move(finish));
 }
 
 JobReport Node::broadcast(Bytes bytes, const std::string& algo) { return multicast(std::move(bytes), {}, algo); }
