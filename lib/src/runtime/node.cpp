@@ -11,6 +11,7 @@
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/runtime/body.hpp"
 #include "hetcast/runtime/config.hpp"
+#include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/runtime/push_plan.hpp"
@@ -392,14 +393,11 @@ JobHandle Node::start_exchange(std::vector<ExchangeEntry> pattern, SendOptions o
 }
 
 namespace {
-/// A landing name relative to a destination's root: not empty, not absolute, no "..".
+/// A landing name relative to a destination's root, refused as the daemon's push refuses
+/// one (files.hpp confine(): empty, absolute, or with a "..").
 std::string relative_landing(const std::string& name) {
-    const std::filesystem::path p(name);
-    if (name.empty() || p.is_absolute()) throw InputError("push: the landing name '" + name + "' is not a relative path");
-    for (const auto& part : p) {
-        if (part == "..") throw InputError("push: the landing name '" + name + "' leaves the destination root");
-    }
-    return p.lexically_normal().generic_string();
+    (void)confine("/", name);
+    return std::filesystem::path(name).lexically_normal().generic_string();
 }
 }  // namespace
 
