@@ -203,18 +203,22 @@ class JobTest(unittest.TestCase):
 
 
 class ExampleTest(unittest.TestCase):
-    def test_the_example_runs_and_every_copy_is_intact(self):
+    def test_the_example_lands_every_copy_and_its_cancelled_push_leaves_nothing(self):
         import runpy
         import contextlib
         import io
+        from unittest import mock
         here = os.path.dirname(os.path.abspath(__file__))
         example = os.path.join(here, "..", "..", "tools", "python", "examples", "broadcast.py")
         out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            with self.assertRaises(SystemExit) as e:
-                runpy.run_path(example, run_name="__main__")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            with mock.patch.object(sys, "argv", [example, "--file-mib", "4"]):
+                with self.assertRaises(SystemExit) as e:
+                    runpy.run_path(example, run_name="__main__")
         self.assertEqual(e.exception.code, 0, out.getvalue())
-        self.assertIn("3 of 3 nodes hold an intact array, 3 of 3 an intact file", out.getvalue())
+        for line in ("array: 3 of 3 nodes hold an intact copy", "file: 3 of 3 nodes hold an intact copy",
+                     "0 temporaries left"):
+            self.assertIn(line, out.getvalue())
 
 
 if __name__ == "__main__":
