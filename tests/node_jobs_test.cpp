@@ -1,6 +1,7 @@
 // hetcast::Node's job handles, options and file pushes (runtime/node.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -313,4 +314,33 @@ TEST_CASE("node jobs: a push that finds members busy waits in its coordinator's 
     }
     CHECK(got["n0"] == 2);
     CHECK(got["n1"] == 2);
+}
+
+TEST_CASE("node jobs: probe() measures every member and gives each embedded node the map") {
+    Nodes c(3);
+    ProbeOptions o;
+    o.repeats = 1;
+    o.seconds = 0.1;
+    const Network before = *c[1].map();
+    CHECK_FALSE(before.capacities().has_value());  // the parametric map the nodes joined with
+    const Network map = c[0].probe(o);
+    CHECK(map.names() == std::vector<std::string>{"n0", "n1", "n2"});
+    REQUIRE(map.capacities().has_value());
+    REQUIRE(map.subnets().has_value());
+    std::vector<NodeId> placed;
+    for (const auto& g : *map.subnets()) placed.insert(placed.end(), g.begin(), g.end());
+    std::sort(placed.begin(), placed.end());
+    CHECK(placed == std::vector<NodeId>{0, 1, 2});  // every member in exactly one subnet
+    for (NodeId i = 0; i < 3; ++i) {
+        CHECK(map.capacities()->egress[i] > 1e6);  // loopback moves far more than 1 MB/s
+        CHECK(map.capacities()->ingress[i] > 1e6);
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto got = c[i].map();
+        REQUIRE(got.has_value());
+        CHECK(got->capacities().has_value());
+        CHECK(got->bandwidth() == map.bandwidth());
+    }
+    o.seconds = 0.001;
+    CHECK_THROWS_AS((void)c[0].probe(o), InputError);
 }

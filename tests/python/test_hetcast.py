@@ -202,6 +202,22 @@ class JobTest(unittest.TestCase):
         self.assertFalse(job.cancel())
 
 
+class ProbeTest(unittest.TestCase):
+    def test_probe_measures_the_members_and_every_node_plans_on_the_result(self):
+        c = Cluster(3)
+        self.addCleanup(c.close)
+        self.assertIsNone(c.nodes[1].map)
+        c.join(uniform_map(c.names))
+        self.assertEqual(c.nodes[1].map.subnets, [])
+        net = c.nodes[0].probe(repeats=1, seconds=0.1)
+        self.assertEqual(net.names, ["n0", "n1", "n2"])
+        self.assertEqual(sorted(n for g in net.subnets for n in g), ["n0", "n1", "n2"])
+        for node in c.nodes:
+            self.assertEqual(str(node.map), str(net))
+        with self.assertRaises(hetcast.InputError):
+            c.nodes[0].probe(seconds=0.001)
+
+
 class ExampleTest(unittest.TestCase):
     def test_the_example_lands_every_copy_and_its_cancelled_push_leaves_nothing(self):
         import runpy

@@ -145,6 +145,20 @@ PYBIND11_MODULE(_hetcast, m) {
              "From a network file's text.")
         .def_static("load", &load_network, py::arg("path"))
         .def_property_readonly("names", &Network::names)
+        .def_property_readonly(
+            "subnets",
+            [](const Network& net) {
+                std::vector<std::vector<std::string>> out;
+                if (net.subnets()) {
+                    for (const auto& g : *net.subnets()) {
+                        out.emplace_back();
+                        for (NodeId id : g) out.back().push_back(net.names()[id]);
+                    }
+                }
+                return out;
+            },
+            "The subnets by member name (empty when the map has none).")
+        .def("__str__", [](const Network& net) { return format_network(net); }, "As a network file.")
         .def("__len__", &Network::size);
 
     py::class_<Received>(m, "Delivery", py::buffer_protocol(),
@@ -217,6 +231,19 @@ PYBIND11_MODULE(_hetcast, m) {
                 n.join(std::move(ms), map);
             },
             py::arg("members"), py::arg("map"), "members: [(name, host, port)], map: a Network naming them.")
+        .def_property_readonly("map", &Node::map, "The Network plans are made on (None before a join or probe).")
+        .def(
+            "probe",
+            [](Node& n, double tolerance, int repeats, double seconds) {
+                ProbeOptions o;
+                o.tolerance = tolerance;
+                o.repeats = repeats;
+                o.seconds = seconds;
+                return n.probe(std::move(o));
+            },
+            py::kw_only(), py::arg("tolerance") = 0.2, py::arg("repeats") = 3, py::arg("seconds") = 0.3,
+            "Measures every member as `hetcast probe` does; the Network found, given to the members.",
+            py::call_guard<py::gil_scoped_release>())
         .def(
             "join_seed", [](Node& n, const std::string& host, std::uint16_t port) { n.join(host, port); },
             py::arg("host"), py::arg("port"), "Through a running hetcastd, as `hetcastd --join` does.",

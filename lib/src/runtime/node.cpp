@@ -21,6 +21,7 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
+#include "node_impl.hpp"
 #include "node_job.hpp"
 
 namespace hetcast {
@@ -45,109 +46,10 @@ NodeConfig load_node_config(const std::filesystem::path& daemon_config) {
     return c;
 }
 
-namespace {
-std::pair<Overhead, Overhead> own_overheads(const PeerConfig& c) {
-    if (c.link_profile) {
-        if (const auto id = c.link_profile->find(c.name)) {
-            return {c.link_profile->send_overheads()[*id], c.link_profile->recv_overheads()[*id]};
-        }
-    }
-    return {};
-}
-}  // namespace
-
-struct Node::Impl {
-    explicit Impl(NodeConfig& config)
-        : host(config.peer.host), overheads(own_overheads(config.peer)), peer(std::move(config.peer)) {}
-
-    std::string host;  ///< the address this node gives a seed when it joins
-    std::pair<Overhead, Overhead> overheads;  ///< send and receive, from the link profile
-    Peer peer;
-    mutable std::mutex mu;
-    std::optional<Network> map;
-    std::map<std::string, std::shared_ptr<const net::MessageBody>, std::less<>> offers;
-    /// One thread per job started here, with whether it has returned; joined by stop().
-    std::mutex threads_mu;
-    std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
-
-    [[nodiscard]] const std::string& name() const { return peer.name(); }
-    void set_map(Network m) {
-        if (!m.find(name())) throw InputError("this node '" + name() + "' is not in the map");
-        std::lock_guard lock(mu);
-        map = std::move(m);
-    }
-    void set_members(std::vector<Member> members) { peer.set_members(std::move(members)); }
-    [[nodiscard]] std::shared_ptr<const Network> current_map() const {
-        std::lock_guard lock(mu);
-        if (!map) throw InputError("join a cluster first (Node::join)");
-        return std::make_shared<const Network>(*map);
-    }
-    void serve_requests();
-    /// The members of `names` that cannot be reached now, with why.
-    [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);
-    /// Where a single-source job from this node goes: `dests` (every other member of `net`
-    /// when empty) that can be reached now, those that cannot, and what the report says of
-    /// the latter (skipped by a broadcast, failed outcomes of a multicast).
-    struct Destinations {
-        std::vector<NodeId> ids;
-        bool all = false;
-        std::map<std::string, std::string> down;
-        std::function<void(JobReport&)> finish;
-    };
-    [[nodiscard]] Destinations destinations(const Network& net, const std::vector<std::string>& dests);
-    /// Runs `spec` (planned on `net`, which it points to) on a thread of its own;
-    /// `finish` completes the report (who was left out) before anyone sees it.
-    JobHandle launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
-                     std::function<void(JobReport&)> finish);
-    void join_threads();
-};
-
 Node::Node(NodeConfig config) : impl_(std::make_unique<Impl>(config)) {
     if (!config.members.empty()) set_members(std::move(config.members));
     if (config.map_file) load_map(*config.map_file);
     impl_->serve_requests();
-}
-
-/// What the daemons ask of a member: who it is (the joining daemon's hello), and the new
-/// member list and map after a join or a leave.
-void Node::Impl::serve_requests() {
-    peer.on_request([this](const net::PeerIdentity& from, const nlohmann::json& req, Peer::Responder respond) {
-        try {
-            const std::string cmd = req.value("cmd", "");
-            if (cmd == "hello") {
-                const auto& [send, recv] = overheads;
-                respond({{"ok", true},
-                         {"name", name()},
-                         {"version", version()},
-                         {"send_overhead", {send.fixed, send.per_byte}},
-                         {"recv_overhead", {recv.fixed, recv.per_byte}}});
-            } else if (cmd == "ping") {
-                respond(answer_ping(peer, req));
-            } else if (cmd == "set_members") {
-                if (req.contains("revoked")) {
-                    // Only what an operator's leave order backs (runtime/order.hpp).
-                    std::vector<net::Revocation> checked;
-                    for (auto& r : revocations_from_json(req["revoked"])) {
-                        try {
-                            check_revocation(r, peer.identity().ca_pem);
-                            checked.push_back(std::move(r));
-                        } catch (const InputError&) {
-                        }
-                    }
-                    peer.revoke(checked);
-                }
-                set_members(members_from_json(req.at("members")));
-                respond({{"ok", true}});
-            } else if (cmd == "set_map") {
-                set_map(parse_network(req.at("map").get<std::string>(), "the map from '" + from.name + "'"));
-                respond({{"ok", true}});
-            } else {
-                respond({{"ok", false}, {"error", "an embedded node takes no '" + cmd.substr(0, 32) + "' requests"}});
-            }
-        } catch (const std::exception& e) {
-            respond({{"ok", false}, {"error", e.what()}});
-        }
-    });
 }
 
 Node::Node(PeerConfig config) : Node(NodeConfig{std::move(config), std::nullopt, {}}) {}
@@ -195,34 +97,6 @@ std::vector<Member> Node::members() const { return impl_->peer.members(); }
 void Node::set_map(Network map) { impl_->set_map(std::move(map)); }
 
 void Node::load_map(const std::filesystem::path& map_file) { set_map(load_network(map_file)); }
-
-void Node::join(std::vector<Member> members, Network map) {
-    for (const auto& m : members) {
-        if (!map.find(m.name)) throw InputError("member '" + m.name + "' is not in the map");
-    }
-    if (!map.find(name())) throw InputError("this node '" + name() + "' is not in the map");
-    impl_->peer.set_members(std::move(members));
-    std::lock_guard lock(impl_->mu);
-    impl_->map = std::move(map);
-}
-
-void Node::join(const std::filesystem::path& cluster_file, const std::filesystem::path& map_file) {
-    join(load_cluster(cluster_file), load_network(map_file));
-}
-
-void Node::join(const std::string& seed_host, std::uint16_t seed_port) {
-    const std::string host = impl_->host == "0.0.0.0" ? "127.0.0.1" : impl_->host;
-    // Signed: the seed passes the new member list on with it, and every member checks who asked.
-    const nlohmann::json req = sign_join(impl_->peer.identity(), {{"cmd", "join"}, {"name", name()}, {"host", host}, {"port", port()}},
-                                         static_cast<std::int64_t>(std::time(nullptr)));
-    const auto [answer, seed] = impl_->peer.call_at(seed_host, seed_port, req, std::chrono::minutes(2));
-    if (!answer.value("ok", false)) {
-        throw Error("'" + seed + "' at " + seed_host + ":" + std::to_string(seed_port) +
-                    " did not admit this node: " + answer.value("error", std::string("refused")));
-    }
-    join(members_from_json(answer.at("members")),
-         parse_network(answer.at("map").get<std::string>(), "the map from '" + seed + "'"));
-}
 
 std::map<std::string, std::string> Node::Impl::unreachable(const std::vector<std::string>& names) {
     std::map<std::string, std::string> out;

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "hetcast/map/probe.hpp"
 #include "hetcast/runtime/peer.hpp"
 
 namespace hetcast {
@@ -145,6 +146,8 @@ public:
     /// `hetcast probe`, or any network file). InputError when this node is not in it.
     void set_map(Network map);
     void load_map(const std::filesystem::path& map_file);
+    /// The map plans are made on now; nullopt before one is set, joined or probed.
+    [[nodiscard]] std::optional<Network> map() const;
 
     /// Both at once, checked against each other: InputError for a member not in the map.
     void join(std::vector<Member> members, Network map);
@@ -156,6 +159,12 @@ public:
     /// this node too. Call after start(). hetcast::Error when the seed cannot be reached or
     /// refuses.
     void join(const std::string& seed_host, std::uint16_t seed_port);
+    /// Measures every member (pings, then TCP flows measured together, as `hetcast probe`
+    /// does: about a second per member and pass on a LAN), makes the result this node's map,
+    /// offers it to the other members (embedded nodes take it; a daemon takes a map only
+    /// under an operator's order) and returns it. Blocks; every member must answer:
+    /// hetcast::Error names one that does not. InputError for bad options.
+    [[nodiscard]] Network probe(ProbeOptions options = {});
 
     /// `bytes` to every other member of the map that can be reached now; the report's
     /// `skipped` names the others. hetcast::Error when no other member can be reached.

@@ -144,7 +144,7 @@ const std::vector<Requests::Entry>& Requests::table() {
              const Heartbeat beats(c.respond, d.cfg.heartbeat);
              c.respond(d.probe(c.req, c.respond));
          }},
-        {"goodput", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.goodput(c.req)); }},
+        {"goodput", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_goodput(*d.peer, d.cfg.name, c.req)); }},
         {"push", A::order_to_me, A::refused, true,
          [](D& d, const Call& c) {
              json answer;

@@ -27,6 +27,7 @@
 #include "hetcast/map/probe.hpp"
 #include "hetcast/model/network.hpp"
 #include "hetcast/net/text_endpoint.hpp"
+#include "hetcast/runtime/cluster_probe.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/history.hpp"
 #include "hetcast/runtime/measure.hpp"
@@ -193,12 +194,7 @@ struct Service::Impl {
     nlohmann::json set_map(const std::string& text);
 
     // service_probe.cpp: measuring the cluster
-    std::vector<PingSample> measure(const std::string& from, const std::string& to, const nlohmann::json& req);
-    nlohmann::json goodput(const nlohmann::json& req);
-    std::vector<double> measure_flows(const std::vector<std::string>& names, const std::vector<FlowPair>& flows,
-                                      double seconds, const nlohmann::json& offsets);
-    Matrix ping_latency(const std::vector<std::string>& names, int reps, nlohmann::json& offsets,
-                        const Peer::Responder& respond);
+    ProbeLink probe_link();
     nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
     /// Of `all`, the members that answer a hello (this one always), and the others with why.
     std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> answering_members(

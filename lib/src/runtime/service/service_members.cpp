@@ -141,10 +141,16 @@ json Service::Impl::join(const json& req) {
     const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
                         {"reps", get_or<int>(req, "reps", 5)}};
     std::vector<LinkFit> fits(k);
+    const ProbeLink link = probe_link();
     for (std::size_t i = 0; i < k; ++i) {
         json r = ping_req;
+        r["cmd"] = "ping";
         r["target"] = joiner.name;
-        fits[i] = fit_link(measure(names[i], joiner.name, r));
+        const json a = link.call(names[i], r, std::chrono::minutes(2));
+        if (!get_or<bool>(a, "ok", false)) {
+            throw Error("'" + names[i] + "' could not measure '" + joiner.name + "': " + get_or<std::string>(a, "error", "?"));
+        }
+        fits[i] = fit_link(samples_from_json(a.at("samples")));
     }
     std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
     const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);

@@ -1,0 +1,49 @@
+#pragma once
+/// Measuring a cluster of members (`hetcast probe`, Node::probe): latency by pings, then
+/// the goodputs of TCP flows measured together, from which map/probe.hpp infers subnets and
+/// capacities (docs/protocol.md, "Probing"). The daemon and the embedded node share it;
+/// each sends the requests its own way and answers the member's side with answer_goodput.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "hetcast/map/probe.hpp"
+#include "hetcast/model/network.hpp"
+#include "hetcast/runtime/peer.hpp"
+
+namespace hetcast {
+
+/// How a prober reaches the members it measures.
+struct ProbeLink {
+    std::string self;  ///< the prober's own member name
+    /// Sends `req` to `member` and returns its answer; for `self`, answers it locally
+    /// ("ping", "goodput", "hello"). Throws hetcast::Error when the member cannot be asked.
+    std::function<nlohmann::json(const std::string& member, const nlohmann::json& req, std::chrono::milliseconds timeout)>
+        call;
+    /// A line for the log (a flow measured again, and why); may be empty.
+    std::function<void(const std::string&)> note;
+};
+
+struct MeasuredCluster {
+    Network network;     ///< latency, bandwidth, overheads, subnets and capacities, on `names`
+    ProbeResult result;  ///< what the probe found and how (notes, doubts, measurements)
+    std::map<std::string, double> offsets;  ///< each member's clock minus the prober's, seconds
+};
+
+/// Measures `names` (the prober among them): `reps` pings per pair, then probe_capacities
+/// with `options` (its names are set here); `progress` gets {"progress": {...}} lines.
+/// Throws InputError for bad options, hetcast::Error when a member does not answer.
+[[nodiscard]] MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::string>& names, int reps,
+                                              ProbeOptions options,
+                                              const std::function<void(const nlohmann::json&)>& progress = {});
+
+/// A member's side of a goodput measurement: {"cmd": "goodput", "from", "seconds"}, or in
+/// two steps {"connect": true} then {"connection", "seconds"}. Throws InputError for a bad
+/// request, hetcast::Error when the transfer fails.
+[[nodiscard]] nlohmann::json answer_goodput(Peer& peer, const std::string& self, const nlohmann::json& req);
+
+}  // namespace hetcast

@@ -1,0 +1,232 @@
+// Measuring a cluster: latency by pings, goodputs of flows measured together (the prober
+// asks, each receiver measures on its own clock), overheads from each member's hello, and
+// the map built from them (map/probe.hpp).
+#include "hetcast/runtime/cluster_probe.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "hetcast/error.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/membership.hpp"
+
+namespace hetcast {
+
+using json = nlohmann::json;
+
+namespace {
+
+/// The most one goodput measurement a prober asks for may send (about 10 s at 6 Gbit/s).
+constexpr std::uint64_t max_bulk_bytes = std::uint64_t{8} << 30;
+constexpr auto call_timeout = std::chrono::seconds(10);
+using Offsets = std::map<std::string, double>;
+
+template <class T>
+T field(const json& j, const char* key, T fallback) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    try {
+        return it->get<T>();
+    } catch (const json::exception&) {
+        throw InputError(std::string("'") + key + "' has the wrong type");
+    }
+}
+
+void note(const ProbeLink& link, const std::string& line) {
+    if (link.note) link.note(line);
+}
+
+std::vector<PingSample> ping_pair(const ProbeLink& link, const std::string& from, const std::string& to, int reps) {
+    const json a = link.call(from, {{"cmd", "ping"}, {"target", to}, {"sizes", {64}}, {"reps", reps}},
+                             std::chrono::minutes(2));
+    if (!field<bool>(a, "ok", false)) {
+        throw Error("'" + from + "' could not measure '" + to + "': " + field<std::string>(a, "error", "?"));
+    }
+    return samples_from_json(a.at("samples"));
+}
+
+/// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of a
+/// round-robin round at once; the clock offsets of the members come with it.
+Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
+                    const std::function<void(const json&)>& progress) {
+    const std::size_t n = names.size();
+    Matrix lat(n, std::vector<double>(n, 0));
+    offsets[link.self] = 0.0;
+    std::mutex result_mu;
+    std::string failure;
+    const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
+        try {
+            const auto samples = ping_pair(link, names[i], names[j], reps);
+            const auto best = std::min_element(samples.begin(), samples.end(), [](const PingSample& a, const PingSample& b) {
+                return a.round_trip() < b.round_trip();
+            });
+            std::lock_guard lock(result_mu);
+            lat[i][j] = lat[j][i] = best->round_trip() / 2;
+            // The samples are on i's clock with j's stamps: estimate_offset is j's clock minus i's.
+            if (names[i] == link.self) offsets[names[j]] = estimate_offset(samples);
+            if (names[j] == link.self) offsets[names[i]] = -estimate_offset(samples);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(result_mu);
+            if (failure.empty()) failure = "pinging " + names[i] + " -> " + names[j] + ": " + e.what();
+        }
+    };
+    std::size_t done = 0;
+    for (const auto& round : round_robin(static_cast<std::uint32_t>(n))) {
+        std::vector<std::thread> ts;
+        for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
+        for (auto& t : ts) t.join();
+        if (!failure.empty()) throw Error("probe failed: " + failure);
+        done += round.size();
+        if (progress) progress({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", n * (n - 1) / 2}}}});
+    }
+    return lat;
+}
+
+/// Flows measured together: every receiver first dials its sender, then all are asked
+/// at once to measure, each on a thread that waits for its answer. The rates are taken
+/// over the span common to all of them (their arrivals on the prober's clock, through the
+/// offsets), or when that is less than half of each one's window, over the earliest one's
+/// window (earliest_window_rates: a flow held off through it rates 0 and is measured
+/// again), else each over its own. A flow whose receiver answered but could not rate it
+/// (too little arrived: it starved; its transfer broke off) is NaN, for the probe to
+/// measure again; one that could not connect, or whose receiver did not answer, fails the
+/// measurement.
+std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::string>& names,
+                                  const std::vector<FlowPair>& flows, double seconds, const Offsets& offsets) {
+    const double warmup = std::min(0.1, seconds / 3);
+    std::vector<double> rates(flows.size(), 0);
+    std::vector<Arrivals> seen(flows.size());
+    std::vector<std::string> failed(flows.size()), unrated(flows.size());
+    std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()));
+    std::vector<std::thread> ts;
+    for (std::size_t k = 0; k < flows.size(); ++k) {
+        ts.emplace_back([&, k] {
+            const std::string& from = names[flows[k].first];
+            const std::string& to = names[flows[k].second];
+            // An answer that is not ok: the receiver's own word on this flow.
+            const auto ask = [&](const json& req, std::chrono::milliseconds timeout, std::string& refused) {
+                json a;
+                try {
+                    a = link.call(to, req, timeout);
+                } catch (const Error& e) {
+                    if (to != link.self) throw;
+                    a = {{"ok", false}, {"error", e.what()}};
+                }
+                if (!field<bool>(a, "ok", false)) refused = field<std::string>(a, "error", "?");
+                return a;
+            };
+            std::uint64_t connection = 0;
+            try {
+                std::string refused;
+                const json a = ask({{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout, refused);
+                if (!refused.empty()) throw Error(refused);
+                connection = field<std::uint64_t>(a, "connection", 0);
+            } catch (const std::exception& e) {
+                failed[k] = from + " -> " + to + ": " + e.what();
+            }
+            connected.arrive_and_wait();
+            if (!failed[k].empty()) return;
+            try {
+                const json a = ask({{"cmd", "goodput"}, {"connection", connection}, {"seconds", seconds}},
+                                   call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)), unrated[k]);
+                if (!unrated[k].empty()) return;
+                rates[k] = field<double>(a, "goodput", 0.0);
+                const double start = field<double>(a, "start", 0.0) - (offsets.contains(to) ? offsets.at(to) : 0.0);
+                for (const auto& p : a.value("arrivals", json::array())) {
+                    seen[k].emplace_back(start + p.at(0).get<double>(), p.at(1).get<std::uint64_t>());
+                }
+            } catch (const std::exception& e) {
+                failed[k] = from + " -> " + to + ": " + e.what();
+            }
+        });
+    }
+    for (auto& t : ts) t.join();
+    for (const auto& f : failed) {
+        if (!f.empty()) throw Error("measuring " + f);
+    }
+    std::vector<Arrivals> rated_seen;
+    for (std::size_t k = 0; k < flows.size(); ++k) {
+        if (unrated[k].empty() && rates[k] > 0) {
+            rated_seen.push_back(std::move(seen[k]));
+            continue;
+        }
+        note(link, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] + " not rated (" +
+                       (unrated[k].empty() ? "no rate" : unrated[k]) + "): measured again");
+        rates[k] = std::nan("");
+    }
+    const double least = (seconds - warmup) / 2;
+    auto common = common_window_rates(rated_seen, warmup, least);
+    if (!common) common = earliest_window_rates(rated_seen, warmup, least);
+    if (!common) return rates;
+    for (std::size_t k = 0, r = 0; k < flows.size(); ++k) {
+        if (std::isnan(rates[k])) continue;
+        rates[k] = (*common)[r++];
+        if (rates[k] > 0) continue;
+        note(link, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] +
+                       " held off while the others ran: measured again");
+        rates[k] = std::nan("");
+    }
+    return rates;
+}
+
+}  // namespace
+
+MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::string>& names, int reps,
+                                ProbeOptions options, const std::function<void(const json&)>& progress) {
+    if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
+    if (!(options.seconds >= 0.05 && options.seconds <= Peer::max_goodput_seconds)) {
+        throw InputError("probe: seconds must be between 0.05 and " +
+                         std::to_string(static_cast<int>(Peer::max_goodput_seconds)));
+    }
+    if (names.size() < 2) throw InputError("probe: fewer than two members to measure");
+    const std::size_t n = names.size();
+    Offsets offsets;
+    const Matrix lat = ping_latency(link, names, reps, offsets, progress);
+    options.names = names;
+    if (progress) {
+        options.progress = [&progress](std::string_view phase, std::size_t done) {
+            progress({{"progress", {{"phase", phase}, {"measurements", done}}}});
+        };
+    }
+    ProbeResult result = probe_capacities(
+        lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets); },
+        options);
+    std::vector<Overhead> send(n), recv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const json h = link.call(names[i], {{"cmd", "hello"}}, call_timeout);
+        const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0});
+        const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0});
+        if (s.size() == 2) send[i] = {s[0], s[1]};
+        if (v.size() == 2) recv[i] = {v[0], v[1]};
+    }
+    Network network = Network::parametric(names, lat, result.bandwidth, send, recv);
+    network.set_subnets(result.subnets);
+    network.set_capacities(result.capacities);
+    return {std::move(network), std::move(result), std::move(offsets)};
+}
+
+json answer_goodput(Peer& peer, const std::string& self, const json& req) {
+    const auto from = field<std::string>(req, "from", "");
+    const double seconds = field<double>(req, "seconds", 0.3);
+    const double warmup = field<double>(req, "warmup", std::min(0.1, seconds / 3));
+    if (!req.contains("connection") && (from.empty() || from == self)) {
+        throw InputError("goodput: 'from' must name another member");
+    }
+    if (field<bool>(req, "connect", false)) return {{"ok", true}, {"connection", peer.bulk_connect(from)}};
+    const Peer::Goodput g = req.contains("connection")
+                                ? peer.goodput_from(field<std::uint64_t>(req, "connection", 0), seconds, warmup,
+                                                    max_bulk_bytes)
+                                : peer.goodput_from(from, seconds, warmup, max_bulk_bytes);
+    json arrivals = json::array();
+    for (const auto& [t, b] : g.arrivals) arrivals.push_back({t - g.arrivals.front().first, b});
+    return {{"ok", true},        {"goodput", g.rate},
+            {"bytes", g.bytes},  {"seconds", g.seconds},
+            {"start", g.arrivals.empty() ? 0.0 : g.arrivals.front().first}, {"arrivals", arrivals}};
+}
+
+}  // namespace hetcast
