@@ -154,6 +154,14 @@ TEST_CASE("node jobs: push() lands a file and a directory tree on every other no
     write_random(src / "data" / "a.txt", 1000, 2);
     write_random(src / "data" / "deep" / "b.bin", 70'000, 3);
     fs::permissions(src / "data" / "a.txt", fs::perms(0640));
+    std::mutex mu;
+    std::map<std::string, std::vector<Landed>> landed;  // by receiving node
+    for (std::size_t i = 1; i < 4; ++i) {
+        c[i].on_landed([&, who = "n" + std::to_string(i)](Landed l) {
+            std::lock_guard lock(mu);
+            landed[who].push_back(std::move(l));
+        });
+    }
 
     PushFiles one;
     one.paths = {src / "model.bin"};
@@ -184,6 +192,20 @@ TEST_CASE("node jobs: push() lands a file and a directory tree on every other no
             CHECK(strays(root, {"ckpt/model-1.bin", "sets/data/a.txt", "sets/data/deep/b.bin"}).empty());
         } else {
             CHECK(strays(root, {"ckpt/model-1.bin"}).empty());
+        }
+        // Told before the job heard of it, so push() returned after every call.
+        std::lock_guard lock(mu);
+        const auto& got = landed["n" + std::to_string(i)];
+        REQUIRE(got.size() == (got_tree ? 2U : 1U));
+        CHECK(got[0].path == root / "ckpt" / "model-1.bin");
+        CHECK(got[0].source == "n0");
+        CHECK(got[0].bytes == 3U << 20);
+        CHECK(got[0].entries == 0);
+        CHECK(got[0].job == r1.job);
+        if (got_tree) {
+            CHECK(got[1].path == root / "sets");
+            CHECK(got[1].entries >= 4);  // data, deep, a.txt, b.bin
+            CHECK(got[1].job == r2.job);
         }
     }
 }

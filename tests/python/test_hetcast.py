@@ -96,8 +96,13 @@ class NodeTest(unittest.TestCase):
         for rel, data in blobs.items():
             with open(os.path.join(src, rel), "wb") as f:
                 f.write(data)
+        landed = []
+        self.c.nodes[1].on_landed(landed.append)
         report = self.c.nodes[0].push([os.path.join(src, "ckpt.bin")], name="models/ckpt.bin")
         self.assertTrue(report["ok"], report)
+        self.assertEqual([(l["path"], l["bytes"], l["source"]) for l in landed],
+                         [(os.path.join(self.c.dir.name, "n1", "models", "ckpt.bin"), 2 << 20, "n0")])
+        self.c.nodes[1].on_landed(None)
         report = self.c.nodes[0].push([os.path.join(src, "set")], recursive=True, name="data", dests=["n1", "n3"])
         self.assertTrue(report["ok"], report)
         for i, name in enumerate(self.c.names[1:], start=1):

@@ -320,5 +320,23 @@ PYBIND11_MODULE(_hetcast, m) {
                 if (!d) return py::none();
                 return py::cast(Received{d->source, d->job, d->message, d->bytes});
             },
-            py::arg("timeout") = 5.0, "The next buffer delivered here, or None after `timeout` seconds.");
+            py::arg("timeout") = 5.0, "The next buffer delivered here, or None after `timeout` seconds.")
+        .def(
+            "on_landed",
+            [](Node& n, const py::object& callback) {
+                if (callback.is_none()) return n.on_landed({});
+                n.on_landed([f = hold(callback)](const Landed& l) {
+                    py::gil_scoped_acquire gil;
+                    try {
+                        (*f)(py::dict(py::arg("source") = l.source, py::arg("job") = l.job,
+                                      py::arg("message") = l.message, py::arg("path") = l.path.string(),
+                                      py::arg("bytes") = l.bytes, py::arg("entries") = l.entries));
+                    } catch (py::error_already_set& e) {
+                        e.discard_as_unraisable("hetcast on_landed");
+                    }
+                });
+            },
+            py::arg("callback"),
+            "callback(dict(source, job, message, path, bytes, entries)) for every file or tree that lands here; "
+            "None: no calls.");
 }

@@ -338,4 +338,6 @@ std::optional<Delivery> Node::receive(std::chrono::milliseconds timeout) { retur
 
 void Node::on_delivery(std::function<void(Delivery)> callback) { impl_->peer.on_delivery(std::move(callback)); }
 
+void Node::on_landed(std::function<void(Landed)> callback) { impl_->peer.on_landed(std::move(callback)); }
+
 }  // namespace hetcast

@@ -201,6 +201,9 @@ public:
     [[nodiscard]] std::optional<Delivery> receive(std::chrono::milliseconds timeout);
     /// Deliveries go to `callback` instead of the queue (an empty function: back to the queue).
     void on_delivery(std::function<void(Delivery)> callback);
+    /// Every file or tree pushed here (start_push, `hetcast push`), once it has landed under
+    /// dest_root, verified: where, from whom, how big. On a Node thread; must not block.
+    void on_landed(std::function<void(Landed)> callback);
 
 private:
     struct Impl;

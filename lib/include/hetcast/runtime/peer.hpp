@@ -108,6 +108,16 @@ struct Delivery {
     std::shared_ptr<const std::vector<std::byte>> bytes;
 };
 
+/// A file or directory tree that landed on this member: verified, under its final name.
+struct Landed {
+    std::string source;
+    std::uint64_t job = 0;
+    MessageId message = 0;
+    std::filesystem::path path;  ///< dest_root / the name it was pushed under
+    std::uint64_t bytes = 0;     ///< the file's size, or the tree's bundle's
+    std::size_t entries = 0;     ///< a tree's files, directories and links; 0 for one file
+};
+
 
 class Peer {
 public:
@@ -172,6 +182,10 @@ public:
     /// Instead of the queue, every delivery goes to `callback` (on a job thread; it must
     /// not block for long). Pass an empty function to go back to the queue.
     void on_delivery(std::function<void(Delivery)> callback);
+    /// Called once for every file or tree that lands here, after it landed and before the
+    /// job hears it is delivered (on a job thread; it must not block for long). Files land
+    /// under dest_root either way; an empty function: no calls.
+    void on_landed(std::function<void(Landed)> callback);
 
     /// Sends one `response` frame back to whoever made a request.
     using Responder = std::function<void(const nlohmann::json&)>;

@@ -222,6 +222,11 @@ void Peer::on_delivery(std::function<void(Delivery)> callback) {
     impl_->delivery_cb = std::move(callback);
 }
 
+void Peer::on_landed(std::function<void(Landed)> callback) {
+    std::lock_guard lock(impl_->mu);
+    impl_->landed_cb = std::move(callback);
+}
+
 void Peer::on_request(std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> handler) {
     std::lock_guard lock(impl_->mu);
     impl_->request_handler = std::move(handler);

@@ -82,6 +82,7 @@ struct Peer::Impl {
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
+    std::function<void(Landed)> landed_cb;
     std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> request_handler;
     /// Identities no longer admitted (cluster/revocations.hpp).
     detail::RevocationList revocations;

@@ -129,6 +129,12 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 log(LogLevel::info, "job " + std::to_string(job->plan.job) + ": landed " + (cfg.dest_root / lm.name).string() +
                     (lm.tree.empty() ? "" : " (" + std::to_string(lm.tree.size()) + " entries)") + ", " +
                     std::to_string(lm.size) + " bytes, sha256 " + net::to_hex(lm.sha) + ", from '" + lm.source + "'");
+                std::function<void(Landed)> cb;
+                {
+                    std::lock_guard lock(mu);
+                    cb = landed_cb;
+                }
+                if (cb) cb(Landed{lm.source, job->plan.job, m, cfg.dest_root / lm.name, lm.size, lm.tree.size()});
                 emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
             }));
         } else if (r.keep) {
