@@ -145,6 +145,10 @@ TEST_CASE("node jobs: a timeout aborts the job, bwlimit caps what the plan predi
     const JobReport free = fast[0].start_broadcast(bytes).wait();
     CHECK(free.ok());
     CHECK(free.predicted < limited.predicted);
+    // Checked as the daemon checks a push's options (runtime/push_options.hpp).
+    SendOptions crawl;
+    crawl.bwlimit = 100;
+    CHECK_THROWS_WITH_AS((void)fast[0].start_broadcast(bytes, crawl), "--bwlimit must be at least 1 KiB/s", InputError);
 }
 
 TEST_CASE("node jobs: push() lands a file and a directory tree on every other node, verified, nothing else left") {

@@ -29,6 +29,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/pieces.hpp"
+#include "hetcast/runtime/push_options.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/upload.hpp"
 #include "hetcast/sched/schedule.hpp"
@@ -348,8 +349,11 @@ int cmd_push(const std::vector<std::string>& args) {
         if (vm.count("to")) (void)expand_nodeset(to, any_group);
         if (vm.count("exclude")) (void)expand_nodeset(exclude, any_group);
     }
-    if (!bwlimit.empty() && parse_rate(bwlimit) < 1024) throw InputError("--bwlimit must be at least 1KiB/s");
-    const std::uint64_t timeout_ms = timeout.empty() ? 0 : parse_duration(timeout, "--timeout");
+    PushOptions options;  // the same struct, check and encoding as an embedded Node's
+    options.bwlimit = bwlimit.empty() ? 0 : static_cast<std::uint64_t>(parse_rate(bwlimit));
+    options.piece = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
+    options.timeout = std::chrono::milliseconds(timeout.empty() ? 0 : parse_duration(timeout, "--timeout"));
+    check(options);
     const auto algo_list = split_commas(algos);
     if (algo_list.empty()) throw InputError("--algo is empty");
     const bool recursive = vm.count("recursive") != 0;
@@ -388,7 +392,7 @@ int cmd_push(const std::vector<std::string>& args) {
         if (upload && !local) {
             // Cut as the member cuts what it sends (its `piece`), so that each piece it
             // forwards is one it has checked.
-            std::uint64_t cut = piece.empty() ? 0 : static_cast<std::uint64_t>(parse_bytes(piece));
+            std::uint64_t cut = options.piece;
             if (cut == 0) cut = client->call({{"cmd", "hello"}}).value("piece", std::uint64_t{0});
             const bool asked = !piece.empty();
             const auto cut_for = [cut, asked](std::uint64_t size) {
@@ -415,7 +419,7 @@ int cmd_push(const std::vector<std::string>& args) {
         // "to": the node set's text ([] for --all), expanded by the daemon.
         json names = json::array();
         for (const auto& f : files) names.push_back(bytes_to_json(f));  // file names are bytes
-        json req{{"cmd", "push"}, {"files", names}, {"algo", algo}, {"dest", dest}, {"model", model},
+        json req{{"cmd", "push"}, {"files", names}, {"dest", dest}, {"model", model},
                  {"to", vm.count("all") ? json::array() : json(to)}};
         if (vm.count("exclude")) req["exclude"] = exclude;
         if (recursive) req["recursive"] = true;
@@ -423,9 +427,8 @@ int cmd_push(const std::vector<std::string>& args) {
         if (vm.count("preserve-owner")) req["preserve_owner"] = true;
         if (!groups.empty()) req["groups"] = groups;
         if (verbose) req["verbose"] = true;
-        if (!piece.empty()) req["piece"] = static_cast<std::uint64_t>(parse_bytes(piece));
-        if (!bwlimit.empty()) req["bwlimit"] = static_cast<std::uint64_t>(parse_rate(bwlimit));
-        if (timeout_ms > 0) req["timeout"] = timeout_ms;
+        options.algo = algo;
+        write_push_options(options, req);
         if (!pattern.empty()) {
             req["pattern"] = pattern_text;
             req["pattern_name"] = pattern;
@@ -439,7 +442,7 @@ int cmd_push(const std::vector<std::string>& args) {
                                  std::to_string(text >> 10) + " KiB, over the " +
                                  std::to_string(max_upload_manifest_bytes >> 10) + " KiB one upload carries: push the tree in parts");
             }
-            if (!bwlimit.empty()) client->limit_rate(static_cast<std::uint64_t>(parse_rate(bwlimit)));
+            if (options.bwlimit > 0) client->limit_rate(options.bwlimit);
         }
         json answer;
         ProgressView view{bar, states, verbose, algo};
@@ -449,7 +452,7 @@ int cmd_push(const std::vector<std::string>& args) {
                     // The entry member hears of the upload frame by frame and fails it after
                     // stall_timeout without one: frames small enough for a slow uplink.
                     std::size_t chunk = std::size_t{256} << 10;
-                    if (!bwlimit.empty()) chunk = std::clamp<std::size_t>(static_cast<std::size_t>(parse_rate(bwlimit) / 4), 16 << 10, chunk);
+                    if (options.bwlimit > 0) chunk = std::clamp<std::size_t>(static_cast<std::size_t>(options.bwlimit / 4), 16 << 10, chunk);
                     client->upload(std::stoull(p["upload"].get<std::string>()), local->body, chunk);
                 }
                 if (p.contains("job") && p["job"].is_string()) cancel.job(p["job"].get<std::string>());

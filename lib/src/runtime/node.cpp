@@ -171,10 +171,11 @@ JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, S
 }
 
 namespace {
-/// `net` as a job capped at `bwlimit` bytes/s per member sees it (0: as it is).
-std::shared_ptr<const Network> planned_on(std::shared_ptr<const Network> net, std::uint64_t bwlimit) {
-    if (bwlimit == 0) return net;
-    return std::make_shared<const Network>(net->with_rate_limit(static_cast<double>(bwlimit)));
+/// `net` as the job sees it, after the options are checked.
+std::shared_ptr<const Network> planned_on(std::shared_ptr<const Network> net, const PushOptions& options) {
+    check(options);
+    if (options.bwlimit == 0) return net;
+    return std::make_shared<const Network>(capped_for_push(*net, options.bwlimit));
 }
 }  // namespace
 
@@ -184,7 +185,7 @@ JobHandle Node::start_broadcast(Bytes bytes, SendOptions options) {
 
 JobHandle Node::start_multicast(Bytes bytes, std::vector<std::string> dests, SendOptions options) {
     if (!bytes) throw InputError("no buffer");
-    const auto net = planned_on(impl_->current_map(), options.bwlimit);
+    const auto net = planned_on(impl_->current_map(), options);
     auto [ids, all, down, finish] = impl_->destinations(*net, dests);
     if (ids.empty()) {
         if (all) throw Error("no other member can be reached");
@@ -206,7 +207,7 @@ JobHandle Node::start_multicast(Bytes bytes, std::vector<std::string> dests, Sen
 
 JobHandle Node::start_exchange(std::vector<ExchangeEntry> pattern, SendOptions options) {
     if (pattern.empty()) throw InputError("an empty exchange");
-    const auto net = planned_on(impl_->current_map(), options.bwlimit);
+    const auto net = planned_on(impl_->current_map(), options);
     PatternRequest req;
     std::vector<JobInput> inputs;
     std::vector<std::string> everyone;
@@ -294,7 +295,7 @@ JobHandle Node::start_push(PushFiles files, SendOptions options) {
         input.tree = tree->entries();
     }
     input.preserve = files.preserve;
-    const auto net = planned_on(impl_->current_map(), options.bwlimit);
+    const auto net = planned_on(impl_->current_map(), options);
     auto [ids, all, down, finish] = impl_->destinations(*net, files.dests);
     if (ids.empty()) throw Error(all ? "no other member can be reached" : "no destination can be reached");
     const double size = static_cast<double>(input.body->size());

@@ -41,23 +41,15 @@
 
 #include "hetcast/map/probe.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/push_options.hpp"
 
 namespace hetcast {
 
 using Bytes = std::shared_ptr<const std::vector<std::byte>>;
 
-/// How a job is planned and run: the knobs of `hetcast push`.
-struct SendOptions {
-    /// A single-source algorithm of `hetcast plan --help` or, for an exchange, fef, ecf, wr,
-    /// wrp or exchange; "auto" plans with every candidate and takes the earliest predicted.
-    std::string algo = "auto";
-    /// Bytes per second each member may send for this job in all; 0: no limit. The plan
-    /// is made on the network capped at this rate, so the prediction holds.
-    std::uint64_t bwlimit = 0;
-    /// Bytes per piece of a plan that cuts through; 0: the planner's choice.
-    std::uint64_t piece = 0;
-    /// The whole job must end within this or it is aborted and reported failed; 0: none.
-    std::chrono::milliseconds timeout{0};
+/// How a job is planned and run: the knobs of `hetcast push` (PushOptions: algo, bwlimit,
+/// piece, timeout; checked as the daemon checks them), and callbacks to watch it.
+struct SendOptions : PushOptions {
     /// Called on a Node thread whenever the job moves on (as `hetcast push -v` shows it).
     std::function<void(const JobProgress&)> on_progress;
     /// Called on a Node thread once, with the final report, when the job ends.

@@ -20,6 +20,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/nodeset.hpp"
+#include "hetcast/runtime/push_options.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/tree.hpp"
 #include "hetcast/runtime/upload.hpp"
@@ -49,13 +50,6 @@ void finish_upload(Upload& up, JobReport& r, bool self, const std::optional<std:
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     r.outcomes.push_back({0, who, here, 0, secs, !why, why.value_or("")});
     r.achieved = std::max(r.achieved, why ? r.achieved : secs);
-}
-
-/// A push's --bwlimit (bytes/s; 0: none).
-std::uint64_t bwlimit_of(const json& req) {
-    const auto rate = get_or<std::uint64_t>(req, "bwlimit", 0);
-    if (rate != 0 && rate < min_bwlimit) throw InputError("--bwlimit must be at least 1 KiB/s");
-    return rate;
 }
 
 // Nodes with tasks in `s` that are neither the root, a destination nor in `known`: relays.
@@ -107,8 +101,7 @@ JobSpec plan_around_down(const Network& net, PlanRequest pr, const std::string& 
 /// plan and its prediction account for the limit.
 std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bwlimit) {
     if (!net) throw InputError("no map yet: run 'hetcast probe' first");
-    if (bwlimit > 0) return net->with_rate_limit(static_cast<double>(bwlimit));
-    return net;
+    return capped_for_push(*net, bwlimit);
 }
 
 }  // namespace
@@ -190,18 +183,12 @@ void Service::Impl::finish_push(const JobReport& r, const json& answer, const st
     for (const auto& w : left) w(answer);
 }
 
-/// The push's own time limit: "timeout" (ms) in the request, else the daemon's job_timeout.
-static std::chrono::milliseconds push_timeout(const json& req) {
-    const auto ms = get_or<std::uint64_t>(req, "timeout", 0);
-    if (ms > std::uint64_t{366} * 86400 * 1000) throw InputError("--timeout: at most a year");
-    return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
-}
-
 /// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
 /// generated payload); sizes come from the sources before planning.
 json Service::Impl::push_pattern(const json& req, const Network& net, const Peer::Responder& respond,
                                  const std::string& who) {
-    const auto algo = get_or<std::string>(req, "algo", "wrp");
+    const PushOptions options = read_push_options(req, "wrp");
+    const std::string& algo = options.algo;
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     PatternRequest pr = parse_pattern(get_or<std::string>(req, "pattern", ""),
                                       get_or<std::string>(req, "pattern_name", "pattern"), net);
@@ -237,8 +224,8 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.lower_bound = pattern_lower_bound(net, pr);
     spec.inputs = std::move(inputs);
     spec.order = req.dump();  // the sources that are not this daemon check it
-    spec.bwlimit = bwlimit_of(req);
-    spec.timeout = push_timeout(req);
+    spec.bwlimit = options.bwlimit;
+    spec.timeout = options.timeout;
     const std::string label = "pattern " + get_or<std::string>(req, "pattern_name", "pattern");
     const std::string started = utc_now();
     say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
@@ -250,14 +237,15 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
 }
 
 json Service::Impl::push(const json& req, const Peer::Responder& respond, const std::string& who) {
-    const std::uint64_t bwlimit = bwlimit_of(req);
+    const PushOptions options = read_push_options(req);  // a pattern's default algorithm: push_pattern's
+    const std::uint64_t bwlimit = options.bwlimit;
     if (req.contains("pattern")) {
         const auto net = map_for_push(current_map(), bwlimit);
         const Busy busy(*this);
         return push_pattern(req, *net, respond, who);
     }
     const std::vector<std::string> files = push_files(req);
-    const auto algo_name = get_or<std::string>(req, "algo", "auto");
+    const std::string& algo_name = options.algo;
     const auto dest_dir = get_or<std::string>(req, "dest", "");
     const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
     if (files.empty()) throw InputError("push: no files");
@@ -420,7 +408,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
                std::to_string(n.links) + " links";
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
-    const std::uint64_t piece = up ? upload_piece : get_or<std::uint64_t>(req, "piece", cfg.piece);
+    const std::uint64_t piece = up ? upload_piece : options.piece > 0 ? options.piece : cfg.piece;
     const Busy busy(*this);
 
     const double size = static_cast<double>(input.body->size());
@@ -434,7 +422,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
             [&](const std::string& line) { say(LogLevel::warn, line); });
         spec.bwlimit = bwlimit;
-        spec.timeout = push_timeout(req);
+        spec.timeout = options.timeout;
         spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(input));
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
