@@ -21,6 +21,8 @@ namespace {
 
 constexpr std::size_t subnet_hosts = 20;
 constexpr double gbit = 1e9 / 8;
+constexpr double subnet_latency = 50e-6;
+constexpr double across_latency = 200e-6;
 
 struct Row {
     std::size_t hosts;
@@ -118,7 +120,7 @@ Network capacity_map(std::size_t hosts, std::uint64_t seed) {
             double b = std::min(c.egress[i], c.ingress[j]);
             if (si != sj) b = std::min({b, c.uplink[si], c.uplink[sj]});
             bandwidth[i][j] = b;
-            latency[i][j] = si == sj ? 50e-6 : 200e-6;
+            latency[i][j] = si == sj ? subnet_latency : across_latency;
         }
     }
     Network net = Network::parametric(std::move(names), std::move(latency), std::move(bandwidth),
@@ -128,7 +130,7 @@ Network capacity_map(std::size_t hosts, std::uint64_t seed) {
     return net;
 }
 
-void write_capacity_map(std::ostream& out, const Network& net) {
+void write_capacity_map(std::ostream& out, const Network& net, bool full_matrices) {
     const std::size_t n = net.size();
     const auto list = [&](const std::vector<double>& v) {
         out << '[';
@@ -138,17 +140,23 @@ void write_capacity_map(std::ostream& out, const Network& net) {
     out.precision(17);
     out << "name: generated capacity map (hetcast-bench --write-map)\nnodes: [";
     for (std::size_t i = 0; i < n; ++i) out << (i ? ", " : "") << net.name(static_cast<NodeId>(i));
-    out << "]\nlatency:\n";
-    for (const auto& row : net.latency()) {
-        out << "  - ";
-        list(row);
-    }
-    out << "bandwidth:\n";
-    for (std::size_t i = 0; i < n; ++i) {
-        std::vector<double> row = net.bandwidth()[i];
-        row[i] = row[i == 0 ? 1 : 0];  // the diagonal is ignored but must be positive
-        out << "  - ";
-        list(row);
+    out << "]\n";
+    if (full_matrices) {
+        out << "latency:\n";
+        for (const auto& row : net.latency()) {
+            out << "  - ";
+            list(row);
+        }
+        out << "bandwidth:\n";
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<double> row = net.bandwidth()[i];
+            row[i] = row[i == 0 ? 1 : 0];  // the diagonal is ignored but must be positive
+            out << "  - ";
+            list(row);
+        }
+    } else {
+        // The loader derives the pair bandwidths from the capacities, as capacity_map does.
+        out << "latency: {subnet: " << subnet_latency << ", across: " << across_latency << "}\n";
     }
     out << "subnets:\n";
     for (const auto& s : *net.subnets()) {
