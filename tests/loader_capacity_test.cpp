@@ -129,3 +129,31 @@ TEST_CASE("loader: a second document is found with or without the quick look for
     CHECK(error_of("---\nnodes: [a]\ncost: [[0]]\n") == "");
     CHECK(error_of("nodes: [a, '---']\ncost: [[0, 1], [1, 0]]\n") == "");
 }
+
+TEST_CASE("loader: format_network writes a site by its capacities, and what it cannot so as matrices") {
+    const Network net = parse_network(site(200), "site.yaml");
+    const std::string text = format_network(net, "2026-11-26T12:00:00Z");
+    INFO(text.substr(0, 400));
+    CHECK(!contains(text, "bandwidth:"));
+    CHECK(contains(text, "latency: {subnet: 5.0000000000000002e-05, across: 0.00020000000000000001}"));
+    CHECK(text.size() < 20000);  // 2 x 40,000 matrix entries would be over 1 MB
+    const Network back = parse_network(text, "back.yaml");
+    CHECK(back.bandwidth() == net.bandwidth());
+    CHECK(back.latency() == net.latency());
+    CHECK(back.subnets() == net.subnets());
+
+    // One pair measured apart from its capacities, one latency of its own: both matrices.
+    Matrix bandwidth = net.bandwidth();
+    Matrix latency = net.latency();
+    bandwidth[3][150] *= 0.5;
+    latency[7][8] = 1e-3;
+    Network odd = Network::parametric(net.names(), latency, bandwidth, net.send_overheads(), net.recv_overheads());
+    odd.set_subnets(*net.subnets());
+    odd.set_capacities(*net.capacities());
+    const std::string full = format_network(odd, "");
+    CHECK(contains(full, "bandwidth:"));
+    CHECK(!contains(full, "latency: {"));
+    const Network odd_back = parse_network(full, "odd.yaml");
+    CHECK(odd_back.bandwidth() == bandwidth);
+    CHECK(odd_back.latency()[7][8] == 1e-3);
+}

@@ -18,6 +18,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
+#include "capacity_pairs.hpp"
 #include "yaml_document.hpp"
 
 namespace hetcast {
@@ -309,10 +310,7 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             for (std::size_t j = 0; j < n; ++j) {
                 if (i == j) continue;
-                double b = std::min({c.egress[i], c.ingress[j], c.disk[j]});
-                if (!c.uplink.empty() && subnet_of[i] != subnet_of[j]) {
-                    b = std::min({b, c.uplink[subnet_of[i]], c.uplink[subnet_of[j]]});
-                }
+                const double b = detail::capacity_pair_rate(c, subnet_of, i, j);
                 if (!std::isfinite(b)) {
                     fail(at.Mark(), "capacity: with no 'bandwidth', every pair needs a finite capacity; " +
                                         quoted(net.name(static_cast<NodeId>(i))) + " -> " +
@@ -482,57 +480,6 @@ Network parse_network(std::string_view yaml_text, std::string_view origin) {
 Network load_network(const std::filesystem::path& file) {
     const std::string origin = file.string();
     return parse_network(read_text(file, origin), origin);
-}
-
-std::string format_network(const Network& net, std::string_view measured_at) {
-    if (net.is_cost_matrix()) throw InputError("only parametric networks are written");
-    YAML::Emitter out;
-    out.SetDoublePrecision(17);
-    out << YAML::BeginMap;
-    if (!measured_at.empty()) out << YAML::Key << "measured_at" << YAML::Value << std::string(measured_at);
-    out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << net.names();
-    const auto matrix = [&](const char* key, const Matrix& m) {
-        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
-        for (const auto& row : m) out << YAML::Flow << row;
-        out << YAML::EndSeq;
-    };
-    matrix("latency", net.latency());
-    matrix("bandwidth", net.bandwidth());
-    const auto overheads = [&](const char* key, const std::vector<Overhead>& v) {
-        if (std::all_of(v.begin(), v.end(), [](const Overhead& o) { return o.fixed == 0 && o.per_byte == 0; })) return;
-        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
-        for (const auto& o : v) {
-            out << YAML::Flow << YAML::BeginMap << YAML::Key << "fixed" << YAML::Value << o.fixed << YAML::Key
-                << "per_byte" << YAML::Value << o.per_byte << YAML::EndMap;
-        }
-        out << YAML::EndSeq;
-    };
-    overheads("send_overhead", net.send_overheads());
-    overheads("recv_overhead", net.recv_overheads());
-    if (net.subnets()) {
-        out << YAML::Key << "subnets" << YAML::Value << YAML::BeginSeq;
-        for (const auto& group : *net.subnets()) {
-            std::vector<std::string> names;
-            for (NodeId n : group) names.push_back(net.name(n));
-            out << YAML::Flow << names;
-        }
-        out << YAML::EndSeq;
-    }
-    if (const auto& c = net.capacities()) {
-        out << YAML::Key << "capacity" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "egress" << YAML::Value << YAML::Flow << c->egress;
-        out << YAML::Key << "ingress" << YAML::Value << YAML::Flow << c->ingress;
-        if (std::any_of(c->disk.begin(), c->disk.end(), [](double d) { return std::isfinite(d); })) {
-            out << YAML::Key << "disk" << YAML::Value << YAML::Flow << c->disk;
-        }
-        if (!c->uplink.empty()) out << YAML::Key << "uplink" << YAML::Value << YAML::Flow << c->uplink;
-        if (c->queues != Queues::realistic) {
-            out << YAML::Key << "queues" << YAML::Value << (c->queues == Queues::fifo ? "fifo" : "fair");
-        }
-        out << YAML::EndMap;
-    }
-    out << YAML::EndMap;
-    return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace hetcast
