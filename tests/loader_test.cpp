@@ -338,7 +338,7 @@ TEST_CASE("loader: cluster errors") {
     check_error("clusters: {sizes: [2], global: -4}\n", "t.yaml:1:32:",
                 "clusters.global must be non-negative");
     check_error("clusters: [2, 2]\n", "t.yaml:1:11:", "clusters: expected a mapping");
-    check_error("clusters: {sizes: [4000, 4000], global: 1}\n", "t.yaml:1:26:", "more than 4096 nodes");
+    check_error("clusters: {sizes: [5000, 5000], global: 1}\n", "t.yaml:1:26:", "more than 8192 nodes");
 }
 
 TEST_CASE("loader: hostile input gives InputError, never another exception") {

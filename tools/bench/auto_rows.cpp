@@ -9,10 +9,13 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <ostream>
+#include <sstream>
 #include <vector>
 
 #include "hetcast/model/generators.hpp"
+#include "hetcast/model/loader.hpp"
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/plan.hpp"
 
@@ -21,11 +24,14 @@ namespace {
 
 constexpr std::size_t subnet_hosts = 20;
 constexpr double gbit = 1e9 / 8;
+constexpr double subnet_latency = 50e-6;
+constexpr double across_latency = 200e-6;
 
 struct Row {
     std::size_t hosts;
     double max_seconds;  // 0: no target
     double max_mib;      // 0: no target
+    bool load;           // parse the map's YAML text too
 };
 
 struct Measured {
@@ -43,13 +49,23 @@ double cpu_seconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-// The child's half: plan once, write seconds, completion and candidates to `fd`.
-[[noreturn]] void plan_in_child(std::size_t hosts, int fd) {
-    const Network net = capacity_map(hosts, 26000 + hosts);
-    const PlanRequest req = make_request(net, 0, {}, 1024.0 * 1024 * 1024, ExecModel::nonblocking);
+// The child's half: plan once (with `from_yaml`, load the map from its YAML text first, as
+// `hetcast plan` does, and time both), write seconds, completion and candidates to `fd`.
+[[noreturn]] void plan_in_child(std::size_t hosts, bool from_yaml, int fd) {
+    std::optional<Network> net;
+    std::string text;
+    if (from_yaml) {
+        std::ostringstream out;
+        write_capacity_map(out, capacity_map(hosts, 26000 + hosts));
+        text = out.str();
+    } else {
+        net = capacity_map(hosts, 26000 + hosts);
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
-    const AutoChoice c = plan_auto_explained(net, req);
+    if (from_yaml) net = parse_network(text, "generated map");
+    const PlanRequest req = make_request(*net, 0, {}, 1024.0 * 1024 * 1024, ExecModel::nonblocking);
+    const AutoChoice c = plan_auto_explained(*net, req);
     const double cpu = cpu_seconds() - cpu0;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double best = 0;
@@ -61,7 +77,7 @@ double cpu_seconds() {
     _exit(ok ? 0 : 1);
 }
 
-Measured measure(std::size_t hosts, double limit) {
+Measured measure(std::size_t hosts, bool from_yaml, double limit) {
     int fds[2];
     if (pipe(fds) != 0) return {};
     std::fflush(stdout);
@@ -71,7 +87,7 @@ Measured measure(std::size_t hosts, double limit) {
         close(fds[0]);
         alarm(static_cast<unsigned>(std::ceil(limit)));
         try {
-            plan_in_child(hosts, fds[1]);
+            plan_in_child(hosts, from_yaml, fds[1]);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "hetcast-bench: auto at %zu hosts: %s\n", hosts, e.what());
             _exit(1);
@@ -118,7 +134,7 @@ Network capacity_map(std::size_t hosts, std::uint64_t seed) {
             double b = std::min(c.egress[i], c.ingress[j]);
             if (si != sj) b = std::min({b, c.uplink[si], c.uplink[sj]});
             bandwidth[i][j] = b;
-            latency[i][j] = si == sj ? 50e-6 : 200e-6;
+            latency[i][j] = si == sj ? subnet_latency : across_latency;
         }
     }
     Network net = Network::parametric(std::move(names), std::move(latency), std::move(bandwidth),
@@ -128,7 +144,7 @@ Network capacity_map(std::size_t hosts, std::uint64_t seed) {
     return net;
 }
 
-void write_capacity_map(std::ostream& out, const Network& net) {
+void write_capacity_map(std::ostream& out, const Network& net, bool full_matrices) {
     const std::size_t n = net.size();
     const auto list = [&](const std::vector<double>& v) {
         out << '[';
@@ -138,17 +154,23 @@ void write_capacity_map(std::ostream& out, const Network& net) {
     out.precision(17);
     out << "name: generated capacity map (hetcast-bench --write-map)\nnodes: [";
     for (std::size_t i = 0; i < n; ++i) out << (i ? ", " : "") << net.name(static_cast<NodeId>(i));
-    out << "]\nlatency:\n";
-    for (const auto& row : net.latency()) {
-        out << "  - ";
-        list(row);
-    }
-    out << "bandwidth:\n";
-    for (std::size_t i = 0; i < n; ++i) {
-        std::vector<double> row = net.bandwidth()[i];
-        row[i] = row[i == 0 ? 1 : 0];  // the diagonal is ignored but must be positive
-        out << "  - ";
-        list(row);
+    out << "]\n";
+    if (full_matrices) {
+        out << "latency:\n";
+        for (const auto& row : net.latency()) {
+            out << "  - ";
+            list(row);
+        }
+        out << "bandwidth:\n";
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<double> row = net.bandwidth()[i];
+            row[i] = row[i == 0 ? 1 : 0];  // the diagonal is ignored but must be positive
+            out << "  - ";
+            list(row);
+        }
+    } else {
+        // The loader derives the pair bandwidths from the capacities, as capacity_map does.
+        out << "latency: {subnet: " << subnet_latency << ", across: " << across_latency << "}\n";
     }
     out << "subnets:\n";
     for (const auto& s : *net.subnets()) {
@@ -164,7 +186,9 @@ void write_capacity_map(std::ostream& out, const Network& net) {
 }
 
 bool run_auto_rows(double limit) {
-    const std::vector<Row> rows = {{100, 0, 0}, {300, 0, 0}, {1000, 2, 256}, {5000, 20, 0}};
+    // load: the same from the YAML text --write-map writes (what `hetcast plan FILE` does).
+    const std::vector<Row> rows = {{100, 0, 0, false},   {300, 0, 0, false},   {1000, 2, 256, false},
+                                   {5000, 20, 0, false}, {1000, 2, 256, true}, {5000, 20, 0, true}};
     std::printf("\n| auto on generated capacity maps | hosts | seconds | CPU seconds | peak MiB | candidates | predicted s | "
                 "growth (CPU) | target | result |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
@@ -172,7 +196,8 @@ bool run_auto_rows(double limit) {
     double prev_s = 0;
     std::size_t prev_n = 0;
     for (const Row& r : rows) {
-        const Measured m = measure(r.hosts, limit);
+        if (r.load && !rows[&r - rows.data() - 1].load) prev_n = 0;
+        const Measured m = measure(r.hosts, r.load, limit);
         std::string growth;
         if (prev_n && m.done && prev_s > 0) {
             char buf[32];
@@ -202,7 +227,8 @@ bool run_auto_rows(double limit) {
             std::snprintf(secs, sizeof secs, "> %.0f (stopped)", limit);
             std::snprintf(cpu, sizeof cpu, "-");
         }
-        std::printf("| auto, 1 GiB broadcast | %zu | %s | %s | %.0f | %zu | %.3f | %s | %s | %s |\n", r.hosts, secs, cpu,
+        std::printf("| %s | %zu | %s | %s | %.0f | %zu | %.3f | %s | %s | %s |\n",
+                    r.load ? "load + auto, 1 GiB broadcast" : "auto, 1 GiB broadcast", r.hosts, secs, cpu,
                     m.peak_mib, m.candidates, m.predicted, growth.c_str(), target.c_str(), result.c_str());
         std::fflush(stdout);
         if (m.done) {

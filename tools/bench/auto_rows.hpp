@@ -14,8 +14,9 @@ namespace hetcast::bench {
 /// latency 50 µs inside a subnet and 200 µs across. Deterministic for a seed.
 [[nodiscard]] Network capacity_map(std::size_t hosts, std::uint64_t seed);
 
-/// The map as YAML for `hetcast plan --network`.
-void write_capacity_map(std::ostream& out, const Network& net);
+/// The map as YAML for `hetcast plan --network`: its capacities, from which the loader
+/// derives the pair bandwidths, or with `full_matrices` both N×N matrices (a probe's form).
+void write_capacity_map(std::ostream& out, const Network& net, bool full_matrices = false);
 
 /// Runs the rows (each size in a fresh process, for its own peak memory), prints their
 /// table and growth; true when every stated target is met. A run longer than

@@ -139,6 +139,7 @@ int main(int argc, char** argv) try {
     double auto_limit = 60;
     std::size_t map_hosts = 0;
     std::string map_file;
+    bool full_matrices = false;
     po::options_description opts("hetcast-bench: planning time of the schedulers against their targets\n\noptions");
     opts.add_options()("help,h", "show this help")("reps", po::value(&reps),
                                                      "instances per (algorithm, size), default 5 (the median of them is compared)")(
@@ -147,7 +148,9 @@ int main(int argc, char** argv) try {
         "check", po::bool_switch(&check), "exit with status 1 when a median misses its target")(
         "auto-limit", po::value(&auto_limit), "seconds after which an auto row is stopped (default 60)")(
         "write-map", po::value(&map_file), "write the generated capacity map of --hosts hosts as YAML to FILE, and exit")(
-        "hosts", po::value(&map_hosts), "hosts of the map --write-map writes");
+        "hosts", po::value(&map_hosts), "hosts of the map --write-map writes")(
+        "full-matrices", po::bool_switch(&full_matrices),
+        "--write-map writes the latency and bandwidth matrices too (N^2 numbers, as a probe writes them)");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, opts), vm);
     po::notify(vm);
@@ -160,7 +163,7 @@ int main(int argc, char** argv) try {
     if (!map_file.empty()) {
         if (map_hosts < 2) throw InputError("--write-map needs --hosts of at least 2");
         std::ofstream out(map_file);
-        bench::write_capacity_map(out, bench::capacity_map(map_hosts, 26000 + map_hosts));
+        bench::write_capacity_map(out, bench::capacity_map(map_hosts, 26000 + map_hosts), full_matrices);
         if (!out.flush()) throw InputError("--write-map: cannot write " + map_file);
         return 0;
     }

@@ -62,6 +62,16 @@ inline YamlDocument load_yaml_document(std::string_view text) {
     };
     YamlDocument d;
     d.root = YAML::Load(std::string(text));
+    // A second document needs a marker ("---" or "...") at the start of a line. Without one,
+    // skip the second parse: the scanner is most of a large map's loading time.
+    const auto marker_at = [&](std::size_t i) {
+        return text.compare(i, 3, "---") == 0 || text.compare(i, 3, "...") == 0;
+    };
+    bool marker = marker_at(0);
+    for (std::size_t i = text.find('\n'); !marker && i != std::string_view::npos; i = text.find('\n', i + 1)) {
+        marker = marker_at(i + 1);
+    }
+    if (!marker) return d;
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);
     Starts starts;

@@ -13,18 +13,20 @@
 #include <memory>
 #include <optional>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/units.hpp"
+#include "capacity_pairs.hpp"
 #include "yaml_document.hpp"
 
 namespace hetcast {
 namespace {
 
 constexpr std::size_t max_text_bytes = std::size_t{64} << 20;
-/// Keeps the N×N matrices of a parsed network within a few hundred MB.
-constexpr std::size_t max_nodes = 4096;
+/// Keeps the N×N matrices of a parsed network (16 bytes a pair) within about 1 GB.
+constexpr std::size_t max_nodes = 8192;
 
 enum class Bound { non_negative, positive };
 
@@ -54,6 +56,25 @@ std::string bound_text(Bound b) {
 std::string index_text(std::size_t i) { return "[" + std::to_string(i) + "]"; }
 
 std::string too_many_nodes() { return "more than " + std::to_string(max_nodes) + " nodes"; }
+
+/// The node names of a file and their ids, before the Network is built (a network whose
+/// matrices follow from its capacities needs its subnets and capacities first).
+class NodeNames {
+public:
+    explicit NodeNames(const std::vector<std::string>& names) : names_(names) {
+        for (std::size_t i = 0; i < names_.size(); ++i) ids_.emplace(names_[i], static_cast<NodeId>(i));
+    }
+    [[nodiscard]] std::size_t size() const { return names_.size(); }
+    [[nodiscard]] const std::string& name(NodeId id) const { return names_[id]; }
+    [[nodiscard]] std::optional<NodeId> find(std::string_view name) const {
+        const auto it = ids_.find(name);
+        return it == ids_.end() ? std::nullopt : std::optional<NodeId>(it->second);
+    }
+
+private:
+    const std::vector<std::string>& names_;
+    std::unordered_map<std::string_view, NodeId> ids_;
+};
 
 class Reader : public detail::YamlReader {
 public:
@@ -158,13 +179,13 @@ public:
         return out;
     }
 
-    NodeId node_named(const Network& net, const YAML::Node& n, const std::string& what) const {
+    NodeId node_named(const NodeNames& net, const YAML::Node& n, const std::string& what) const {
         if (!n.IsScalar()) fail(n.Mark(), what + ": expected a node name");
         if (auto id = net.find(n.Scalar())) return *id;
         fail(n.Mark(), what + ": unknown node " + quoted(n.Scalar()));
     }
 
-    void subnets(Network& net, const YAML::Node& n) const {
+    Subnets subnets(const NodeNames& net, const YAML::Node& n) const {
         sequence(n, "subnets");
         Subnets out;
         std::vector<bool> placed(net.size(), false);
@@ -184,10 +205,10 @@ public:
         for (NodeId id = 0; id < net.size(); ++id) {
             if (!placed[id]) fail(n.Mark(), "subnets: node " + quoted(net.name(id)) + " is in no subnet");
         }
-        located(n.Mark(), [&] { net.set_subnets(std::move(out)); });
+        return out;
     }
 
-    void local_broadcast(Network& net, const YAML::Node& n) const {
+    void local_broadcast(Network& net, const NodeNames& names, const YAML::Node& n) const {
         std::vector<double> t(net.size(), 0.0);
         if (n.IsSequence()) {
             expect_count(n, net.size(), "local_broadcast", "entries (one per node)");
@@ -197,7 +218,7 @@ public:
         } else if (n.IsMap()) {
             std::vector<bool> given(net.size(), false);
             for (auto it = n.begin(); it != n.end(); ++it) {
-                const NodeId id = node_named(net, it->first, "local_broadcast");
+                const NodeId id = node_named(names, it->first, "local_broadcast");
                 if (given[id]) {
                     fail(it->first.Mark(), "local_broadcast: node " + quoted(net.name(id)) + " given twice");
                 }
@@ -226,7 +247,7 @@ public:
 
     /// One rate for all, a list with one per item, or (per node) a map {name: rate} that
     /// changes the named nodes of `base`.
-    std::vector<double> rates(const Network& net, const YAML::Node& n, std::size_t count, const std::string& what,
+    std::vector<double> rates(const NodeNames& net, const YAML::Node& n, std::size_t count, const std::string& what,
                               bool per_node, std::vector<double> base = {}) const {
         if (n.IsScalar()) return std::vector<double>(count, rate(n, what));
         if (n.IsSequence()) {
@@ -248,9 +269,10 @@ public:
         return out;
     }
 
-    void capacity(Network& net, const YAML::Node& n) const {
+    Capacities capacity(const NodeNames& net, const std::optional<Subnets>& subnets, bool parametric,
+                        const YAML::Node& n) const {
         const Entries e = entries(n, "capacity", {"egress", "ingress", "nic", "disk", "uplink", "queues"});
-        if (net.is_cost_matrix()) fail(n.Mark(), "capacity: only the parametric form (latency, bandwidth) has capacities");
+        if (!parametric) fail(n.Mark(), "capacity: only the parametric form (latency, bandwidth) has capacities");
         const double inf = std::numeric_limits<double>::infinity();
         Capacities c{std::vector<double>(net.size(), inf), std::vector<double>(net.size(), inf),
                      std::vector<double>(net.size(), inf), {}};
@@ -266,8 +288,8 @@ public:
         }
         if (auto it = e.find("disk"); it != e.end()) c.disk = rates(net, it->second.value, net.size(), "capacity.disk", true);
         if (auto it = e.find("uplink"); it != e.end()) {
-            if (!net.subnets()) fail(it->second.key.Mark(), "capacity.uplink: needs 'subnets' (one uplink per subnet)");
-            c.uplink = rates(net, it->second.value, net.subnets()->size(), "capacity.uplink", false);
+            if (!subnets) fail(it->second.key.Mark(), "capacity.uplink: needs 'subnets' (one uplink per subnet)");
+            c.uplink = rates(net, it->second.value, subnets->size(), "capacity.uplink", false);
         }
         if (auto it = e.find("queues"); it != e.end()) {
             const std::string q = it->second.value.IsScalar() ? it->second.value.Scalar() : "";
@@ -276,7 +298,28 @@ public:
             else if (q == "fair") c.queues = Queues::fair;
             else fail(it->second.value.Mark(), "capacity.queues: expected realistic, fifo or fair, got " + quoted(q));
         }
-        located(n.Mark(), [&] { net.set_capacities(std::move(c)); });
+        return c;
+    }
+
+    /// Without a `bandwidth`, a pair's is the least of what it crosses alone (what a probe
+    /// measures): i's NIC out, j's NIC in and disk, and both uplinks across subnets.
+    Matrix derived_bandwidth(const NodeNames& net, const std::vector<std::size_t>& subnet_of, const Capacities& c,
+                             const YAML::Node& at) const {
+        const std::size_t n = net.size();
+        Matrix m(n, std::vector<double>(n, 0.0));
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                if (i == j) continue;
+                const double b = detail::capacity_pair_rate(c, subnet_of, i, j);
+                if (!std::isfinite(b)) {
+                    fail(at.Mark(), "capacity: with no 'bandwidth', every pair needs a finite capacity; " +
+                                        quoted(net.name(static_cast<NodeId>(i))) + " -> " +
+                                        quoted(net.name(static_cast<NodeId>(j))) + " has none (give capacity.nic)");
+                }
+                m[i][j] = b;
+            }
+        }
+        return m;
     }
 
     Network clusters(const Entry& c) const {
@@ -319,13 +362,30 @@ public:
         return it->second;
     }
 
-    Network form(const Entries& top, const YAML::Node& root) const {
-        if (auto it = top.find("clusters"); it != top.end()) {
-            forbid(top, "clusters",
-                   {"nodes", "cost", "latency", "bandwidth", "send_overhead", "recv_overhead"});
-            return clusters(it->second);
+    /// The latency matrix: a number, N rows, or {subnet: s, across: s} with `subnets`.
+    Matrix latency(const YAML::Node& n, std::size_t size, const std::vector<std::size_t>* subnet_of) const {
+        if (!n.IsMap()) return matrix(n, size, "latency", Bound::non_negative);
+        if (!subnet_of) fail(n.Mark(), "latency: {subnet: s, across: s} needs 'subnets'");
+        const Entries e = entries(n, "latency", {"subnet", "across"}, true);
+        double within = 0, across = 0;
+        for (const auto& [key, entry] : e) {
+            (key == "subnet" ? within : across) = number(entry.value, "latency." + key, Bound::non_negative);
         }
-        const auto nodes = names(required(top, root, "nodes").value);
+        if (e.size() != 2) fail(n.Mark(), "latency: expected both 'subnet' and 'across'");
+        Matrix m(size, std::vector<double>(size, 0.0));
+        for (std::size_t i = 0; i < size; ++i) {
+            for (std::size_t j = 0; j < size; ++j) {
+                if (i != j) m[i][j] = (*subnet_of)[i] == (*subnet_of)[j] ? within : across;
+            }
+        }
+        return m;
+    }
+
+    /// The cost or parametric form; `subnets` and `caps` as the file gives them (a parametric
+    /// file with capacities may leave out `bandwidth`).
+    Network form(const Entries& top, const YAML::Node& root, const std::vector<std::string>& nodes,
+                 const NodeNames& names, const std::optional<Subnets>& subnets,
+                 const std::optional<Capacities>& caps) const {
         const auto n = nodes.size();
         if (auto it = top.find("cost"); it != top.end()) {
             forbid(top, "cost", {"latency", "bandwidth", "send_overhead", "recv_overhead"});
@@ -335,13 +395,25 @@ public:
         const bool parametric = top.contains("latency") || top.contains("bandwidth");
         const Entry& lat = required(top, root, parametric ? "latency" : "cost",
                                     parametric ? "" : " (or 'latency' and 'bandwidth', or 'clusters')");
-        const Entry& bw = required(top, root, "bandwidth");
-        Matrix latency = matrix(lat.value, n, "latency", Bound::non_negative);
-        Matrix bandwidth = matrix(bw.value, n, "bandwidth", Bound::positive, true);
+        std::vector<std::size_t> subnet_of;
+        if (subnets) {
+            subnet_of.resize(n);
+            for (std::size_t k = 0; k < subnets->size(); ++k) {
+                for (NodeId id : (*subnets)[k]) subnet_of[id] = k;
+            }
+        }
+        Matrix latency_m = latency(lat.value, n, subnets ? &subnet_of : nullptr);
+        Matrix bandwidth;
+        if (caps && !top.contains("bandwidth")) {
+            bandwidth = derived_bandwidth(names, subnet_of, *caps, top.find("capacity")->second.key);
+        } else {
+            const Entry& bw = required(top, root, "bandwidth", caps ? "" : " (or 'capacity' to derive it)");
+            bandwidth = matrix(bw.value, n, "bandwidth", Bound::positive, true);
+        }
         auto send = overheads(top, "send_overhead", n);
         auto recv = overheads(top, "recv_overhead", n);
         return located(root.Mark(), [&] {
-            return Network::parametric(nodes, std::move(latency), std::move(bandwidth), std::move(send),
+            return Network::parametric(nodes, std::move(latency_m), std::move(bandwidth), std::move(send),
                                        std::move(recv));
         });
     }
@@ -359,17 +431,37 @@ public:
                                      "bandwidth", "send_overhead", "recv_overhead", "clusters", "subnets",
                                      "local_broadcast", "degrees", "capacity"});
         for (const char* key : {"name", "description", "measured_at"}) free_text(top, key);
-        Network net = form(top, root);
-        if (auto it = top.find("subnets"); it != top.end()) subnets(net, it->second.value);
-        if (auto it = top.find("local_broadcast"); it != top.end()) local_broadcast(net, it->second.value);
+        const auto clusters_it = top.find("clusters");
+        std::optional<Network> net;
+        std::vector<std::string> nodes;
+        if (clusters_it != top.end()) {
+            forbid(top, "clusters", {"nodes", "cost", "latency", "bandwidth", "send_overhead", "recv_overhead"});
+            net = clusters(clusters_it->second);
+            nodes = net->names();
+        } else {
+            nodes = names(required(top, root, "nodes").value);
+        }
+        const NodeNames names(nodes);
+        std::optional<Subnets> subnet_map;
+        const auto subnets_it = top.find("subnets");
+        if (subnets_it != top.end()) subnet_map = subnets(names, subnets_it->second.value);
+        std::optional<Capacities> caps;
+        const auto capacity_it = top.find("capacity");
+        if (capacity_it != top.end()) {
+            const bool parametric = !net && !top.contains("cost");
+            caps = capacity(names, subnet_map, parametric, capacity_it->second.value);
+        }
+        if (!net) net = form(top, root, nodes, names, subnet_map, caps);
+        if (subnet_map) located(subnets_it->second.value.Mark(), [&] { net->set_subnets(std::move(*subnet_map)); });
+        if (auto it = top.find("local_broadcast"); it != top.end()) local_broadcast(*net, names, it->second.value);
         if (auto it = top.find("degrees"); it != top.end()) {
             const YAML::Node& n = sequence(it->second.value, "degrees");
             std::vector<std::size_t> d;
             for (std::size_t i = 0; i < n.size(); ++i) d.push_back(positive_count(n[i], "degrees" + index_text(i)));
-            located(n.Mark(), [&] { net.set_degrees(std::move(d)); });
+            located(n.Mark(), [&] { net->set_degrees(std::move(d)); });
         }
-        if (auto it = top.find("capacity"); it != top.end()) capacity(net, it->second.value);
-        return net;
+        if (caps) located(capacity_it->second.value.Mark(), [&] { net->set_capacities(std::move(*caps)); });
+        return std::move(*net);
     }
 };
 
@@ -388,57 +480,6 @@ Network parse_network(std::string_view yaml_text, std::string_view origin) {
 Network load_network(const std::filesystem::path& file) {
     const std::string origin = file.string();
     return parse_network(read_text(file, origin), origin);
-}
-
-std::string format_network(const Network& net, std::string_view measured_at) {
-    if (net.is_cost_matrix()) throw InputError("only parametric networks are written");
-    YAML::Emitter out;
-    out.SetDoublePrecision(17);
-    out << YAML::BeginMap;
-    if (!measured_at.empty()) out << YAML::Key << "measured_at" << YAML::Value << std::string(measured_at);
-    out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << net.names();
-    const auto matrix = [&](const char* key, const Matrix& m) {
-        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
-        for (const auto& row : m) out << YAML::Flow << row;
-        out << YAML::EndSeq;
-    };
-    matrix("latency", net.latency());
-    matrix("bandwidth", net.bandwidth());
-    const auto overheads = [&](const char* key, const std::vector<Overhead>& v) {
-        if (std::all_of(v.begin(), v.end(), [](const Overhead& o) { return o.fixed == 0 && o.per_byte == 0; })) return;
-        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
-        for (const auto& o : v) {
-            out << YAML::Flow << YAML::BeginMap << YAML::Key << "fixed" << YAML::Value << o.fixed << YAML::Key
-                << "per_byte" << YAML::Value << o.per_byte << YAML::EndMap;
-        }
-        out << YAML::EndSeq;
-    };
-    overheads("send_overhead", net.send_overheads());
-    overheads("recv_overhead", net.recv_overheads());
-    if (net.subnets()) {
-        out << YAML::Key << "subnets" << YAML::Value << YAML::BeginSeq;
-        for (const auto& group : *net.subnets()) {
-            std::vector<std::string> names;
-            for (NodeId n : group) names.push_back(net.name(n));
-            out << YAML::Flow << names;
-        }
-        out << YAML::EndSeq;
-    }
-    if (const auto& c = net.capacities()) {
-        out << YAML::Key << "capacity" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "egress" << YAML::Value << YAML::Flow << c->egress;
-        out << YAML::Key << "ingress" << YAML::Value << YAML::Flow << c->ingress;
-        if (std::any_of(c->disk.begin(), c->disk.end(), [](double d) { return std::isfinite(d); })) {
-            out << YAML::Key << "disk" << YAML::Value << YAML::Flow << c->disk;
-        }
-        if (!c->uplink.empty()) out << YAML::Key << "uplink" << YAML::Value << YAML::Flow << c->uplink;
-        if (c->queues != Queues::realistic) {
-            out << YAML::Key << "queues" << YAML::Value << (c->queues == Queues::fifo ? "fifo" : "fair");
-        }
-        out << YAML::EndMap;
-    }
-    out << YAML::EndMap;
-    return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace hetcast
