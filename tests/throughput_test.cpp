@@ -409,6 +409,27 @@ TEST_CASE("throughput: cut generation and the LP as written agree") {
     }
 }
 
+TEST_CASE("throughput: cut generation stopped after a few rounds still bounds T* from above, below the cuts") {
+    std::mt19937_64 rng(29);
+    for (int trial = 0; trial < 40; ++trial) {
+        const std::size_t n = 6 + rng() % 20;
+        const Network net = random_capacity_net(rng, n);
+        const NodeId root = static_cast<NodeId>(rng() % n);
+        std::vector<NodeId> dests;
+        for (NodeId k : all_but(n, root)) {
+            if (rng() % 3 != 0) dests.push_back(k);
+        }
+        if (dests.empty()) continue;
+        const double optimum = steady_state_throughput(net, root, dests, {.max_cut_rounds = 100'000});
+        const double cut = throughput_cut_bound(net, root, dests);
+        for (std::size_t rounds : {0, 1, 2}) {
+            const double t = steady_state_throughput(net, root, dests, {.max_cut_rounds = rounds});
+            CHECK(t >= optimum * (1 - 1e-9));
+            CHECK(t <= cut * (1 + 1e-9));
+        }
+    }
+}
+
 TEST_CASE("throughput: LP size and solve time for 9, 16, 50 and 100 hosts") {
     std::mt19937_64 rng(3);
     for (const std::size_t n : {9, 16, 50, 100}) {

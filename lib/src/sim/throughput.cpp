@@ -247,7 +247,8 @@ double max_flow(std::vector<std::vector<double>> res, std::size_t s, std::size_t
 /// The same LP with each destination's flow replaced by the cuts it must cross (max-flow
 /// min-cut: a flow of value T from the root to k exists iff every cut separating them
 /// carries T), added as they are violated; the dual simplex re-optimises from the last basis.
-double solve_cuts(glp_prob* q, const Pairs& e, std::size_t np, std::size_t root, const std::vector<std::size_t>& dest) {
+double solve_cuts(glp_prob* q, const Pairs& e, std::size_t np, std::size_t root, const std::vector<std::size_t>& dest,
+                  std::size_t max_rounds) {
     const int pairs = static_cast<int>(e.path.size());
     std::vector<std::vector<int>> col(np, std::vector<int>(np, 0));
     for (int i = 0; i < pairs; ++i) col[e.from[i]][e.to[i]] = 2 + i;
@@ -281,8 +282,9 @@ double solve_cuts(glp_prob* q, const Pairs& e, std::size_t np, std::size_t root,
     }
     solve(q, GLP_PRIMAL, false);
     std::vector<std::vector<double>> cap(np, std::vector<double>(np, 0));
-    for (;;) {
+    for (std::size_t round = 0;; ++round) {
         const double t = glp_get_obj_val(q);
+        if (round == max_rounds) return t;
         for (int i = 0; i < pairs; ++i) cap[e.from[i]][e.to[i]] = std::max(0.0, glp_get_col_prim(q, 2 + i));
         bool added = false;
         for (std::size_t k : dest) {
@@ -332,7 +334,7 @@ double steady_state_throughput(const Network& net, NodeId root, const std::vecto
     std::vector<std::size_t> dest;
     for (NodeId k : d) dest.push_back(index(k));
     const double t = opt.explicit_flows ? solve_flows(lp.get(), e, np, index(root), dest)
-                                        : solve_cuts(lp.get(), e, np, index(root), dest);
+                                        : solve_cuts(lp.get(), e, np, index(root), dest, opt.max_cut_rounds);
     if (!std::isfinite(cut) && t >= huge * (1 - 1e-9)) return inf;
     return std::min(t * scale, cut);
 }

@@ -19,6 +19,11 @@ struct ThroughputOptions {
     /// Above this many LP variables (about 140 hosts) steady_state_throughput() returns
     /// throughput_cut_bound(): past it the cut rounds take seconds to minutes (300 hosts).
     std::size_t max_variables = 20'000;
+    /// Rounds of cuts (each a max-flow per destination and a dual simplex) after which
+    /// steady_state_throughput() stops with the relaxation it has: still an upper bound on
+    /// T*, found in bounded time. Some maps take hundreds of rounds (72 hosts of netlab's
+    /// hosts-96: 51 s, the value of round 1 all along), which a push's set-up cannot wait for.
+    std::size_t max_cut_rounds = 8;
     /// Solve the LP as written, with every x^k_ij, instead of by cuts: the same optimum, for
     /// tests; past about 20 hosts it takes minutes.
     bool explicit_flows = false;
