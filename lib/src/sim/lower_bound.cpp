@@ -111,15 +111,16 @@ double path_lower_bound(const Network& net, NodeId root, const std::vector<NodeI
     return lb;
 }
 
-double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m) {
+double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m,
+                             double throughput) {
     if (net.is_cost_matrix()) return bhat_lower_bound(net, root, dests, m);
     const double lb = std::max(capacity_lower_bound(net, root, dests, m), path_lower_bound(net, root, dests, m));
-    return std::max(lb, m / steady_state_throughput(net, root, dests));
+    return std::max(lb, m / (throughput > 0 ? throughput : steady_state_throughput(net, root, dests)));
 }
 
 double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests, double m,
-                             Relay relay) {
-    if (relay == Relay::cut_through) return pipelined_lower_bound(net, root, dests, m);
+                             Relay relay, double throughput) {
+    if (relay == Relay::cut_through) return pipelined_lower_bound(net, root, dests, m, throughput);
     return std::max(bhat_lower_bound(net, root, dests, m), capacity_lower_bound(net, root, dests, m));
 }
 

@@ -41,8 +41,9 @@ namespace hetcast {
 /// with one Message per push; the other two hold even when a message is split over several
 /// trees. Send and receive overheads are left out (they only add). A cost-matrix network has
 /// no bytes to pipeline: there it is bhat_lower_bound().
+/// `throughput`: steady_state_throughput() when the caller has it already (0: computed here).
 [[nodiscard]] double pipelined_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
-                                           double m);
+                                           double m, double throughput = 0);
 
 /// pipelined_lower_bound()'s path term alone (no capacities, no throughput LP): per
 /// destination, the least latency sum of a path from `root` plus m over the widest path's
@@ -53,7 +54,7 @@ namespace hetcast {
 /// The bound a single-source push is reported against. Store-and-forward: the larger of
 /// Bhat's eq. (3) and capacity_lower_bound(); cut-through: pipelined_lower_bound().
 [[nodiscard]] double broadcast_lower_bound(const Network& net, NodeId root, const std::vector<NodeId>& dests,
-                                           double m, Relay relay = Relay::store_and_forward);
+                                           double m, Relay relay = Relay::store_and_forward, double throughput = 0);
 
 /// A bound on simulate_flows(net, s).completion for this schedule, in O(transfers): the
 /// largest of, per finite resource, the bytes its flows to destinations carry over its

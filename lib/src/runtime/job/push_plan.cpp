@@ -30,8 +30,8 @@ JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string&
         spec.schedule = find_algorithm(algo).plan(net, asked);
     }
     if (piece != 0 && spec.schedule.relay == Relay::cut_through) spec.schedule.piece = piece;
-    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay);
     if (net.capacities() && !req.dests.empty()) spec.throughput_bound = steady_state_throughput(net, req.root, req.dests);
+    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay, spec.throughput_bound);
     spec.replan = [&net, req, algo, piece](const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid) {
         PlanOptions options = req.options;
         options.avoid.insert(options.avoid.end(), avoid.begin(), avoid.end());
