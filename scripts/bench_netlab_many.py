@@ -8,7 +8,7 @@ once on the lab that is up. Run by scripts/bench-netlab, not by hand.
   same moment, then the same K pushes one after another.
 Every copy is checked by sha256; times are set against the physical bound of the topology:
 the largest volume any NIC or uplink must carry, one way, over its rate (x TCP goodput)."""
-import json, os, random, subprocess, sys, time
+import json, os, random, subprocess, sys, threading, time
 from bench_netlab_common import GOODPUT, dest_root, parse_size, sha256
 root, hetcast, lab, d, sizes_arg, repeat, algos_arg, info_text, mode = sys.argv[1:10]
 info, repeat = json.loads(info_text), int(repeat)
@@ -151,13 +151,30 @@ def concurrent(k, size):
     for _ in range(repeat):
         for label in ("at once", "one after another"):
             t0 = time.monotonic()
-            results = []
+            results, pushes = [], []
             if label == "at once":
                 procs = [(h, start(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
                                    "--config", h["config"])) for h in pushers]
-                for h, pr in procs:
+                done = {}
+
+                def wait(h, pr):
                     out, err = pr.communicate(timeout=900)
-                    results.append((h, pr.returncode, out, err))
+                    done[h["name"]] = (time.monotonic() - t0, pr.returncode, out, err)
+                threads = [threading.Thread(target=wait, args=(h, pr)) for h, pr in procs]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                for h, _ in procs:
+                    end, rc, out, err = done[h["name"]]
+                    results.append((h, rc, out, err))
+                    r = report_of(out) or {}
+                    pushes.append({"host": h["name"], "ended": end, "achieved": r.get("achieved"),
+                                   "predicted": r.get("predicted"), "algorithm": r.get("algorithm"),
+                                   "beside": r.get("beside")})
+                note("at once, each push: " + ", ".join(
+                    f"{p['host']} ended {p['ended']:.2f} s (ran {p['achieved'] or 0:.2f}, predicted "
+                    f"{p['predicted'] or 0:.2f}, {p['algorithm']}, beside {p['beside'] or 0})" for p in pushes))
             else:
                 for h in pushers:
                     p = run(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
@@ -168,7 +185,8 @@ def concurrent(k, size):
                      if rc != 0 or not (report_of(out) or {}).get("ok", False)]
             right = landed_right(messages, shas)
             rows.append({"mode": f"concurrent-{k}", "run": label, "size": size, "makespan": span,
-                         "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails})
+                         "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails,
+                         "pushes": pushes})
             print(f"| {label} | {span:.2f} | {span / phys:.2f} | {len(results) - len(fails)} of {len(results)} | "
                   f"{'all' if right else 'NOT all'} | {'; '.join(fails)[:160]} |")
     print()
