@@ -48,7 +48,7 @@ Schedule together(const Schedule& s, const std::vector<BackgroundFlow>& beside) 
     Schedule all = s;
     for (const BackgroundFlow& b : beside) {
         const MessageId m = all.messages.size();
-        all.messages.push_back({b.from, {b.to}, b.bytes});
+        all.messages.push_back({b.from, b.bytes, {b.to}});
         auto& out = all.tasks[b.from];
         out.insert(out.begin(), Task{Op::send, m, b.to});
         all.tasks[b.to].push_back({Op::recv, m, b.from});
