@@ -5,10 +5,11 @@ once on the lab that is up. Run by scripts/bench-netlab, not by hand.
   every host a source of its own file (all-to-all: to every other host; random: to a seeded
   half of the others).
 --concurrent K: K hosts (spread over the subnets) each run `hetcast push FILE --all` at the
-  same moment, then the same K pushes one after another.
+  same moment, then the same K pushes one after another; the clock starts once every push's
+  process is in its namespace, ready to exec hetcast (gated()).
 Every copy is checked by sha256; times are set against the physical bound of the topology:
 the largest volume any NIC or uplink must carry, one way, over its rate (x TCP goodput)."""
-import json, os, random, subprocess, sys, time
+import json, os, random, subprocess, sys, threading, time
 from bench_netlab_common import GOODPUT, dest_root, parse_size, sha256
 root, hetcast, lab, d, sizes_arg, repeat, algos_arg, info_text, mode = sys.argv[1:10]
 info, repeat = json.loads(info_text), int(repeat)
@@ -63,9 +64,22 @@ def run(h, *cmd, timeout=None):
                           text=True, timeout=timeout)
 
 
-def start(h, *cmd):
-    return subprocess.Popen([netlab, "run", lab, h["name"], *cmd], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def gated(h, *cmd):
+    """CMD in h's namespace, held at a gate: returns once `netlab run`'s own start (a Python
+    interpreter, about 0.3 s of CPU; eight at once on two cores took 2-3 s) is behind it;
+    CMD runs when open_gate() is called, so a makespan counts hetcast, not the harness."""
+    p = subprocess.Popen([netlab, "run", lab, h["name"], "sh", "-c", 'echo ready; read -r _ || exit 1; exec "$@"', "sh",
+                          *cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        p.kill()
+        raise SystemExit(f"bench-netlab: {h['name']}: {p.communicate()[1].strip()[-300:]}")
+    return p
+
+
+def open_gate(p):
+    p.stdin.write("\n")
+    p.stdin.close()
+    p.stdin = None  # communicate() would flush it
 
 
 def report_of(out):
@@ -150,25 +164,45 @@ def concurrent(k, size):
     print("|---|---|---|---|---|---|")
     for _ in range(repeat):
         for label in ("at once", "one after another"):
+            procs = [(h, gated(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
+                               "--config", h["config"])) for h in pushers]
             t0 = time.monotonic()
-            results = []
+            results, pushes = [], []
             if label == "at once":
-                procs = [(h, start(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
-                                   "--config", h["config"])) for h in pushers]
+                for _, pr in procs:
+                    open_gate(pr)
+                done = {}
+
+                def wait(h, pr):
+                    out, err = pr.communicate(timeout=900)
+                    done[h["name"]] = (time.monotonic() - t0, pr.returncode, out, err)
+                threads = [threading.Thread(target=wait, args=(h, pr)) for h, pr in procs]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                for h, _ in procs:
+                    end, rc, out, err = done[h["name"]]
+                    results.append((h, rc, out, err))
+                    r = report_of(out) or {}
+                    pushes.append({"host": h["name"], "ended": end, "achieved": r.get("achieved"),
+                                   "predicted": r.get("predicted"), "algorithm": r.get("algorithm"),
+                                   "beside": r.get("beside")})
+                note("at once, each push: " + ", ".join(
+                    f"{p['host']} ended {p['ended']:.2f} s (ran {p['achieved'] or 0:.2f}, predicted "
+                    f"{p['predicted'] or 0:.2f}, {p['algorithm']}, beside {p['beside'] or 0})" for p in pushes))
+            else:
                 for h, pr in procs:
+                    open_gate(pr)
                     out, err = pr.communicate(timeout=900)
                     results.append((h, pr.returncode, out, err))
-            else:
-                for h in pushers:
-                    p = run(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
-                            "--config", h["config"], timeout=900)
-                    results.append((h, p.returncode, p.stdout, p.stderr))
             span = time.monotonic() - t0
             fails = [f"{h['name']}: {last_line(err, rc)}" for h, rc, out, err in results
                      if rc != 0 or not (report_of(out) or {}).get("ok", False)]
             right = landed_right(messages, shas)
             rows.append({"mode": f"concurrent-{k}", "run": label, "size": size, "makespan": span,
-                         "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails})
+                         "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails,
+                         "pushes": pushes})
             print(f"| {label} | {span:.2f} | {span / phys:.2f} | {len(results) - len(fails)} of {len(results)} | "
                   f"{'all' if right else 'NOT all'} | {'; '.join(fails)[:160]} |")
     print()

@@ -64,7 +64,7 @@ TEST_CASE("config: a minimal daemon config takes the defaults") {
     CHECK_FALSE(c.link_profile.has_value());
     CHECK(c.seeds.empty());
     CHECK(c.max_message == (std::uint64_t{64} << 30));
-    CHECK(c.max_jobs == 4);
+    CHECK(c.max_jobs == 8);
     CHECK(c.chunk == (std::size_t{1} << 20));
     CHECK(c.tolerance == doctest::Approx(0.2));
     CHECK(c.stall_timeout == std::chrono::milliseconds(10000));

@@ -142,7 +142,7 @@ private:
     std::size_t epoch_ = 0, round_ = 0;
 };
 
-Timeline run(const Network& net, const Schedule& s, bool incremental) {
+Timeline run(const Network& net, const Schedule& s, const std::vector<BackgroundFlow>& beside, bool incremental) {
     detail::validate_schedule(net, s);
     const bool cut_through = s.relay == Relay::cut_through;
     if (cut_through && net.is_cost_matrix()) {
@@ -155,7 +155,10 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
     const auto& netcaps = net.capacities();
     const std::vector<std::size_t> subnet_of =
         netcaps && !netcaps->uplink.empty() ? net.subnet_of() : std::vector<std::size_t>{};
-    Sharing sharing(caps, fifo, s.transfer_count());
+    // Transfers are numbered in the order their sends are issued; the flows beside the
+    // schedule come after all of them.
+    const std::size_t first_beside = s.transfer_count();
+    Sharing sharing(caps, fifo, first_beside + beside.size());
     std::vector<std::size_t> pc(n, 0);
     std::vector<double> clock(n, 0.0);
     std::vector<char> blocked(n, 0);
@@ -176,8 +179,7 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
         double reached = -1;        ///< when the receiver's list reached the receive; < 0: not yet
         bool arrived = false;
     };
-    std::vector<State> state;
-    state.reserve(s.transfer_count());
+    std::vector<State> state(first_beside + beside.size());
 
     struct Flow {
         std::size_t transfer;
@@ -195,6 +197,12 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
         bool operator>(const Start& o) const { return at != o.at ? at > o.at : transfer > o.transfer; }
     };
     std::priority_queue<Start, std::vector<Start>, std::greater<>> starts;
+    for (std::size_t b = 0; b < beside.size(); ++b) {
+        if (beside[b].from >= n || beside[b].to >= n || beside[b].from == beside[b].to) {
+            throw InputError("a flow beside the schedule names a bad sender or receiver");
+        }
+        if (beside[b].bytes > 0) starts.push({0.0, first_beside + b});
+    }
     std::deque<NodeId> ready;
     for (NodeId i = 0; i < n; ++i) ready.push_back(i);
 
@@ -211,9 +219,8 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
                 const double free = clock[node] + net.send_busy(node, t.peer, size);
                 issued[t.message * n + t.peer] = tl.transfers.size();
                 tl.transfers.push_back({t.message, node, t.peer, clock[node], free, 0.0, 0.0});
-                state.push_back({});
                 if (cut_through && s.messages[t.message].source != node) {
-                    state.back().supply = issued[t.message * n + node];
+                    state[tl.transfers.size() - 1].supply = issued[t.message * n + node];
                 }
                 starts.push({free, tl.transfers.size() - 1});
                 clock[node] = free;
@@ -299,7 +306,7 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
             again = false;
             for (std::size_t i = 0; i < active.size();) {
                 if (active[i].left <= active[i].rate * 1e-9 && supply_slot(active[i]) == none) {
-                    finish(active[i].transfer, now);
+                    if (active[i].transfer < first_beside) finish(active[i].transfer, now);
                     remove(i);
                     again = true;
                 } else {
@@ -316,6 +323,16 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
         while (!starts.empty() && starts.top().at <= now) {
             const std::size_t k = starts.top().transfer;
             starts.pop();
+            if (k >= first_beside) {
+                const BackgroundFlow& b = beside[k - first_beside];
+                FlowPath path = flow_path(net, subnet_of, b.from, b.to);
+                if (b.cap > 0) path.cap = std::min(path.cap, b.cap);
+                state[k].head_in = true;
+                state[k].slot = active.size();
+                active.push_back({k, std::move(path), b.bytes, b.bytes, b.bytes});
+                if (incremental) sharing.join(k, active.back().path);
+                continue;
+            }
             const Transfer& tr = tl.transfers[k];
             const double size = s.messages[tr.message].size;
             if (size <= 0) {
@@ -359,8 +376,12 @@ Timeline run(const Network& net, const Schedule& s, bool incremental) {
 
 }  // namespace
 
-Timeline simulate_flows(const Network& net, const Schedule& s) { return run(net, s, true); }
+Timeline simulate_flows(const Network& net, const Schedule& s, const std::vector<BackgroundFlow>& beside) {
+    return run(net, s, beside, true);
+}
 
-Timeline simulate_flows_reference(const Network& net, const Schedule& s) { return run(net, s, false); }
+Timeline simulate_flows_reference(const Network& net, const Schedule& s, const std::vector<BackgroundFlow>& beside) {
+    return run(net, s, beside, false);
+}
 
 }  // namespace hetcast

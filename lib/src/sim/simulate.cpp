@@ -192,4 +192,10 @@ Timeline simulate(const Network& net, const Schedule& s, ExecModel model, LinkUs
     return tl;
 }
 
+Timeline simulate_beside(const Network& net, const Schedule& s, ExecModel model, const std::vector<BackgroundFlow>& beside) {
+    const bool flows = s.relay == Relay::cut_through || (model == ExecModel::nonblocking && net.capacities());
+    if (beside.empty() || !flows || model != ExecModel::nonblocking) return simulate(net, s, model);
+    return simulate_flows(net, s, beside);
+}
+
 }  // namespace hetcast

@@ -28,7 +28,11 @@ struct DaemonConfig {
     /// entries); none by default: it serves no file until its operator lists folders.
     std::vector<std::filesystem::path> serve_roots;
     std::uint64_t max_message = std::uint64_t{64} << 30;  ///< largest file or buffer accepted
-    std::size_t max_jobs = 4;               ///< jobs this daemon runs at once
+    /// Jobs this daemon takes part in at once. A push to every member takes part on each, so
+    /// this is also how many such pushes run at once: with 4, eight hosts pushing at once ran
+    /// in waves that members admitted in different orders (3 of 8 in the first, all from one
+    /// subnet, the other uplink idle); with 8 they run together, planned beside each other.
+    std::size_t max_jobs = 8;
     /// An authenticated connection on which nothing passes either way for this long, and
     /// that carries no job or request in progress, is closed.
     std::chrono::milliseconds idle_timeout{300000};

@@ -69,6 +69,9 @@ struct JobReport {
     /// Members that failed, each with its reason; what they should have fed was re-served.
     std::vector<MemberFailure> failed_members;
     int attempts = 1;  ///< tries: the plan, then one per re-serving of orphaned destinations
+    /// Other jobs running on the participants when the plan started, whose flows shared the
+    /// capacities with it in its prediction (0: it was predicted alone).
+    std::size_t beside = 0;
 
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::size_t failures() const;
@@ -78,7 +81,7 @@ struct JobReport {
 
 /// {"job" (decimal string),"algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
 ///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
-///  "skipped":[...], "failed_members":[{"member","reason"}], "attempts",
+///  "skipped":[...], "failed_members":[{"member","reason"}], "attempts", "beside",
 ///  "outcomes":[{"message","source","dest","predicted","achieved","ok","error","attempt"}],
 ///  "hops":[{"message","from","to","bytes","start","end","rate"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);

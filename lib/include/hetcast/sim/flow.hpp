@@ -17,6 +17,17 @@
 
 namespace hetcast {
 
+/// A transfer of another job, running when a schedule starts: its sender, its receiver,
+/// the bytes it has left and the rate it may not pass (a --bwlimit; 0: only the pair
+/// bandwidth and the shared capacities limit it).
+struct BackgroundFlow {
+    NodeId from = 0;
+    NodeId to = 0;
+    double bytes = 0;
+    double cap = 0;  ///< bytes/s
+    bool operator==(const BackgroundFlow&) const = default;
+};
+
 /// What one flow crosses: indices of finite-capacity resources, and its own rate cap.
 struct FlowPath {
     std::vector<std::size_t> resources;
@@ -81,10 +92,23 @@ inline constexpr double fifo_second_bottleneck_weight = 0.45;
 /// When a flow starts or ends, or starts or stops being held to its supply, only the flows
 /// connected to it (through a shared resource, or one holding another to its rate) get
 /// their rates recomputed: sharing is independent between such components.
-[[nodiscard]] Timeline simulate_flows(const Network& net, const Schedule& s);
+///
+/// `beside`: flows of other jobs already running when the schedule starts (BackgroundFlow);
+/// they share the capacities with the schedule's flows from time 0 until their bytes are
+/// through, and appear in no transfer of the timeline.
+[[nodiscard]] Timeline simulate_flows(const Network& net, const Schedule& s,
+                                      const std::vector<BackgroundFlow>& beside = {});
+
+/// simulate() of a schedule that starts while the `beside` flows run: on a network with
+/// capacities, or cut through, in the non-blocking model they share the flow model's
+/// capacities with it (simulate_flows()); elsewhere nothing is shared and this is simulate().
+[[nodiscard]] Timeline simulate_beside(const Network& net, const Schedule& s, ExecModel model,
+                                       const std::vector<BackgroundFlow>& beside);
+
 
 /// simulate_flows() recomputing every flow's rate at every event, as it first did: the
 /// reference the incremental one is tested against (equal completion times to 1e-9).
-[[nodiscard]] Timeline simulate_flows_reference(const Network& net, const Schedule& s);
+[[nodiscard]] Timeline simulate_flows_reference(const Network& net, const Schedule& s,
+                                                const std::vector<BackgroundFlow>& beside = {});
 
 }  // namespace hetcast

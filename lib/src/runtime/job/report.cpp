@@ -112,6 +112,7 @@ nlohmann::json to_json(const JobReport& r) {
             {"skipped", std::move(skipped)},
             {"failed_members", std::move(failed_members)},
             {"attempts", r.attempts},
+            {"beside", r.beside},
             {"outcomes", std::move(outcomes)},
             {"hops", std::move(hops)}};
 }
@@ -270,6 +271,7 @@ JobReport report_from_json(const json& j) {
         }
     }
     if (j.contains("attempts")) r.attempts = static_cast<int>(get_unsigned(j, "attempts", "", 1000));
+    if (j.contains("beside")) r.beside = static_cast<std::size_t>(get_unsigned(j, "beside", "", 1u << 20));
 
     const json& outcomes = field(j, "outcomes", "");
     if (!outcomes.is_array()) bad("outcomes", "expected a list");
@@ -349,7 +351,9 @@ void print_report(std::ostream& out, const JobReport& r) {
 
     const std::size_t failed = r.failures();
     out << "achieved completion  " << format_seconds(r.achieved) << '\n';
-    out << "predicted            " << format_seconds(r.predicted) << '\n';
+    out << "predicted            " << format_seconds(r.predicted);
+    if (r.beside > 0) out << "  (planned beside " << r.beside << " running job" << (r.beside == 1 ? "" : "s") << ")";
+    out << '\n';
     if (r.predicted_one_per_link > r.predicted * 1.005) {
         out << "  one msg per link   " << format_seconds(r.predicted_one_per_link)
             << "  (the plan sends several messages over one link at once)\n";

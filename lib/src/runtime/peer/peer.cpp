@@ -28,6 +28,7 @@ namespace hetcast {
 using namespace detail;
 
 Peer::Peer(PeerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
+    impl_->owner = this;
     auto& cfg = impl_->cfg;
     if (cfg.identity.cert_pem.empty()) throw InputError("a peer needs an identity (hetcast keys issue NAME)");
     const net::PeerIdentity me = net::describe(cfg.identity);

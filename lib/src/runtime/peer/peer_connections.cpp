@@ -258,6 +258,10 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         respond({{"error", "a request must be a JSON object"}});
         return;
     }
+    if (req.value("cmd", "") == "flows") {
+        respond(flows_answer());
+        return;
+    }
     if (req.value("cmd", "") == "describe") {
         // Hashing a large origin takes seconds: never on the I/O thread. An origin this
         // peer does not have is an answer, not a reason to drop the caller.

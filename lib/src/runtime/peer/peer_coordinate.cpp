@@ -15,6 +15,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/pieces.hpp"
+#include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_impl.hpp"
 
@@ -128,7 +129,17 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     if (s.tasks.size() != net.size()) throw InputError("the schedule was planned on another network");
     const auto self_id = net.find(cfg.name);
     if (!self_id) throw InputError("this peer '" + cfg.name + "' is not in the network");
-    const Timeline predicted = simulate(net, s, spec.model);
+    // Jobs already running share the capacities with this one: their remaining flows are
+    // in its prediction (without capacities nothing is shared, and nobody is asked).
+    Beside others;
+    if (net.capacities() && spec.model == ExecModel::nonblocking) {
+        std::vector<std::string> names;
+        for (NodeId n = 0; n < net.size(); ++n) {
+            if (!s.tasks[n].empty()) names.push_back(net.name(n));
+        }
+        others = beside(net, names);
+    }
+    const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
     result.started = now_s();
 
     JobReport report;
@@ -138,6 +149,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     report.predicted_one_per_link = spec.model == ExecModel::nonblocking
                                         ? simulate(net, s, spec.model, LinkUse::one_at_a_time).completion
                                         : predicted.completion;
+    report.beside = others.jobs;
     report.lower_bound = spec.lower_bound;
     report.throughput_bound = spec.throughput_bound;
     report.candidates = spec.candidates;

@@ -31,6 +31,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/pieces.hpp"
+#include "hetcast/sim/flow.hpp"
 #include "../cluster/bulk.hpp"
 #include "../cluster/link_state.hpp"
 #include "../cluster/revocations.hpp"
@@ -297,6 +298,31 @@ struct Peer::Impl {
     std::condition_variable waiting_cv;
     /// How many pushes may wait at one coordinator; one more is refused as before.
     static constexpr std::size_t max_waiting = 64;
+
+    // --- the jobs a new one runs beside (peer_queue.cpp) ----------------------------------
+    /// The Peer this is the inside of (Peer can be neither copied nor moved).
+    Peer* owner = nullptr;
+    /// The answer to {"cmd": "flows"} (docs/protocol.md, "Running jobs' flows"): per
+    /// message of a started job this member still receives, who sends it, the bytes left
+    /// and the job's --bwlimit; and how many jobs it takes part in, of max_jobs. Answered
+    /// on the I/O thread: it only reads the job table.
+    nlohmann::json flows_answer();
+    /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
+    /// for all; a member that does not answer in time, or not as flows_answer() does, has no
+    /// entry.
+    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members);
+    /// Whether none of `members` that answers is at its max_jobs: the head of the queue
+    /// tries its plan again only then (a question answered at once, where a try sets a
+    /// whole job up).
+    bool room(const std::vector<std::string>& members);
+    /// The flows of other jobs that a try of a job on `net` runs beside: asked of the
+    /// participants (this member's own read directly); a member that does not answer in
+    /// time adds nothing. Flows naming members outside `net` are left out.
+    struct Beside {
+        std::vector<BackgroundFlow> flows;
+        std::size_t jobs = 0;  ///< the distinct jobs they belong to
+    };
+    Beside beside(const Network& net, const std::vector<std::string>& participants);
 };
 
 }  // namespace hetcast

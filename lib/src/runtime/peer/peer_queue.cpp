@@ -1,9 +1,13 @@
 // Pushes that wait for busy members (issue 27): max_jobs limits what runs, not what may
 // wait. A try that members refused only because they already take part in max_jobs jobs
-// moved nothing; the push queues at its coordinator, in order, and the head tries the same
-// plan again after a backoff until it starts.
+// moved nothing; the push queues at its coordinator, in order. The head asks the members
+// every 100-200 ms whether they have room ({"cmd": "flows"}, answered at once) and tries
+// the same plan again when they do: a blind backoff left the uplinks idle for seconds
+// after a job ended, and a try that finds them still full costs a whole set-up.
 #include <algorithm>
+#include <chrono>
 #include <random>
+#include <set>
 #include <string>
 
 #include "peer_impl.hpp"
@@ -48,7 +52,14 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
         waiting_cv.notify_all();
     };
     std::mt19937_64 jitter(id);
-    std::chrono::milliseconds backoff(100);
+    // Coordinators polling the same members spread their tries: the first to see room
+    // after a job ends takes it, the others see it full.
+    const auto poll = [&] { return std::chrono::milliseconds(100 + jitter() % 100); };
+    std::chrono::milliseconds backoff = poll();
+    std::vector<std::string> members;
+    for (NodeId n = 0; n < spec.network->size(); ++n) {
+        if (!spec.schedule.tasks[n].empty()) members.push_back(spec.network->name(n));
+    }
     for (;;) {
         std::string stop;
         bool turn = false;
@@ -77,6 +88,8 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
             return report;
         }
         if (!turn) continue;
+        backoff = poll();
+        if (!room(members)) continue;
         Try next;
         JobReport r = run_try(spec, id, deadline, next);
         if (!only_busy(next)) {
@@ -85,9 +98,87 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
             return r;
         }
         report = std::move(r);
-        backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(2)) +
-                  std::chrono::milliseconds(jitter() % 100);
     }
+}
+
+json Peer::Impl::flows_answer() {
+    json out = json::array();
+    std::size_t running = 0;
+    for (const auto& j : jobs.all()) {
+        std::lock_guard lock(j->mu);
+        // What make_job counts once it has reaped (never on this I/O thread: reaping joins).
+        if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
+        // A job set up but not started may be a try that another member refuses.
+        if (j->finished || j->aborted || j->started == 0) continue;
+        for (const auto& [m, r] : j->recv) {
+            if (r.done || !r.error.empty() || m >= j->plan.messages.size()) continue;
+            const std::uint64_t size = j->plan.messages[m].size;
+            if (r.got >= size) continue;
+            out.push_back({{"job", std::to_string(j->plan.job)},
+                           {"from", r.from},
+                           {"to", cfg.name},
+                           {"left", size - r.got},
+                           {"rate", j->plan.bwlimit}});
+        }
+    }
+    return {{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
+}
+
+std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members) {
+    std::vector<std::string> others;
+    std::vector<json> out;
+    for (const std::string& p : members) {
+        if (p == cfg.name) {
+            out.push_back(flows_answer());
+        } else {
+            others.push_back(p);
+        }
+    }
+    if (others.empty() || !owner) return out;
+    // Not worth a stall: a member slow to answer counts as running nothing.
+    const auto patience = std::min<std::chrono::milliseconds>(cfg.connect_timeout, std::chrono::seconds(1));
+    const Peer::Answers a = owner->call_all(others, {{"cmd", "flows"}}, patience);
+    for (const json& r : a.responses) {
+        if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
+    }
+    return out;
+}
+
+bool Peer::Impl::room(const std::vector<std::string>& members) {
+    for (const json& a : ask_flows(members)) {
+        try {
+            const auto most = a.at("max_jobs").get<std::uint64_t>();
+            if (most > 0 && a.at("running").get<std::uint64_t>() >= most) return false;
+        } catch (const json::exception&) {
+            // An older member: the try finds out.
+        }
+    }
+    return true;
+}
+
+Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants) {
+    std::vector<json> lists;
+    for (json& a : ask_flows(participants)) lists.push_back(std::move(a["flows"]));
+    // Each receiver names only its own receives: nothing is counted twice.
+    Beside out;
+    std::set<std::string> jobs_seen;
+    for (const json& list : lists) {
+        for (const json& f : list) {
+            try {
+                const auto from = net.find(f.at("from").get<std::string>()), to = net.find(f.at("to").get<std::string>());
+                const auto left = f.at("left").get<std::uint64_t>();
+                const auto rate = f.value("rate", std::uint64_t{0});
+                const auto job = f.at("job").get<std::string>();
+                if (!from || !to || *from == *to || left == 0) continue;
+                out.flows.push_back({*from, *to, static_cast<double>(left), static_cast<double>(rate)});
+                jobs_seen.insert(job);
+            } catch (const json::exception&) {
+                // Not a flow as flows_answer() writes it: nothing to share capacity with.
+            }
+        }
+    }
+    out.jobs = jobs_seen.size();
+    return out;
 }
 
 }  // namespace hetcast

@@ -1,0 +1,97 @@
+// Issue 27: a push started while another runs is planned beside it. Its coordinator asks
+// the participants for the running jobs' remaining flows ({"cmd": "flows"}) and its
+// prediction shares the capacities with them; the report says how many jobs it ran beside.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <future>
+#include <limits>
+#include <random>
+
+#include "hetcast/runtime/body.hpp"
+#include "hetcast/runtime/peer.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/simulate.hpp"
+#include "identity.hpp"
+#include "temp_dir.hpp"
+#include "wait.hpp"
+
+using namespace hetcast;
+
+namespace {
+
+/// Four peers in two subnets (p0, p2 and p1, p3): 2 MB/s links, NICs and uplinks, so that
+/// a push of a few MB takes seconds.
+Network slow_two_subnets() {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const std::size_t n = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("p" + std::to_string(i));
+    Matrix lat(n, std::vector<double>(n, 1e-3)), bw(n, std::vector<double>(n, 2e6));
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets({{0, 2}, {1, 3}});
+    net.set_capacities({std::vector<double>(n, 2e6), std::vector<double>(n, 2e6), std::vector<double>(n, inf),
+                        std::vector<double>(2, 2e6)});
+    return net;
+}
+
+JobSpec broadcast(const Network& net, NodeId root, std::size_t bytes, std::uint64_t seed) {
+    auto v = std::make_shared<std::vector<std::byte>>(bytes);
+    std::mt19937_64 rng(seed);
+    for (auto& b : *v) b = static_cast<std::byte>(rng());
+    JobSpec spec;
+    spec.network = &net;
+    spec.schedule = find_algorithm("flat").plan(net, make_request(net, root, {}, static_cast<double>(bytes), ExecModel::nonblocking));
+    spec.inputs.push_back({std::make_shared<BufferBody>(v), ""});
+    spec.timeout = std::chrono::seconds(60);
+    return spec;
+}
+
+}  // namespace
+
+TEST_CASE("peer: a push started while another runs is planned beside it, and predicts a later end than alone") {
+    const Network net = slow_two_subnets();
+    test::TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    std::vector<Member> members;
+    for (std::size_t i = 0; i < net.size(); ++i) {
+        PeerConfig c;
+        c.name = net.name(i);
+        c.identity = test::identity(c.name);
+        c.dest_root = dir.path / c.name;
+        c.chunk = 64 << 10;
+        c.connect_timeout = std::chrono::milliseconds(3000);
+        c.link_profile = net;
+        peers.push_back(std::make_unique<Peer>(c));
+        peers.back()->start();
+        members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+    }
+    for (auto& p : peers) p->set_members(members);
+    struct Stop {
+        std::vector<std::unique_ptr<Peer>>& peers;
+        ~Stop() {
+            for (auto& p : peers) p->stop();
+        }
+    } stop{peers};
+
+    auto first = std::async(std::launch::async, [&] { return peers[0]->run(broadcast(net, 0, 3 << 20, 1)); });
+    // p1 receives the first push's message: once bytes arrive there, its flow is running.
+    REQUIRE(test::wait_for([&] {
+        const auto jobs = peers[1]->jobs();
+        return std::any_of(jobs.begin(), jobs.end(), [](const JobInfo& j) { return j.bytes > 0; });
+    }));
+    const JobSpec second = broadcast(net, 2, 256 << 10, 2);
+    const double alone = simulate(net, second.schedule, ExecModel::nonblocking).completion;
+    const JobReport beside = peers[2]->run(second);
+    CHECK(beside.ok());
+    CHECK(beside.beside == 1);
+    CHECK(beside.predicted > alone * 1.2);
+    const JobReport r = first.get();
+    CHECK(r.ok());
+    CHECK(r.beside == 0);
+
+    // Once the first has ended, the same push is planned alone again.
+    const JobReport after = peers[2]->run(broadcast(net, 2, 256 << 10, 3));
+    CHECK(after.beside == 0);
+    CHECK(after.predicted == doctest::Approx(alone));
+}
