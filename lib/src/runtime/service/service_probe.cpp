@@ -196,6 +196,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
     o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
     o.repeats = get_or<int>(req, "repeats", o.repeats);
     o.seconds = get_or<double>(req, "seconds", o.seconds);
+    o.structure_hosts = get_or<std::size_t>(req, "structure_hosts", o.structure_hosts);
     if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
     if (!(o.seconds >= 0.05 && o.seconds <= Peer::max_goodput_seconds)) {
         throw InputError("probe: seconds must be between 0.05 and " +
