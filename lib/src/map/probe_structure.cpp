@@ -37,6 +37,22 @@ std::uint64_t key(NodeId i, NodeId j) { return (static_cast<std::uint64_t>(i) <<
 
 }  // namespace
 
+double pass_sum(const std::vector<double>& passes, std::size_t per_pass, std::size_t first, std::size_t count) {
+    double best = 0;
+    for (std::size_t p = 0; p + per_pass <= passes.size(); p += per_pass) {
+        double sum = 0;
+        for (std::size_t f = first; f < first + count; ++f) {
+            if (!std::isnan(passes[p + f])) sum += passes[p + f];
+        }
+        best = std::max(best, sum);
+    }
+    return best;
+}
+
+namespace {
+
+}  // namespace
+
 double Structure::reading(NodeId i, NodeId j) const {
     const auto it = read_.find(key(i, j));
     return it == read_.end() ? std::nan("") : it->second;
@@ -47,8 +63,10 @@ std::vector<double> Structure::run_flows(const std::vector<FlowPair>& flows, std
 }
 
 std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vector<FlowPair>>& sets,
-                                                     std::string_view phase, double scale) {
+                                                     std::string_view phase, double scale,
+                                                     std::vector<std::vector<double>>* pass_readings) {
     std::vector<std::vector<double>> best(sets.size());
+    if (pass_readings) pass_readings->assign(sets.size(), {});
     for (std::size_t s = 0; s < sets.size(); ++s) best[s].assign(sets[s].size(), std::nan(""));
     // Passes one after the other, so that what disturbs the network for a while hits different sets.
     for (int pass = 0; pass < std::min(opt_.repeats, 2); ++pass) {
@@ -65,6 +83,7 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
                             std::to_string(r.size()) + " rates");
             }
             for (std::size_t f = 0; f < r.size(); ++f) {
+                if (pass_readings) (*pass_readings)[s].push_back(r[f] == 0 ? std::nan("") : r[f]);
                 if (r[f] == 0 || std::isnan(r[f])) continue;  // not rated: no reading
                 if (!std::isfinite(r[f]) || r[f] < 0) {
                     throw Error("probe: flow " + name(flows[f].first) + " -> " + name(flows[f].second) + " measured " +
@@ -281,22 +300,22 @@ void Structure::groups(Subnets candidates) {
             tests[t - 1].push_back(std::move(test));
         }
     }
-    const auto got = run_sets(sets, "groups", 2);
+    std::vector<std::vector<double>> raw;
+    const auto got = run_sets(sets, "groups", 2, &raw);
     // Each group's uplink bound: the sums of its tests whose flows fell short of their NICs.
     std::vector<double> bound(count, 0);
     std::vector<std::pair<std::size_t, std::size_t>> same;
     for (std::size_t k = 0; k < count; ++k) bound[k] = std::isfinite(up[k]) ? up[k] : 0;
     for (std::size_t t = 0; t < shifts; ++t) {
         std::size_t at = 0;
+        const std::size_t per_pass = sets[t].size();
         for (const Test& test : tests[t]) {
             std::size_t high = 0;
-            double sum = 0;
             for (const auto& [a, b] : test.flows) {
                 const double x = got[t][at++];
-                if (std::isnan(x)) continue;
-                sum += x;
-                if (x * tol() >= std::min(out_rate[a], in_rate[b])) ++high;
+                if (!std::isnan(x) && x * tol() >= std::min(out_rate[a], in_rate[b])) ++high;
             }
+            const double sum = pass_sum(raw[t], per_pass, at - test.flows.size(), test.flows.size());
             if (2 * high > test.flows.size()) {
                 same.emplace_back(test.from, test.to);
             } else if (high == 0) {

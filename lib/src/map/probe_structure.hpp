@@ -12,6 +12,10 @@
 
 namespace hetcast::probing {
 
+/// The largest sum over one pass of flows first..first+count of a set measured in passes of
+/// `per_pass` readings each (run_sets()' `pass_readings`).
+[[nodiscard]] double pass_sum(const std::vector<double>& passes, std::size_t per_pass, std::size_t first, std::size_t count);
+
 class Structure {
 public:
     Structure(std::size_t n, const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
@@ -36,8 +40,11 @@ private:
     /// Measures the flows together, min(repeats, 2) passes; keeps each flow's largest reading
     /// (an uneven split on a FIFO or a busy host lowers readings, never raises them).
     std::vector<double> run_flows(const std::vector<FlowPair>& flows, std::string_view phase, double scale = 1);
+    /// `pass_readings` (when given): per set, every pass's readings one after the other (NaN:
+    /// not rated), for sums over one pass (on FIFO links each pass splits a shared link
+    /// differently: the largest reading of each flow would add up to more than it carries).
     std::vector<std::vector<double>> run_sets(const std::vector<std::vector<FlowPair>>& sets, std::string_view phase,
-                                              double scale = 1);
+                                              double scale = 1, std::vector<std::vector<double>>* pass_readings = nullptr);
     Subnets blocks(std::vector<NodeId> hosts, bool shuffle);
     void groups(Subnets candidates);
     void reverify();

@@ -114,6 +114,7 @@ void Structure::nics() {
 void Structure::uplinks() {
     const std::size_t s = subs_.size();
     if (s < 2) return;
+    nic_estimates();
     std::vector<double> seen(s, 0), open(s, 0);
     for (std::size_t k = 0; k < s; ++k) seen[k] = std::isfinite(up_[k]) ? up_[k] : 0;
     std::vector<std::size_t> previous;
@@ -149,16 +150,15 @@ void Structure::uplinks() {
                 }
             }
         }
-        const auto got = run_sets(sets, "uplinks", 2);
+        std::vector<std::vector<double>> raw;
+        (void)run_sets(sets, "uplinks", 2, &raw);
         for (std::size_t shift = 0; shift < 2; ++shift) {
             std::size_t at = 0;
             for (const Test& t : tests[shift]) {
-                double sum = 0, nic = 0;
-                for (const auto& [i, j] : t.flows) {
-                    const double x = got[shift][at++];
-                    if (!std::isnan(x)) sum += x;
-                    nic += std::min(eg_[i], in_[j]);
-                }
+                double nic = 0;
+                for (const auto& [i, j] : t.flows) nic += std::min(eg_[i], in_[j]);
+                const double sum = pass_sum(raw[shift], sets[shift].size(), at, t.flows.size());
+                at += t.flows.size();
                 double& slot = sum * (1 + opt_.tolerance / 2) < nic ? seen[t.from] : open[t.from];
                 slot = std::max(slot, sum);
                 double& other = sum * (1 + opt_.tolerance / 2) < nic ? seen[t.to] : open[t.to];
