@@ -174,9 +174,11 @@ inline ProbeResult probe_fifo(const Truth& t, std::uint64_t seed, bool all_fifo)
     return probe_capacities(t.latency, [&s](const auto& flows, double seconds) { return s(flows, seconds); }, o);
 }
 
+/// The probe over Synthetic, every pair measured (steps 1–9) whatever the size.
 inline ProbeResult probe(const Truth& t, std::uint64_t seed) {
     Synthetic s(t.net, seed);
     ProbeOptions o;
+    o.structure_hosts = 0;
     o.names = t.net.names();
     return probe_capacities(t.latency, [&s](const auto& flows, double seconds) { return s(flows, seconds); }, o);
 }

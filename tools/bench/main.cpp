@@ -10,7 +10,9 @@
 //   - Khuller's lcf on the cluster model (equal clusters, local 1, global 10), broadcast from
 //     c0n0, blocking;
 //   - auto on generated capacity maps of 100 to 5000 hosts (issue 26 §2, auto_rows.cpp), a
-//     1 GiB broadcast, non-blocking, each size in a fresh process for its peak memory.
+//     1 GiB broadcast, non-blocking, each size in a fresh process for its peak memory;
+//   - the probe on generated sites of 100 to 5000 hosts against the flow model (issue 26 §1,
+//     probe_rows.cpp): measurements, flows, simulated seconds (`--only probe`).
 //
 // Prints Markdown tables: per algorithm and size the median, min and max planning time, the
 // target and whether the median meets it; then the growth from the smallest to the largest
@@ -27,6 +29,7 @@
 #include <boost/program_options.hpp>
 
 #include "auto_rows.hpp"
+#include "probe_rows.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
 #include "hetcast/sched/pattern.hpp"
@@ -231,6 +234,9 @@ int main(int argc, char** argv) try {
     }
     if (only.empty() || ("," + only + ",").find(",auto,") != std::string::npos) {
         missed = !bench::run_auto_rows(auto_limit) || missed;
+    }
+    if (only.empty() || ("," + only + ",").find(",probe,") != std::string::npos) {
+        missed = !bench::run_probe_rows() || missed;
     }
     return check && missed ? 1 : 0;
 } catch (const po::error& e) {

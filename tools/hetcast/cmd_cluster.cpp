@@ -234,18 +234,22 @@ int cmd_probe(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string output, sizes;
     int reps = 10, repeats = 3;
+    std::size_t structure_from = 25;
     double tolerance = 0.2, seconds = 0.3;
     po::options_description opts(
         "hetcast probe: the daemons measure the cluster and store the map on every member: latency by\n"
         "64-byte pings; NIC rates, subnets and their uplinks by bulk TCP transfers run together\n"
         "(docs/protocol.md, \"Probing\")\n\n"
         "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
-        "                [--reps 10] [-o map.yaml] [--json]\n\noptions");
+        "                [--reps 10] [--structure-from 25] [-o map.yaml] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
         "seconds", po::value(&seconds), "length of each bulk transfer (uplinks: twice as long); the receiver counts after 0.1 s (default 0.3)")(
         "repeats", po::value(&repeats), "passes over every measurement; medians count (default 3)")(
         "tolerance,t", po::value(&tolerance), "ECO subnet tolerance (default 0.2)")(
         "reps", po::value(&reps), "64-byte pings per pair; the least round trip gives the latency (default 10)")(
+        "structure-from", po::value(&structure_from),
+        "from this many members on, find the subnets first and measure O(n) flows instead of every pair\n"
+        "(default 25; 0: never)")(
         "output,o", po::value(&output), "also write the map (a network file) here")(
         "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings (notes, the median\n"
                 "goodput of every pair in the pair rounds, ...) as JSON");
@@ -268,7 +272,8 @@ int cmd_probe(const std::vector<std::string>& args) {
     if (!(seconds >= 0.05) || seconds > 10) throw InputError("--seconds must be between 0.05 and 10");
     if (!(tolerance >= 0) || tolerance > 10) throw InputError("--tolerance must be between 0 and 10");
 
-    const json req{{"cmd", "probe"}, {"reps", reps}, {"repeats", repeats}, {"seconds", seconds}, {"tolerance", tolerance}};
+    const json req{{"cmd", "probe"}, {"reps", reps}, {"repeats", repeats}, {"seconds", seconds}, {"tolerance", tolerance},
+                    {"structure_hosts", structure_from}};
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     auto client = connect_daemon(d);
     const json a = client->call(req, [tty](const json& p) {

@@ -102,6 +102,7 @@ std::vector<double> Prober::once(const std::vector<FlowPair>& flows, std::string
     std::vector<double> r = measure_(flows, opt_.seconds * scale);
     ++out_.measurements;
     out_.measured_seconds += opt_.seconds * scale;
+    out_.flows += flows.size();
     if (r.size() != flows.size()) {
         throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
                     std::to_string(r.size()) + " rates");
@@ -461,6 +462,14 @@ void check(const Matrix& latency, const ProbeOptions& opt) {
             }
         }
     }
+    probing::check_options(opt, n);
+}
+
+}  // namespace
+
+namespace probing {
+
+void check_options(const ProbeOptions& opt, std::size_t n) {
     if (!(opt.tolerance >= 0 && opt.tolerance <= 10)) throw InputError("probe: tolerance must be between 0 and 10");
     if (opt.repeats < 1 || opt.repeats > 100) throw InputError("probe: repeats must be between 1 and 100");
     if (!(opt.seconds > 0 && opt.seconds <= 60)) throw InputError("probe: seconds must be above 0 and at most 60");
@@ -468,11 +477,14 @@ void check(const Matrix& latency, const ProbeOptions& opt) {
     if (!opt.names.empty() && opt.names.size() != n) throw InputError("probe: one name per host");
 }
 
-}  // namespace
+}  // namespace probing
 
 ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& options) {
     check(latency, options);
     if (!measure) throw InputError("probe: no way to measure");
+    if (options.structure_hosts > 0 && latency.size() >= options.structure_hosts) {
+        return probe_structure(latency.size(), measure, options, latency);
+    }
     return probing::Prober(latency, measure, options).run();
 }
 

@@ -20,6 +20,8 @@ namespace hetcast::probing {
 [[nodiscard]] double median(std::vector<double> v);
 [[nodiscard]] std::string mbit(double bytes_per_s);
 [[nodiscard]] std::string percent(double x);
+/// Throws InputError for options out of range, or names that are not one per host.
+void check_options(const ProbeOptions& opt, std::size_t n);
 
 /// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
 /// every pass's rates (NaN: the flow could not be measured).

@@ -35,9 +35,15 @@ struct ProbeOptions {
     double message = 1 << 20; ///< bytes: the representative message of the partition's cost
     /// Node names for the notes; empty: node numbers.
     std::vector<std::string> names;
-    /// Called before each measurement with its phase ("pairs", "uplinks", "placing") and the
-    /// number of measurements made so far.
+    /// Called before each measurement with its phase ("pairs", "uplinks", "placing"; structure
+    /// first: "blocks", "groups", "joining", "nics") and the number of measurements made so far.
     std::function<void(std::string_view phase, std::size_t done)> progress;
+    /// From this many hosts on, probe_capacities() finds the structure first
+    /// (probe_structure()); below, it measures every pair. 0: never structure first.
+    std::size_t structure_hosts = 25;
+    /// false: probe_structure() leaves goodput and bandwidth empty (at 5000 hosts the two
+    /// n × n matrices are 400 MB); the subnets and capacities are the map.
+    bool pair_matrices = true;
 };
 
 struct ProbeResult {
@@ -53,6 +59,7 @@ struct ProbeResult {
     std::vector<FlowPair> unmeasured;
     std::size_t measurements = 0;  ///< calls of the callback
     double measured_seconds = 0;   ///< their durations summed
+    std::size_t flows = 0;         ///< flows in those calls, summed: what the probe loads the network with
 };
 
 /// Measures `names.size()` hosts (at least 2) through `measure`; `latency` (seconds, n×n)
@@ -131,6 +138,61 @@ struct ProbeResult {
 ///    `doubts` names the subnets a host was placed with on no evidence (affinity, latency).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
+
+/// Structure first, for many hosts (probe_capacities() from ProbeOptions::structure_hosts
+/// on): O(n) flows in a few dozen measurements whatever n, where steps 1–9 measure every
+/// pair. `latency` (n × n, or empty) only places hosts no reading places. A fast host is
+/// one whose NICs carry more than 1 + tolerance times any uplink; the subnets come out
+/// right when each has two fast hosts and the uplinks limit what crosses them.
+/// a. Blocks: the hosts in their order (a site numbers its machines by room), in blocks of
+///    8; every pair of a block both ways, all blocks at once (round r: the host at i sends
+///    to the one at i + r), min(repeats, 2) passes, each flow's largest reading. A pair
+///    inside a subnet shares nothing but its NICs, so its readings are what the NICs allow;
+///    ECO's test groups the block's hosts, those near hosts not near each other set aside.
+/// b. Groups: the subnets known and the new groups in a ring by lowest member, each
+///    sending from its core (members near half the others) to the group 1, 2 and 3 places
+///    on, every group at once. Most flows within tolerance of what their NICs allow: one
+///    subnet (a block border cut it); else the sum bounds both uplinks. A member stays when
+///    one of its readings inside is above 1 + tolerance times its uplink's bound (a flow
+///    across could not carry that); a group left with fewer than two is dissolved.
+/// c. Joins: each host left tests the subnets, nearest in the order first: a flow to a
+///    member and one from another, all such hosts at once (a member takes one flow each way
+///    per measurement), until a reading above 1 + tolerance times the subnet's uplink (no
+///    uplink found: within tolerance of the member's NIC) places it. a–c again on the hosts
+///    left, in their order, then shuffled.
+/// d. Hosts still left (slower than the uplinks both ways, or alone in their subnet) go to
+///    the subnet nearest by latency (without latency: their best reading); its doubt says so.
+/// e. NICs: per subnet, fastest first, each host sends to the one before it, then receives
+///    from it: two measurements for all; each NIC rate is the most a flow inside carried.
+/// f. Uplinks: subnets ranked by what crossed them, paired 1–2, 3–4, ... then 2–3, 4–5, ...
+///    (each meets a faster one), both ways at once with as many flows as the smaller has
+///    hosts, windows twice as long; the largest sum the NICs do not explain (by half the
+///    tolerance) is the uplink; none: infinite, and a doubt. Ranked again (twice at most) if changed.
+/// `notes` says, per subnet, how far above its uplink its weakest member read inside;
+/// `doubts` names hosts placed on no evidence and uplinks no test filled. `goodput` holds
+/// each pair's largest reading where one was measured, elsewhere (like `bandwidth` everywhere)
+/// what the map allows the pair alone; `unmeasured` stays empty.
+[[nodiscard]] ProbeResult probe_structure(std::size_t hosts, const MeasureFlows& measure,
+                                          const ProbeOptions& options = {}, const Matrix& latency = {});
+
+struct JoinResult {
+    std::size_t subnet = static_cast<std::size_t>(-1);  ///< index into the map's subnets; -1: none told
+    double egress = 0, ingress = 0;  ///< what its flows inside that subnet carried
+    std::string doubt;               ///< empty when a reading placed it
+    std::size_t measurements = 0;
+    double measured_seconds = 0;
+    std::size_t flows = 0;
+};
+
+/// A host joining a mapped site (`subnets` and `capacities` of `hosts` hosts; the host in
+/// none of them, or alone, or listed where it was): per subnet in order, one measurement
+/// of a flow to its fastest receiver and one from its fastest sender; the first subnet in
+/// which a reading exceeds 1 + tolerance times its uplink takes it, else the one that came
+/// closest (with a doubt). O(subnets) measurements of two flows. Throws InputError for a
+/// map that does not fit `hosts`.
+[[nodiscard]] JoinResult probe_join(std::size_t hosts, NodeId host, const Subnets& subnets,
+                                    const Capacities& capacities, const MeasureFlows& measure,
+                                    const ProbeOptions& options = {});
 
 /// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
 /// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).

@@ -46,6 +46,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
     o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
     o.repeats = get_or<int>(req, "repeats", o.repeats);
     o.seconds = get_or<double>(req, "seconds", o.seconds);
+    o.structure_hosts = get_or<std::size_t>(req, "structure_hosts", o.structure_hosts);
     const std::vector<Member> all = current_members();
     if (all.size() < 2) throw InputError("probe: the cluster has fewer than two members");
     const auto t0 = std::chrono::steady_clock::now();

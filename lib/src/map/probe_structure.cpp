@@ -1,0 +1,530 @@
+// Structure first (map/probe.hpp, probe_structure()): which hosts share a subnet, from
+// tests inside blocks of neighbouring hosts and against each subnet found. The rates
+// follow in probe_structure_rates.cpp.
+#include "probe_structure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "hetcast/error.hpp"
+#include "prober.hpp"
+
+namespace hetcast::probing {
+namespace {
+
+constexpr std::size_t block_size = 8;
+/// Rounds of blocks and joins: the second blocks the hosts left over in their order, the
+/// third in a shuffled one.
+constexpr int block_passes = 3;
+
+struct UnionFind {
+    explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t{0}); }
+    std::size_t find(std::size_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    }
+    void unite(std::size_t a, std::size_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+    std::vector<std::size_t> parent;
+};
+
+std::uint64_t key(NodeId i, NodeId j) { return (static_cast<std::uint64_t>(i) << 32) | j; }
+
+}  // namespace
+
+double pass_sum(const std::vector<double>& passes, std::size_t per_pass, std::size_t first, std::size_t count) {
+    double best = 0;
+    for (std::size_t p = 0; p + per_pass <= passes.size(); p += per_pass) {
+        double sum = 0;
+        for (std::size_t f = first; f < first + count; ++f) {
+            if (!std::isnan(passes[p + f])) sum += passes[p + f];
+        }
+        best = std::max(best, sum);
+    }
+    return best;
+}
+
+namespace {
+
+}  // namespace
+
+double Structure::reading(NodeId i, NodeId j) const {
+    const auto it = read_.find(key(i, j));
+    return it == read_.end() ? std::nan("") : it->second;
+}
+
+std::vector<double> Structure::run_flows(const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
+    return run_sets({flows}, phase, scale)[0];
+}
+
+std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vector<FlowPair>>& sets,
+                                                     std::string_view phase, double scale,
+                                                     std::vector<std::vector<double>>* pass_readings) {
+    std::vector<std::vector<double>> best(sets.size());
+    if (pass_readings) pass_readings->assign(sets.size(), {});
+    for (std::size_t s = 0; s < sets.size(); ++s) best[s].assign(sets[s].size(), std::nan(""));
+    // Passes one after the other, so that what disturbs the network for a while hits different sets.
+    for (int pass = 0; pass < std::min(opt_.repeats, 2); ++pass) {
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            const auto& flows = sets[s];
+            if (flows.empty()) continue;
+            if (opt_.progress) opt_.progress(phase, out_.measurements);
+            std::vector<double> r = measure_(flows, opt_.seconds * scale);
+            ++out_.measurements;
+            out_.measured_seconds += opt_.seconds * scale;
+            out_.flows += flows.size();
+            if (r.size() != flows.size()) {
+                throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
+                            std::to_string(r.size()) + " rates");
+            }
+            for (std::size_t f = 0; f < r.size(); ++f) {
+                if (pass_readings) (*pass_readings)[s].push_back(r[f] == 0 ? std::nan("") : r[f]);
+                if (r[f] == 0 || std::isnan(r[f])) continue;  // not rated: no reading
+                if (!std::isfinite(r[f]) || r[f] < 0) {
+                    throw Error("probe: flow " + name(flows[f].first) + " -> " + name(flows[f].second) + " measured " +
+                                std::to_string(r[f]) + " bytes/s, not a rate (0 or NaN: not measured)");
+                }
+                if (!(best[s][f] >= r[f])) best[s][f] = r[f];
+            }
+        }
+    }
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+        for (std::size_t f = 0; f < sets[s].size(); ++f) {
+            if (std::isnan(best[s][f])) continue;
+            auto [it, fresh] = read_.emplace(key(sets[s][f].first, sets[s][f].second), best[s][f]);
+            if (!fresh) it->second = std::max(it->second, best[s][f]);
+        }
+    }
+    return best;
+}
+
+std::vector<NodeId> Structure::by_rate(const std::vector<NodeId>& g, const std::vector<double>& rate) const {
+    std::vector<NodeId> out = g;
+    std::stable_sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return rate[a] > rate[b]; });
+    return out;
+}
+
+ProbeResult Structure::run() {
+    std::vector<NodeId> pending(n_);
+    std::iota(pending.begin(), pending.end(), NodeId{0});
+    const auto left = [&] {
+        pending.clear();
+        for (NodeId h = 0; h < n_; ++h) {
+            if (sub_[h] == none) pending.push_back(h);
+        }
+    };
+    for (int pass = 0; pass < block_passes && pending.size() >= 2; ++pass) {
+        const std::size_t before = pending.size();
+        groups(blocks(pending, pass == 2));
+        if (subs_.size() >= 2) {
+            uplinks();
+            reverify();
+        }
+        left();
+        if (!subs_.empty() && !pending.empty()) join(pending);
+        left();
+        if (pending.size() == before && pass > 0) break;
+    }
+    place_rest(pending);
+    nics();
+    uplinks();
+    finish();
+    return std::move(out_);
+}
+
+// Blocks of neighbouring hosts (in the operator's order: a site numbers its machines by
+// room), every pair inside a block both ways, all blocks at once: flows inside a subnet
+// never share anything but their NICs, so a pair limited by its NICs alone is a pair
+// inside a subnet. ECO's test on the block's readings, its hosts near hosts that are not
+// near each other set aside (probe.hpp, step 4). Returns the groups of two or more.
+Subnets Structure::blocks(std::vector<NodeId> hosts, bool shuffle) {
+    if (shuffle) std::shuffle(hosts.begin(), hosts.end(), std::mt19937_64(hosts.size() * 7919 + n_));
+    std::vector<std::vector<NodeId>> blocks;
+    for (std::size_t b = 0; b < hosts.size(); b += block_size) {
+        blocks.emplace_back(hosts.begin() + static_cast<std::ptrdiff_t>(b),
+                            hosts.begin() + static_cast<std::ptrdiff_t>(std::min(hosts.size(), b + block_size)));
+    }
+    if (blocks.size() >= 2 && blocks.back().size() < 2) {
+        blocks[blocks.size() - 2].push_back(blocks.back()[0]);
+        blocks.pop_back();
+    }
+    std::size_t largest = 0;
+    for (const auto& b : blocks) largest = std::max(largest, b.size());
+    // Round r: the host at i sends to the host at i + r of its block; half way round (an
+    // even block) every pair would go both ways, so that round is two.
+    std::vector<std::vector<FlowPair>> sets;
+    for (std::size_t r = 1; r < largest; ++r) {
+        for (std::size_t half = 0; half < 2; ++half) {
+            auto& s = sets.emplace_back();
+            for (const auto& b : blocks) {
+                const std::size_t m = b.size();
+                if (r >= m) continue;
+                const bool halves = 2 * r == m;
+                if (!halves && half == 1) continue;
+                for (std::size_t i = 0; i < m; ++i) {
+                    if (!halves || (i < r) == (half == 0)) s.emplace_back(b[i], b[(i + r) % m]);
+                }
+            }
+            if (s.empty()) sets.pop_back();
+        }
+    }
+    (void)run_sets(sets, "blocks");
+    Subnets found;
+    for (const auto& b : blocks) {
+        const std::size_t m = b.size();
+        Matrix rd(m, std::vector<double>(m, 0));
+        std::vector<double> out(m, 0), in(m, 0);
+        for (std::size_t a = 0; a < m; ++a) {
+            for (std::size_t c = 0; c < m; ++c) {
+                if (a == c) continue;
+                const double x = reading(b[a], b[c]);
+                rd[a][c] = std::isnan(x) ? 0 : x;
+                out[a] = std::max(out[a], rd[a][c]);
+                in[c] = std::max(in[c], rd[a][c]);
+            }
+        }
+        const auto near = [&](std::size_t a, std::size_t c) {
+            return rd[a][c] > 0 && rd[c][a] > 0 && rd[a][c] * tol() >= std::min(out[a], in[c]) &&
+                   rd[c][a] * tol() >= std::min(out[c], in[a]);
+        };
+        std::vector<char> on(m, 1);
+        for (;;) {
+            std::size_t worst = m, worst_bad = 0;
+            for (std::size_t h = 0; h < m; ++h) {
+                if (!on[h]) continue;
+                std::vector<std::size_t> close;
+                for (std::size_t c = 0; c < m; ++c) {
+                    if (c != h && on[c] && near(h, c)) close.push_back(c);
+                }
+                std::size_t bad = 0;
+                for (std::size_t x = 0; x < close.size(); ++x) {
+                    for (std::size_t y = x + 1; y < close.size(); ++y) bad += near(close[x], close[y]) ? 0 : 1;
+                }
+                if (bad > worst_bad) {
+                    worst = h;
+                    worst_bad = bad;
+                }
+            }
+            if (worst == m) break;
+            on[worst] = 0;
+        }
+        UnionFind uf(m);
+        for (std::size_t a = 0; a < m; ++a) {
+            for (std::size_t c = a + 1; c < m; ++c) {
+                if (on[a] && on[c] && near(a, c)) uf.unite(a, c);
+            }
+        }
+        std::vector<std::vector<NodeId>> comp(m);
+        for (std::size_t a = 0; a < m; ++a) {
+            if (on[a]) comp[uf.find(a)].push_back(b[a]);
+        }
+        for (auto& g : comp) {
+            if (g.size() >= 2) found.push_back(std::move(g));
+        }
+    }
+    return found;
+}
+
+// The subnets known and the new groups in a ring by lowest member (a subnet cut by a block
+// border is two neighbours), each sending from its core to the group 1, 2 and 3 further
+// on, all groups at once: each uplink carries one test each way. A test whose flows are
+// limited by their NICs alone joins the two groups; else its sum bounds both uplinks.
+// Then each member must show that it is inside: a reading with another member more than
+// 1 + tolerance times what the uplink carried (a host ECO joined to a group in its block
+// on rates of flows that all crossed uplinks does not).
+void Structure::groups(Subnets candidates) {
+    Subnets all = subs_;
+    std::vector<double> up = up_;
+    for (auto& g : candidates) {
+        all.push_back(std::move(g));
+        up.push_back(inf);
+    }
+    const std::size_t count = all.size();
+    if (count == 0) return;
+    std::vector<std::size_t> ring(count);
+    std::iota(ring.begin(), ring.end(), std::size_t{0});
+    std::sort(ring.begin(), ring.end(), [&](std::size_t a, std::size_t b) {
+        return *std::min_element(all[a].begin(), all[a].end()) < *std::min_element(all[b].begin(), all[b].end());
+    });
+    // Rates within each group: what its members' flows inside it carried.
+    std::vector<double> out_rate(n_, 0), in_rate(n_, 0);
+    for (const auto& g : all) {
+        for (NodeId a : g) {
+            for (NodeId b : g) {
+                const double x = a == b ? std::nan("") : reading(a, b);
+                if (std::isnan(x)) continue;
+                out_rate[a] = std::max(out_rate[a], x);
+                in_rate[b] = std::max(in_rate[b], x);
+            }
+        }
+    }
+    // A group's core: the members near at least half of the others (a host joined to it by
+    // one reading is not one).
+    std::vector<std::vector<NodeId>> core(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        for (NodeId a : all[k]) {
+            std::size_t close = 0;
+            for (NodeId b : all[k]) {
+                if (a == b) continue;
+                const double x = reading(a, b), y = reading(b, a);
+                if (x * tol() >= std::min(out_rate[a], in_rate[b]) && y * tol() >= std::min(out_rate[b], in_rate[a])) ++close;
+            }
+            if (2 * close + 1 >= all[k].size()) core[k].push_back(a);
+        }
+        if (core[k].empty()) core[k] = all[k];
+    }
+    UnionFind uf(count);
+    struct Test {
+        std::size_t from, to;
+        std::vector<FlowPair> flows;
+    };
+    const std::size_t shifts = std::min<std::size_t>(3, count - 1);
+    std::vector<std::vector<Test>> tests(shifts);
+    std::vector<std::vector<FlowPair>> sets(shifts);
+    for (std::size_t t = 1; t <= shifts; ++t) {
+        for (std::size_t p = 0; p < count; ++p) {
+            const std::size_t k = ring[p], j = ring[(p + t) % count];
+            const auto senders = by_rate(core[k], out_rate), takers = by_rate(core[j], in_rate);
+            const std::size_t m = std::min(senders.size(), takers.size());
+            // Half way round both groups test each other: receivers one further on, so no
+            // host pair goes both ways.
+            const std::size_t skew = 2 * t == count && m > 1 ? 1 : 0;
+            Test test{k, j, {}};
+            for (std::size_t f = 0; f < m; ++f) test.flows.emplace_back(senders[f], takers[(f + skew) % m]);
+            sets[t - 1].insert(sets[t - 1].end(), test.flows.begin(), test.flows.end());
+            tests[t - 1].push_back(std::move(test));
+        }
+    }
+    std::vector<std::vector<double>> raw;
+    const auto got = run_sets(sets, "groups", 2, &raw);
+    // Each group's uplink bound: the sums of its tests whose flows fell short of their NICs.
+    std::vector<double> bound(count, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> same;
+    for (std::size_t k = 0; k < count; ++k) bound[k] = std::isfinite(up[k]) ? up[k] : 0;
+    for (std::size_t t = 0; t < shifts; ++t) {
+        std::size_t at = 0;
+        const std::size_t per_pass = sets[t].size();
+        for (const Test& test : tests[t]) {
+            std::size_t high = 0;
+            for (const auto& [a, b] : test.flows) {
+                const double x = got[t][at++];
+                if (!std::isnan(x) && x * tol() >= std::min(out_rate[a], in_rate[b])) ++high;
+            }
+            const double sum = pass_sum(raw[t], per_pass, at - test.flows.size(), test.flows.size());
+            if (2 * high > test.flows.size()) {
+                same.emplace_back(test.from, test.to);
+            } else if (high == 0) {
+                // Mixed: a fragment of one subnet that is not all inside; it bounds nothing.
+                bound[test.from] = std::max(bound[test.from], sum);
+                bound[test.to] = std::max(bound[test.to], sum);
+            }
+        }
+    }
+    const auto inside = [&](NodeId h, const std::vector<NodeId>& g) {
+        double best = 0;
+        for (NodeId o : g) {
+            if (o == h) continue;
+            const double x = reading(h, o), y = reading(o, h);
+            if (x > best) best = x;
+            if (y > best) best = y;
+        }
+        return best;
+    };
+    // A group stays with its members that read inside above its bound; a group whose every
+    // test carried what its (maybe crossing) flows allowed has no bound: it is kept only as
+    // the one group there is.
+    // Against the largest bound: one uplink's bound can be low (its tests met slower ones).
+    const double largest = *std::max_element(bound.begin(), bound.end());
+    std::vector<char> kept_group(count, 0);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (bound[k] <= 0) continue;
+        std::vector<NodeId> members;
+        for (NodeId h : all[k]) {
+            if (inside(h, all[k]) > tol() * largest) members.push_back(h);
+        }
+        if (members.size() >= 2) {
+            all[k] = std::move(members);
+            kept_group[k] = 1;
+        }
+    }
+    // Two groups kept whose test carried what the NICs allow are one subnet. No group with
+    // a bound: no uplink limits anything seen, the groups are one subnet.
+    const bool any = std::find(kept_group.begin(), kept_group.end(), 1) != kept_group.end();
+    if (!any) std::fill(kept_group.begin(), kept_group.end(), 1);
+    for (const auto& [a, b] : same) {
+        if (kept_group[a] && kept_group[b]) uf.unite(a, b);
+    }
+    std::vector<std::size_t> slot(count, none);
+    subs_.clear();
+    up_.clear();
+    std::fill(sub_.begin(), sub_.end(), none);
+    for (std::size_t p = 0; p < count; ++p) {
+        const std::size_t k = ring[p];
+        if (!kept_group[k]) continue;
+        const std::size_t root = uf.find(k);
+        if (slot[root] == none) {
+            slot[root] = subs_.size();
+            subs_.emplace_back();
+            up_.push_back(0);
+        }
+        auto& g = subs_[slot[root]];
+        g.insert(g.end(), all[k].begin(), all[k].end());
+        up_[slot[root]] = std::max(up_[slot[root]], bound[k]);
+    }
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        if (up_[k] <= 0) up_[k] = inf;
+        for (NodeId h : subs_[k]) sub_[h] = k;
+    }
+}
+
+// With the uplinks measured: a member whose readings inside no longer exceed what crosses
+// them leaves its subnet (it joins again, or is placed, later); a subnet left with one goes.
+void Structure::reverify() {
+    std::vector<std::vector<NodeId>> kept;
+    std::vector<double> up;
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        std::vector<NodeId> members;
+        for (NodeId h : subs_[k]) {
+            if (evidence(h, k) > 1) members.push_back(h);
+        }
+        if (members.size() < 2) continue;
+        kept.push_back(std::move(members));
+        up.push_back(up_[k]);
+    }
+    subs_ = std::move(kept);
+    up_ = std::move(up);
+    std::fill(sub_.begin(), sub_.end(), none);
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        for (NodeId h : subs_[k]) sub_[h] = k;
+    }
+}
+
+/// How far inside subnet k host h's best reading with its members is: its ratio to 1 +
+/// tolerance times the uplink (above 1: no flow across the uplink could have carried it).
+double Structure::evidence(NodeId h, std::size_t k) const {
+    double best = 0;
+    // Against the fastest uplink found (the second fastest, when one is fastest: no flow
+    // across carries more than that), so that an uplink underestimated lets no flow in.
+    double fastest = 0;
+    for (double u : up_) {
+        if (std::isfinite(u)) fastest = std::max(fastest, u);
+    }
+    if (fastest <= 0) {
+        // No uplink found to limit anything: a reading within tolerance of the member's NIC.
+        for (NodeId o : subs_[k]) {
+            if (o == h) continue;
+            const double x = reading(h, o), y = reading(o, h);
+            if (x > 0 && in_[o] > 0) best = std::max(best, x * tol() / in_[o]);
+            if (y > 0 && eg_[o] > 0) best = std::max(best, y * tol() / eg_[o]);
+        }
+        return best;
+    }
+    for (NodeId o : subs_[k]) {
+        if (o == h) continue;
+        const double x = reading(h, o), y = reading(o, h);
+        if (x > best) best = x;
+        if (y > best) best = y;
+    }
+    return best / (tol() * fastest);
+}
+
+// Each host not in a subnet yet against the subnets, nearest in the operator's order first:
+// a flow to a member and one from another, all such hosts at once (each member takes one
+// flow each way per measurement), until a reading places it or it has met every subnet.
+void Structure::join(std::vector<NodeId> pending) {
+    nic_estimates();
+    std::vector<std::vector<std::size_t>> order(n_);
+    std::vector<std::size_t> next(n_, 0);
+    for (NodeId h : pending) {
+        auto& o = order[h];
+        o.resize(subs_.size());
+        std::iota(o.begin(), o.end(), std::size_t{0});
+        std::vector<std::size_t> dist(subs_.size(), none);
+        for (std::size_t k = 0; k < subs_.size(); ++k) {
+            for (NodeId m : subs_[k]) dist[k] = std::min<std::size_t>(dist[k], m > h ? m - h : h - m);
+        }
+        std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return dist[a] < dist[b]; });
+    }
+    std::vector<std::vector<NodeId>> senders(subs_.size()), takers(subs_.size());
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        senders[k] = by_rate(subs_[k], eg_);
+        takers[k] = by_rate(subs_[k], in_);
+    }
+    while (!pending.empty()) {
+        std::vector<FlowPair> flows;
+        std::vector<std::pair<NodeId, std::size_t>> tried;
+        std::vector<std::size_t> sent(subs_.size(), 0), taken(subs_.size(), 0);
+        for (NodeId h : pending) {
+            const std::size_t k = order[h][next[h]];
+            if (sent[k] >= senders[k].size() || taken[k] >= takers[k].size()) continue;  // next measurement
+            NodeId x = takers[k][taken[k]], y = senders[k][sent[k]];
+            if (x == y && senders[k].size() > sent[k] + 1) y = senders[k][sent[k] + 1], ++sent[k];
+            ++taken[k];
+            ++sent[k];
+            flows.emplace_back(h, x);
+            if (y != x) flows.emplace_back(y, h);
+            tried.emplace_back(h, k);
+        }
+        if (flows.empty()) break;
+        (void)run_flows(flows, "joining");
+        std::vector<char> was_tried(n_, 0);
+        for (const auto& [h, k] : tried) {
+            was_tried[h] = 1;
+            if (evidence(h, k) > 1) {
+                sub_[h] = k;
+            } else {
+                ++next[h];
+            }
+        }
+        std::erase_if(pending, [&](NodeId h) { return sub_[h] != none || (was_tried[h] && next[h] >= order[h].size()); });
+    }
+    for (NodeId h = 0; h < n_; ++h) {
+        if (sub_[h] != none && std::find(subs_[sub_[h]].begin(), subs_[sub_[h]].end(), h) == subs_[sub_[h]].end()) {
+            subs_[sub_[h]].push_back(h);
+        }
+    }
+}
+
+// Hosts no reading places (a host slower than the uplinks both ways reads the same inside
+// and across; a host alone in its subnet has no partner): the subnet nearest by latency,
+// else the one its readings came closest to placing it in; its subnet's doubt says so.
+void Structure::place_rest(const std::vector<NodeId>& rest) {
+    if (subs_.empty()) {
+        if (rest.empty()) return;
+        subs_.emplace_back(rest);
+        up_.push_back(inf);
+        for (NodeId h : rest) sub_[h] = 0;
+        out_.notes.push_back("no pair of hosts showed a subnet apart from the others: one subnet");
+        return;
+    }
+    const bool pinged = lat_.size() == n_;
+    for (NodeId h : rest) {
+        std::size_t best = 0;
+        double score = -inf;
+        for (std::size_t k = 0; k < subs_.size(); ++k) {
+            double s = 0;
+            if (pinged) {
+                std::vector<double> l;
+                for (NodeId m : subs_[k]) l.push_back(lat_[h][m]);
+                s = -median(l);
+            } else {
+                s = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
+            }
+            if (s > score) {
+                score = s;
+                best = k;
+            }
+        }
+        sub_[h] = best;
+        subs_[best].push_back(h);
+        why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
+                  " alone (no reading told inside from across)";
+    }
+}
+
+}  // namespace hetcast::probing

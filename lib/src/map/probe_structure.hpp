@@ -1,0 +1,74 @@
+#pragma once
+// The structure-first probe's state (map/probe.hpp, probe_structure()): probe_structure.cpp
+// finds the subnets, probe_structure_rates.cpp measures NICs and uplinks. Not installed.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hetcast/map/probe.hpp"
+#include "probe_model.hpp"
+
+namespace hetcast::probing {
+
+/// The largest sum over one pass of flows first..first+count of a set measured in passes of
+/// `per_pass` readings each (run_sets()' `pass_readings`).
+[[nodiscard]] double pass_sum(const std::vector<double>& passes, std::size_t per_pass, std::size_t first, std::size_t count);
+
+class Structure {
+public:
+    Structure(std::size_t n, const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
+        : n_(n), lat_(latency), measure_(measure), opt_(opt), sub_(n, none), eg_(n, 0), in_(n, 0), why_(n) {}
+
+    ProbeResult run();
+
+    /// A host joining a mapped site: tested against each subnet of `known` (hosts other than
+    /// `host`), with `uplink` per subnet; returns the subnet it joins, or none.
+    std::size_t join_one(NodeId host, const Subnets& known, const std::vector<double>& uplink,
+                         const std::vector<double>& egress, const std::vector<double>& ingress);
+    [[nodiscard]] ProbeResult result() { return std::move(out_); }
+    [[nodiscard]] double egress(NodeId h) const { return eg_[h]; }
+    [[nodiscard]] double ingress(NodeId h) const { return in_[h]; }
+
+private:
+    [[nodiscard]] std::string name(NodeId i) const {
+        return i < opt_.names.size() ? opt_.names[i] : std::to_string(i);
+    }
+    [[nodiscard]] double reading(NodeId i, NodeId j) const;
+    [[nodiscard]] double tol() const { return 1 + opt_.tolerance; }
+    /// Measures the flows together, min(repeats, 2) passes; keeps each flow's largest reading
+    /// (an uneven split on a FIFO or a busy host lowers readings, never raises them).
+    std::vector<double> run_flows(const std::vector<FlowPair>& flows, std::string_view phase, double scale = 1);
+    /// `pass_readings` (when given): per set, every pass's readings one after the other (NaN:
+    /// not rated), for sums over one pass (on FIFO links each pass splits a shared link
+    /// differently: the largest reading of each flow would add up to more than it carries).
+    std::vector<std::vector<double>> run_sets(const std::vector<std::vector<FlowPair>>& sets, std::string_view phase,
+                                              double scale = 1, std::vector<std::vector<double>>* pass_readings = nullptr);
+    Subnets blocks(std::vector<NodeId> hosts, bool shuffle);
+    void groups(Subnets candidates);
+    void reverify();
+    void join(std::vector<NodeId> pending);
+    void place_rest(const std::vector<NodeId>& rest);
+    void nic_estimates();
+    void nics();
+    void uplinks();
+    void finish();
+    [[nodiscard]] std::vector<NodeId> by_rate(const std::vector<NodeId>& g, const std::vector<double>& rate) const;
+    [[nodiscard]] double evidence(NodeId h, std::size_t k) const;
+
+    const std::size_t n_;
+    const Matrix& lat_;
+    const MeasureFlows& measure_;
+    const ProbeOptions& opt_;
+    std::unordered_map<std::uint64_t, double> read_;  ///< the largest reading per ordered pair
+    Subnets subs_;
+    std::vector<double> up_;  ///< per subnet: the most a test found its uplink to carry (inf: none limited)
+    std::vector<std::size_t> sub_;
+    std::vector<double> eg_, in_;
+    std::vector<std::string> why_;  ///< per host: why its place is in doubt
+    std::vector<std::string> uplink_doubt_;
+    ProbeResult out_;
+};
+
+}  // namespace hetcast::probing

@@ -1,0 +1,346 @@
+// Structure first (map/probe.hpp, probe_structure()), once the subnets are known: one NIC
+// test per host, uplink tests between subnets, the result; and a host joining a mapped site.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "hetcast/error.hpp"
+#include "probe_structure.hpp"
+#include "prober.hpp"
+
+namespace hetcast {
+namespace probing {
+
+// A host's NIC rates: the most its flows inside its subnet carried (those share nothing
+// but the NICs).
+void Structure::nic_estimates() {
+    std::fill(eg_.begin(), eg_.end(), 0.0);
+    std::fill(in_.begin(), in_.end(), 0.0);
+    for (const auto& g : subs_) {
+        for (NodeId a : g) {
+            for (NodeId b : g) {
+                const double x = a == b ? std::nan("") : reading(a, b);
+                if (std::isnan(x)) continue;
+                eg_[a] = std::max(eg_[a], x);
+                in_[b] = std::max(in_[b], x);
+            }
+        }
+    }
+}
+
+// NIC tests: a host whose best flow out went no faster than some member of its subnet
+// receives sends to the fastest such receiver free in this measurement (likewise into it,
+// from the fastest sender): a reading that does not rise then is its own NIC's. Every
+// subnet at once, each host one flow each way per measurement, flows that cross no uplink;
+// again (at most eight times) while a host has a faster partner left.
+void Structure::nics() {
+    nic_estimates();
+    const double margin = 1 + opt_.tolerance / 4;
+    std::set<std::uint64_t> tried;
+    // A host whose reading stayed below its faster partner's rate has shown its own NIC.
+    std::vector<char> done_out(n_, 0), done_in(n_, 0);
+    const auto pair_key = [](NodeId a, NodeId b) { return (static_cast<std::uint64_t>(a) << 32) | b; };
+    for (int round = 0; round < 8; ++round) {
+        std::vector<FlowPair> flows;
+        std::set<std::uint64_t> in_call;
+        std::vector<char> sends(n_, 0), takes(n_, 0);
+        const auto add = [&](NodeId a, NodeId b) {
+            if (a == b || sends[a] || takes[b] || tried.count(pair_key(a, b)) || in_call.count(pair_key(b, a))) return false;
+            flows.emplace_back(a, b);
+            in_call.insert(pair_key(a, b));
+            tried.insert(pair_key(a, b));
+            sends[a] = takes[b] = 1;
+            return true;
+        };
+        for (const auto& g : subs_) {
+            if (g.size() < 2) continue;
+            // What a partner may carry: a NIC that has not shown its own limit (no fast partner
+            // reached it yet) may be faster than it read either way.
+            std::vector<double> can_in(n_, 0), can_out(n_, 0);
+            for (NodeId h : g) {
+                can_in[h] = done_in[h] ? in_[h] : 2 * std::max(eg_[h], in_[h]);
+                can_out[h] = done_out[h] ? eg_[h] : 2 * std::max(eg_[h], in_[h]);
+            }
+            const auto receivers = by_rate(g, can_in), senders = by_rate(g, can_out);
+            for (NodeId h : senders) {
+                if (done_out[h]) continue;
+                for (NodeId j : receivers) {
+                    if (!(can_in[j] > eg_[h] * margin)) break;
+                    if (add(h, j)) break;
+                }
+            }
+            for (NodeId h : receivers) {
+                if (done_in[h]) continue;
+                for (NodeId j : senders) {
+                    if (!(can_out[j] > in_[h] * margin)) break;
+                    if (add(j, h)) break;
+                }
+            }
+        }
+        if (flows.empty()) break;
+        const std::vector<double> cap_in = in_, cap_out = eg_;
+        const auto got = run_flows(flows, "nics");
+        for (std::size_t f = 0; f < flows.size(); ++f) {
+            const auto [a, b] = flows[f];
+            if (std::isnan(got[f])) continue;
+            // Below what the partner was already seen to carry that way: this host's own limit.
+            if (got[f] * tol() < cap_in[b]) done_out[a] = 1;
+            if (got[f] * tol() < cap_out[a]) done_in[b] = 1;
+        }
+        nic_estimates();
+    }
+    for (const auto& g : subs_) {
+        if (g.size() >= 2) continue;
+        // Alone in its subnet: the most any flow carried.
+        const NodeId h = g[0];
+        for (const auto& [k, x] : read_) {
+            const auto from = static_cast<NodeId>(k >> 32), to = static_cast<NodeId>(k & 0xffffffffu);
+            if (from == h) eg_[h] = std::max(eg_[h], x);
+            if (to == h) in_[h] = std::max(in_[h], x);
+        }
+        if (why_[h].empty()) why_[h] = name(h) + " is alone in its subnet: its NIC rates are what flows across carried";
+    }
+}
+
+// Uplinks: subnets ranked by what was seen to cross them, paired first to second, third to
+// fourth, ..., then second to third, ...: each one meets a faster one, whose uplink hides
+// nothing of its own. Each pair tests both ways at once, as many flows each way as the
+// smaller has hosts (an uplink faster than any one host fills only with several), every
+// uplink in one test per measurement. A sum the NICs alone explain limits nothing. The
+// ranking is made again, twice at most, when the readings changed it.
+void Structure::uplinks() {
+    const std::size_t s = subs_.size();
+    if (s < 2) return;
+    nic_estimates();
+    std::vector<double> seen(s, 0), open(s, 0);
+    for (std::size_t k = 0; k < s; ++k) seen[k] = std::isfinite(up_[k]) ? up_[k] : 0;
+    std::vector<std::size_t> previous;
+    for (int iteration = 0; iteration < 2; ++iteration) {
+        std::vector<std::size_t> rank(s);
+        std::iota(rank.begin(), rank.end(), std::size_t{0});
+        std::stable_sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
+            return std::max(seen[a], open[a]) > std::max(seen[b], open[b]);
+        });
+        if (rank == previous) break;
+        previous = rank;
+        struct Test {
+            std::size_t from, to;
+            std::vector<FlowPair> flows;
+        };
+        std::vector<std::vector<Test>> tests(2);
+        std::vector<std::vector<FlowPair>> sets(2);
+        for (std::size_t shift = 0; shift < 2; ++shift) {
+            for (std::size_t p = shift; p + 1 < s; p += 2) {
+                const std::size_t a = rank[p], b = rank[p + 1];
+                const auto a_out = by_rate(subs_[a], eg_), a_in = by_rate(subs_[a], in_);
+                const auto b_out = by_rate(subs_[b], eg_), b_in = by_rate(subs_[b], in_);
+                const std::size_t m = std::min(subs_[a].size(), subs_[b].size());
+                Test ab{a, b, {}}, ba{b, a, {}};
+                for (std::size_t f = 0; f < m; ++f) {
+                    ab.flows.emplace_back(a_out[f], b_in[f]);
+                    // Into a, each flow to the host after the one it would have come from.
+                    ba.flows.emplace_back(b_out[f], a_in[(f + (m > 1 ? 1 : 0)) % m]);
+                }
+                for (Test* t : {&ab, &ba}) {
+                    sets[shift].insert(sets[shift].end(), t->flows.begin(), t->flows.end());
+                    tests[shift].push_back(std::move(*t));
+                }
+            }
+        }
+        std::vector<std::vector<double>> raw;
+        (void)run_sets(sets, "uplinks", 2, &raw);
+        for (std::size_t shift = 0; shift < 2; ++shift) {
+            std::size_t at = 0;
+            for (const Test& t : tests[shift]) {
+                double nic = 0;
+                for (const auto& [i, j] : t.flows) nic += std::min(eg_[i], in_[j]);
+                const double sum = pass_sum(raw[shift], sets[shift].size(), at, t.flows.size());
+                at += t.flows.size();
+                double& slot = sum * (1 + opt_.tolerance / 2) < nic ? seen[t.from] : open[t.from];
+                slot = std::max(slot, sum);
+                double& other = sum * (1 + opt_.tolerance / 2) < nic ? seen[t.to] : open[t.to];
+                other = std::max(other, sum);
+            }
+        }
+    }
+    uplink_doubt_.assign(s, "");
+    for (std::size_t k = 0; k < s; ++k) {
+        if (seen[k] > 0 && seen[k] * (1 + opt_.tolerance / 2) >= open[k]) {
+            up_[k] = seen[k];
+        } else {
+            up_[k] = inf;
+            if (open[k] > 0) {
+                uplink_doubt_[k] = "no test filled its uplink (" + mbit(open[k]) + " crossed it, as much as the NICs allow)";
+            }
+        }
+    }
+}
+
+// Canonical order (by lowest member, members ascending), capacities, how sure each subnet
+// is, and the pair matrices when asked for.
+void Structure::finish() {
+    for (auto& g : subs_) std::sort(g.begin(), g.end());
+    std::vector<std::size_t> order(subs_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return subs_[a][0] < subs_[b][0]; });
+    std::vector<double> uplink;
+    std::vector<std::size_t> sub(n_, 0);
+    for (std::size_t k : order) {
+        const auto& g = subs_[k];
+        for (NodeId h : g) sub[h] = out_.subnets.size();
+        out_.subnets.push_back(g);
+        uplink.push_back(up_[k]);
+        std::string doubt;
+        for (NodeId h : g) {
+            if (!why_[h].empty()) doubt += (doubt.empty() ? "" : "; ") + why_[h];
+        }
+        if (k < uplink_doubt_.size() && !uplink_doubt_[k].empty()) {
+            doubt += (doubt.empty() ? "" : "; ") + uplink_doubt_[k];
+        }
+        out_.doubts.push_back(std::move(doubt));
+        if (subs_.size() >= 2 && std::isfinite(up_[k])) {
+            // The weakest member: how far its best reading inside is above what crosses the uplink.
+            double weakest = inf;
+            for (NodeId h : g) {
+                if (!why_[h].empty()) continue;
+                double best = 0;
+                for (NodeId o : g) {
+                    if (o != h) best = std::max({best, reading(h, o) > 0 ? reading(h, o) : 0.0, reading(o, h) > 0 ? reading(o, h) : 0.0});
+                }
+                weakest = std::min(weakest, best / up_[k]);
+            }
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.2f", weakest);
+            out_.notes.push_back("subnet of " + name(g[0]) + " (" + std::to_string(g.size()) + " hosts): uplink " +
+                                 mbit(up_[k]) + "; every member read " + buf +
+                                 "x that or more inside (1 + tolerance needed)");
+        }
+    }
+    out_.capacities = Capacities{eg_, in_, std::vector<double>(n_, inf), {}};
+    if (out_.subnets.size() >= 2) out_.capacities.uplink = uplink;
+    if (!opt_.pair_matrices) return;
+    out_.goodput.assign(n_, std::vector<double>(n_, std::nan("")));
+    out_.bandwidth.assign(n_, std::vector<double>(n_, 0));
+    for (const auto& [k, x] : read_) out_.goodput[k >> 32][k & 0xffffffffu] = x;
+    for (NodeId i = 0; i < n_; ++i) {
+        for (NodeId j = 0; j < n_; ++j) {
+            if (i == j) continue;
+            double b = std::min(eg_[i], in_[j]);
+            if (sub[i] != sub[j] && out_.subnets.size() >= 2) b = std::min({b, uplink[sub[i]], uplink[sub[j]]});
+            out_.bandwidth[i][j] = b;
+            if (std::isnan(out_.goodput[i][j])) out_.goodput[i][j] = b;
+        }
+    }
+}
+
+// A joining host: one measurement per subnet, a flow to its fastest receiver and one from
+// its fastest sender; a reading above 1 + tolerance times the uplink places it (the first
+// that does, nearest subnets first is the caller's order).
+std::size_t Structure::join_one(NodeId host, const Subnets& known, const std::vector<double>& uplink,
+                                const std::vector<double>& egress, const std::vector<double>& ingress) {
+    subs_ = known;
+    up_ = uplink;
+    if (up_.size() != subs_.size()) up_.assign(subs_.size(), inf);
+    eg_ = egress;
+    in_ = ingress;
+    std::size_t best = none;
+    double best_evidence = 0;
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        const auto takers = by_rate(subs_[k], in_), senders = by_rate(subs_[k], eg_);
+        std::vector<FlowPair> flows{{host, takers[0]}};
+        if (senders[0] != takers[0]) {
+            flows.emplace_back(senders[0], host);
+        } else if (senders.size() > 1) {
+            flows.emplace_back(senders[1], host);
+        }
+        (void)run_flows(flows, "joining");
+        const double e = evidence(host, k);
+        if (e > best_evidence) {
+            best_evidence = e;
+            best = k;
+        }
+        if (std::isfinite(up_[k]) && e > 1) break;
+    }
+    double eg = 0, in = 0;
+    if (best != none) {
+        for (NodeId o : subs_[best]) {
+            eg = std::max(eg, reading(host, o) > 0 ? reading(host, o) : 0.0);
+            in = std::max(in, reading(o, host) > 0 ? reading(o, host) : 0.0);
+        }
+    }
+    eg_.assign(n_, 0);
+    in_.assign(n_, 0);
+    eg_[host] = eg;
+    in_[host] = in;
+    if (best != none && best_evidence <= 1) {
+        out_.doubts.push_back(name(host) + " placed by its best reading alone (" + std::to_string(best_evidence) +
+                              " of what tells inside from across)");
+    }
+    return best;
+}
+
+}  // namespace probing
+
+ProbeResult probe_structure(std::size_t hosts, const MeasureFlows& measure, const ProbeOptions& options,
+                            const Matrix& latency) {
+    if (hosts < 2) throw InputError("probe: at least two hosts");
+    if (!latency.empty() && latency.size() != hosts) throw InputError("probe: the latency matrix is not one row per host");
+    for (const auto& row : latency) {
+        if (row.size() != hosts) throw InputError("probe: the latency matrix is not square");
+    }
+    if (hosts > 0xffffffffu) throw InputError("probe: too many hosts");
+    probing::check_options(options, hosts);
+    if (!measure) throw InputError("probe: no way to measure");
+    return probing::Structure(hosts, latency, measure, options).run();
+}
+
+JoinResult probe_join(std::size_t hosts, NodeId host, const Subnets& subnets, const Capacities& capacities,
+                      const MeasureFlows& measure, const ProbeOptions& options) {
+    if (host >= hosts) throw InputError("probe: the joining host is not one of the hosts");
+    if (capacities.egress.size() != hosts || capacities.ingress.size() != hosts) {
+        throw InputError("probe: the map's capacities are not one per host");
+    }
+    if (!capacities.uplink.empty() && capacities.uplink.size() != subnets.size()) {
+        throw InputError("probe: the map's uplinks are not one per subnet");
+    }
+    Subnets known;
+    std::vector<double> uplink;
+    for (std::size_t k = 0; k < subnets.size(); ++k) {
+        std::vector<NodeId> g;
+        for (NodeId h : subnets[k]) {
+            if (h >= hosts) throw InputError("probe: a subnet names host " + std::to_string(h) + " of " + std::to_string(hosts));
+            if (h != host) g.push_back(h);
+        }
+        if (g.empty()) continue;
+        known.push_back(std::move(g));
+        uplink.push_back(capacities.uplink.empty() ? std::numeric_limits<double>::infinity() : capacities.uplink[k]);
+    }
+    if (known.empty()) throw InputError("probe: the map has no other host to join");
+    probing::check_options(options, hosts);
+    if (!measure) throw InputError("probe: no way to measure");
+    const Matrix no_latency;
+    probing::Structure s(hosts, no_latency, measure, options);
+    JoinResult out;
+    const std::size_t k = s.join_one(host, known, uplink, capacities.egress, capacities.ingress);
+    // The map's subnet index: `known` skipped subnets that held only the host.
+    if (k != probing::none) {
+        for (std::size_t j = 0, seen = 0; j < subnets.size(); ++j) {
+            if (std::any_of(subnets[j].begin(), subnets[j].end(), [&](NodeId h) { return h != host; })) {
+                if (seen++ == k) out.subnet = j;
+            }
+        }
+    }
+    out.egress = s.egress(host);
+    out.ingress = s.ingress(host);
+    ProbeResult r = s.result();
+    out.doubt = r.doubts.empty() ? "" : r.doubts[0];
+    out.measurements = r.measurements;
+    out.measured_seconds = r.measured_seconds;
+    out.flows = r.flows;
+    return out;
+}
+
+}  // namespace hetcast

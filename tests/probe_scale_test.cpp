@@ -1,0 +1,173 @@
+// The structure-first probe (map/probe.hpp, probe_structure()) on generated sites of 100 to
+// 5000 hosts: the subnets and capacities it finds, and what it costs as the site grows.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "hetcast/error.hpp"
+#include "hetcast/map/probe.hpp"
+#include "hetcast/map/probe_site.hpp"
+
+using namespace hetcast;
+
+namespace {
+
+std::set<std::set<NodeId>> as_sets(const Subnets& s, const std::vector<char>& skip = {}) {
+    std::set<std::set<NodeId>> out;
+    for (const auto& g : s) {
+        std::set<NodeId> members;
+        for (NodeId h : g) {
+            if (skip.empty() || !skip[h]) members.insert(h);
+        }
+        out.insert(std::move(members));
+    }
+    return out;
+}
+
+bool within(double got, double want, double rel) { return std::abs(got - want) <= rel * want; }
+
+ProbeResult probe_site(const Site& site, std::uint64_t seed) {
+    SiteMeasure m(site, seed);
+    ProbeOptions o;
+    o.pair_matrices = site.subnet_of.size() <= 1000;
+    const Matrix no_latency;
+    // Through probe_capacities() where the latency matrix is small enough to make.
+    if (site.subnet_of.size() <= 1000) {
+        const std::size_t n = site.subnet_of.size();
+        return probe_capacities(Matrix(n, std::vector<double>(n, 1e-4)),
+                                [&m](const auto& f, double s) { return m(f, s); }, o);
+    }
+    return probe_structure(site.subnet_of.size(), [&m](const auto& f, double s) { return m(f, s); }, o, no_latency);
+}
+
+/// What a host's NICs can show: the most a flow with a partner of its own subnet carries.
+double observable(const Site& s, NodeId h, bool out) {
+    double best = 0;
+    for (NodeId j : s.subnets[s.subnet_of[h]]) {
+        if (j == h) continue;
+        const auto& c = s.capacities;
+        best = std::max(best, out ? std::min(c.egress[h], c.ingress[j]) : std::min(c.egress[j], c.ingress[h]));
+    }
+    return best;
+}
+
+/// What an uplink can show: the most it carries towards another uplink.
+double observable_uplink(const Site& s, std::size_t k) {
+    double best = 0;
+    for (std::size_t j = 0; j < s.subnets.size(); ++j) {
+        if (j != k) best = std::max(best, std::min(s.capacities.uplink[k], s.capacities.uplink[j]));
+    }
+    return best;
+}
+
+/// Subnets right (hosts in `skip` aside), every NIC within 10% and the uplinks within 15% of
+/// what they can show, but for one or the share `uplinks_off` (an uplink whose tests all met
+/// slower ones reads theirs: 20% low at worst seen); found subnets come in the true order.
+void check_found(const Site& s, const ProbeResult& r, const std::string& what, const std::vector<char>& skip = {},
+                 double uplinks_off = 0.1) {
+    const bool same = as_sets(r.subnets, skip) == as_sets(s.subnets, skip);
+    CHECK_MESSAGE(same, what << ": " << r.subnets.size() << " subnets found, " << s.subnets.size() << " true");
+    if (!same) return;
+    std::size_t wrong_nic = 0, wrong_uplink = 0;
+    for (NodeId h = 0; h < s.subnet_of.size(); ++h) {
+        if (!skip.empty() && skip[h]) continue;
+        if (!within(r.capacities.egress[h], observable(s, h, true), 0.1)) ++wrong_nic;
+        if (!within(r.capacities.ingress[h], observable(s, h, false), 0.1)) ++wrong_nic;
+    }
+    REQUIRE(r.capacities.uplink.size() == s.subnets.size());
+    for (std::size_t k = 0; k < s.subnets.size(); ++k) {
+        if (!within(r.capacities.uplink[k], observable_uplink(s, k), 0.15)) ++wrong_uplink;
+    }
+    CHECK_MESSAGE(wrong_nic == 0, what << ": NIC rates off by more than 10%");
+    CHECK_MESSAGE(static_cast<double>(wrong_uplink) <= std::max(1.0, uplinks_off * static_cast<double>(s.subnets.size())),
+                  what << ": " << wrong_uplink << " uplinks off by more than 15%");
+}
+
+}  // namespace
+
+TEST_CASE("probe at scale: subnets and capacities of 100 and 1000 hosts, measurements growing linearly") {
+    std::size_t flows100 = 0, calls100 = 0, flows1000 = 0, calls1000 = 0;
+    double seconds100 = 0, seconds1000 = 0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        const Site s = random_site(100, seed);
+        const ProbeResult r = probe_site(s, seed * 31);
+        check_found(s, r, "100 hosts, seed " + std::to_string(seed));
+        flows100 = std::max(flows100, r.flows);
+        calls100 = std::max(calls100, r.measurements);
+        seconds100 = std::max(seconds100, r.measured_seconds);
+    }
+    // Every pair measured (n − 1 rounds of n flows, 3 passes) would be 29,700 flows.
+    REQUIRE_MESSAGE(flows100 <= 40 * 100, "flows at 100 hosts: " << flows100);
+    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+        const Site s = random_site(1000, 100 + seed);
+        const ProbeResult r = probe_site(s, seed * 37);
+        check_found(s, r, "1000 hosts, seed " + std::to_string(seed));
+        flows1000 = std::max(flows1000, r.flows);
+        calls1000 = std::max(calls1000, r.measurements);
+        seconds1000 = std::max(seconds1000, r.measured_seconds);
+    }
+    MESSAGE("100 hosts: " << calls100 << " measurements, " << flows100 << " flows, " << seconds100
+                          << " s; 1000 hosts: " << calls1000 << " measurements, " << flows1000 << " flows, "
+                          << seconds1000 << " s");
+    CHECK(flows1000 <= 12 * flows100);
+    CHECK(calls1000 <= 12 * calls100);
+    CHECK(seconds1000 <= 12 * seconds100);
+}
+
+TEST_CASE("probe at scale: 5000 hosts") {
+    const Site s = random_site(5000, 5000);
+    const ProbeResult r = probe_site(s, 5);
+    check_found(s, r, "5000 hosts");
+    CHECK(r.flows <= 40 * 5000);
+    MESSAGE("5000 hosts: " << r.measurements << " measurements, " << r.flows << " flows, " << r.measured_seconds << " s");
+}
+
+TEST_CASE("probe at scale: a host slower than every uplink is placed right or named in its subnet's doubt") {
+    SiteParams p;
+    p.slow_share = 0.05;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        const Site s = random_site(200, 70 + seed, p);
+        const ProbeResult r = probe_site(s, seed);
+        check_found(s, r, "200 hosts with slow ones, seed " + std::to_string(seed), s.slow);
+        REQUIRE(r.doubts.size() == r.subnets.size());
+        for (std::size_t k = 0; k < r.subnets.size(); ++k) {
+            for (NodeId h : r.subnets[k]) {
+                const auto& truth = s.subnets[s.subnet_of[h]];
+                const bool right = std::all_of(truth.begin(), truth.end(), [&](NodeId o) {
+                    return s.slow[o] || std::find(r.subnets[k].begin(), r.subnets[k].end(), o) != r.subnets[k].end();
+                });
+                if (!right) CHECK_MESSAGE(r.doubts[k].find(std::to_string(h) + " placed") != std::string::npos, "host " << h);
+            }
+        }
+    }
+}
+
+TEST_CASE("probe at scale: a joining host costs a measurement per subnet, and finds its own") {
+    const Site s = random_site(300, 9);
+    SiteMeasure m(s, 3);
+    int right = 0, tried = 0;
+    for (NodeId host : {NodeId{0}, NodeId{57}, NodeId{150}, NodeId{299}}) {
+        const JoinResult j = probe_join(300, host, s.subnets, s.capacities, [&m](const auto& f, double x) { return m(f, x); });
+        ++tried;
+        right += j.subnet == s.subnet_of[host] ? 1 : 0;
+        CHECK_MESSAGE(j.subnet == s.subnet_of[host], "host " << host);
+        CHECK(j.doubt.empty());
+        CHECK(j.measurements <= 2 * s.subnets.size());
+        CHECK(j.flows <= 4 * s.subnets.size());
+        CHECK(within(j.egress, observable(s, host, true), 0.1));
+    }
+    CHECK(right == tried);
+}
+
+TEST_CASE("probe at scale: bad input") {
+    const Site s = random_site(30, 1);
+    SiteMeasure m(s, 1);
+    const MeasureFlows f = [&m](const auto& x, double t) { return m(x, t); };
+    CHECK_THROWS_AS((void)probe_structure(1, f), InputError);
+    CHECK_THROWS_AS((void)probe_structure(30, f, {}, Matrix(3, std::vector<double>(3, 0))), InputError);
+    CHECK_THROWS_AS((void)probe_join(30, 30, s.subnets, s.capacities, f), InputError);
+    CHECK_THROWS_AS((void)probe_join(31, 0, s.subnets, s.capacities, f), InputError);
+}
