@@ -5,21 +5,14 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
+#include "loader_errors.hpp"
 
 using namespace hetcast;
+using test::error_of;
 
 TEST_SUITE_BEGIN("loader");
 
 namespace {
-
-std::string error_of(const std::string& yaml) {
-    try {
-        (void)parse_network(yaml, "t.yaml");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

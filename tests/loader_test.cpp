@@ -9,25 +9,17 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/loader.hpp"
+#include "loader_errors.hpp"
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/model/generators.hpp"
 
 using namespace hetcast;
+using test::error_of;
 namespace fs = std::filesystem;
 
 TEST_SUITE_BEGIN("loader");
 
 namespace {
-
-/// The InputError message parse_network gives for `yaml` (origin "t.yaml"), or "" when it parses.
-std::string error_of(const std::string& yaml) {
-    try {
-        (void)parse_network(yaml, "t.yaml");
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
