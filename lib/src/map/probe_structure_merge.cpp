@@ -48,9 +48,18 @@ bool Structure::merge() {
         std::size_t a, b;
         bool sent[2] = {false, false};
     };
+    // Only where the numbering scatters a group (a site numbered by room keeps a subnet in
+    // one run, and the ring met its neighbours): else the pairs would grow as groups squared.
+    std::vector<char> scattered(count, 0);
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto [lo, hi] = std::minmax_element(subs_[k].begin(), subs_[k].end());
+        scattered[k] = *hi - *lo + 1 > 2 * subs_[k].size() ? 1 : 0;
+    }
     std::vector<Pair> todo;
     for (std::size_t a = 0; a < count; ++a) {
-        for (std::size_t b = a + 1; b < count; ++b) todo.push_back({a, b});
+        for (std::size_t b = a + 1; b < count; ++b) {
+            if (scattered[a] || scattered[b]) todo.push_back({a, b});
+        }
     }
     std::vector<std::pair<std::size_t, std::size_t>> apart;  // pairs of groups tested and not joined
     while (!todo.empty()) {
