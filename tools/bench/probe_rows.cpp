@@ -20,8 +20,10 @@ struct Row {
     bool right = false;
 };
 
-Row run(std::size_t hosts, bool every_pair) {
-    const Site site = random_site(hosts, 26000 + hosts);
+Row run(std::size_t hosts, bool every_pair, bool shuffled = false) {
+    SiteParams p;
+    p.shuffled = shuffled;
+    const Site site = random_site(hosts, 26000 + hosts, p);
     SiteMeasure m(site, hosts);
     ProbeOptions o;
     o.pair_matrices = false;
@@ -78,6 +80,15 @@ bool run_probe_rows() {
         std::printf("| structure first | %zu | %zu | %zu | %zu | %.1f | %.1f | %s | %s | %.2f |\n", r.hosts, r.subnets,
                     r.measurements, r.flows, static_cast<double>(r.flows) / static_cast<double>(r.hosts), r.measured,
                     r.right ? "yes" : "**no**", growth.c_str(), r.wall);
+        std::fflush(stdout);
+    }
+    // Hosts numbered at random: blocks of neighbours find pieces of subnets, merged after.
+    for (std::size_t hosts : {100, 1000}) {
+        const Row r = run(hosts, false, true);
+        ok = ok && r.right;
+        std::printf("| structure first, hosts numbered at random | %zu | %zu | %zu | %zu | %.1f | %.1f | %s |  | %.2f |\n",
+                    r.hosts, r.subnets, r.measurements, r.flows, static_cast<double>(r.flows) / static_cast<double>(r.hosts),
+                    r.measured, r.right ? "yes" : "**no**", r.wall);
         std::fflush(stdout);
     }
     return ok;

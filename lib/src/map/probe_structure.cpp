@@ -130,6 +130,8 @@ ProbeResult Structure::run() {
         left();
         if (pending.size() == before && pass > 0) break;
     }
+    // Joined pieces' uplinks were tested while their other pieces shared them: again.
+    if (merge()) uplinks();
     place_rest(pending);
     nics();
     uplinks();

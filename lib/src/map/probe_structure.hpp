@@ -48,6 +48,7 @@ private:
     Subnets blocks(std::vector<NodeId> hosts, bool shuffle);
     void groups(Subnets candidates);
     void reverify();
+    bool merge();
     void join(std::vector<NodeId> pending);
     void place_rest(const std::vector<NodeId>& rest);
     void nic_estimates();
