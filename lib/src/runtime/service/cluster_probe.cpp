@@ -58,7 +58,7 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
     Matrix lat(n, std::vector<double>(n, 0));
     offsets[link.self] = 0.0;
     std::mutex result_mu;
-    std::string failure;
+    std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> failed;
     const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
         try {
             const auto samples = ping_pair(link, names[i], names[j], reps);
@@ -72,7 +72,7 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
             if (names[j] == link.self) offsets[names[i]] = -estimate_offset(samples);
         } catch (const std::exception& e) {
             std::lock_guard lock(result_mu);
-            if (failure.empty()) failure = "pinging " + names[i] + " -> " + names[j] + ": " + e.what();
+            failed.push_back({{i, j}, e.what()});
         }
     };
     std::size_t done = 0;
@@ -80,7 +80,21 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
         std::vector<std::thread> ts;
         for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
         for (auto& t : ts) t.join();
-        if (!failure.empty()) throw Error("probe failed: " + failure);
+        // A pair that failed among many (a connection that timed out on a busy host) is
+        // pinged again alone, twice at most, before it ends the probe.
+        for (int again = 0; again < 2 && !failed.empty(); ++again) {
+            auto retry = std::move(failed);
+            failed.clear();
+            for (const auto& [pair, why] : retry) {
+                note(link, "probe: pinging " + names[pair.first] + " -> " + names[pair.second] + " failed (" + why +
+                               "): pinged again");
+                measure_pair(pair.first, pair.second);
+            }
+        }
+        if (!failed.empty()) {
+            const auto& [pair, why] = failed.front();
+            throw Error("probe failed: pinging " + names[pair.first] + " -> " + names[pair.second] + ": " + why);
+        }
         done += round.size();
         if (progress) progress({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", n * (n - 1) / 2}}}});
     }
