@@ -96,26 +96,32 @@ ProbeResult Prober::run() {
     return std::move(out_);
 }
 
-/// One call of the callback, checked; a flow it could not rate (0 or NaN) is NaN.
-std::vector<double> Prober::once(const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
-    if (opt_.progress) opt_.progress(phase, out_.measurements);
-    std::vector<double> r = measure_(flows, opt_.seconds * scale);
-    ++out_.measurements;
-    out_.measured_seconds += opt_.seconds * scale;
-    out_.flows += flows.size();
+std::vector<double> measure_once(const MeasureFlows& measure, const ProbeOptions& opt, ProbeResult& out,
+                                 const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
+    if (opt.progress) opt.progress(phase, out.measurements);
+    std::vector<double> r = measure(flows, opt.seconds * scale);
+    ++out.measurements;
+    out.measured_seconds += opt.seconds * scale;
+    out.flows += flows.size();
     if (r.size() != flows.size()) {
         throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
                     std::to_string(r.size()) + " rates");
     }
+    const auto name = [&](NodeId i) { return i < opt.names.size() ? opt.names[i] : std::to_string(i); };
     for (std::size_t k = 0; k < r.size(); ++k) {
         if (r[k] == 0 || !rated(r[k])) {
             r[k] = std::nan("");
         } else if (!std::isfinite(r[k]) || r[k] < 0) {
-            throw Error("probe: flow " + flow_name(flows[k]) + " measured " + std::to_string(r[k]) +
-                        " bytes/s, not a rate (0 or NaN: not measured)");
+            throw Error("probe: flow " + name(flows[k].first) + " -> " + name(flows[k].second) + " measured " +
+                        std::to_string(r[k]) + " bytes/s, not a rate (0 or NaN: not measured)");
         }
     }
     return r;
+}
+
+/// One call of the callback, checked; a flow it could not rate (0 or NaN) is NaN.
+std::vector<double> Prober::once(const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
+    return measure_once(measure_, opt_, out_, flows, phase, scale);
 }
 
 /// Every set measured `count` times (default: `repeats`), windows `scale` times the

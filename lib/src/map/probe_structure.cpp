@@ -73,22 +73,10 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
         for (std::size_t s = 0; s < sets.size(); ++s) {
             const auto& flows = sets[s];
             if (flows.empty()) continue;
-            if (opt_.progress) opt_.progress(phase, out_.measurements);
-            std::vector<double> r = measure_(flows, opt_.seconds * scale);
-            ++out_.measurements;
-            out_.measured_seconds += opt_.seconds * scale;
-            out_.flows += flows.size();
-            if (r.size() != flows.size()) {
-                throw Error("probe: a measurement of " + std::to_string(flows.size()) + " flows returned " +
-                            std::to_string(r.size()) + " rates");
-            }
+            const std::vector<double> r = measure_once(measure_, opt_, out_, flows, phase, scale);
             for (std::size_t f = 0; f < r.size(); ++f) {
-                if (pass_readings) (*pass_readings)[s].push_back(r[f] == 0 ? std::nan("") : r[f]);
-                if (r[f] == 0 || std::isnan(r[f])) continue;  // not rated: no reading
-                if (!std::isfinite(r[f]) || r[f] < 0) {
-                    throw Error("probe: flow " + name(flows[f].first) + " -> " + name(flows[f].second) + " measured " +
-                                std::to_string(r[f]) + " bytes/s, not a rate (0 or NaN: not measured)");
-                }
+                if (pass_readings) (*pass_readings)[s].push_back(r[f]);
+                if (std::isnan(r[f])) continue;  // not rated: no reading
                 if (!(best[s][f] >= r[f])) best[s][f] = r[f];
             }
         }

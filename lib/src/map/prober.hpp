@@ -23,6 +23,13 @@ namespace hetcast::probing {
 /// Throws InputError for options out of range, or names that are not one per host.
 void check_options(const ProbeOptions& opt, std::size_t n);
 
+/// One call of the callback (windows `scale` times opt.seconds), counted in `out` and
+/// checked: a rate per flow, NaN for a flow it could not rate (0 or NaN). Throws Error for
+/// a wrong number of rates or one that is negative or infinite. Both probes measure with it.
+[[nodiscard]] std::vector<double> measure_once(const MeasureFlows& measure, const ProbeOptions& opt, ProbeResult& out,
+                                               const std::vector<FlowPair>& flows, std::string_view phase,
+                                               double scale = 1);
+
 /// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
 /// every pass's rates (NaN: the flow could not be measured).
 struct UplinkRun {
