@@ -492,7 +492,7 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
         out_.notes.push_back("no pair of hosts showed a subnet apart from the others: one subnet");
         return;
     }
-    const bool pinged = opt_.pair_latency && lat_.size() == n_;
+    const bool pinged = lat_.size() == n_;
     for (NodeId h : rest) {
         std::size_t best = 0;
         double score = -inf;

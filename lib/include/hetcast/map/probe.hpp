@@ -44,9 +44,6 @@ struct ProbeOptions {
     /// false: probe_structure() leaves goodput and bandwidth empty (at 5000 hosts the two
     /// n × n matrices are 400 MB); the subnets and capacities are the map.
     bool pair_matrices = true;
-    /// false: `latency` is an estimate (a cluster prober pinged only its own pairs, as it
-    /// does for many hosts), so probe_structure() places no host by it.
-    bool pair_latency = true;
 };
 
 struct ProbeResult {

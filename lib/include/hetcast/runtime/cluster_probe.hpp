@@ -36,9 +36,6 @@ struct MeasuredCluster {
 
 /// Measures `names` (the prober among them): `reps` pings per pair, then probe_capacities
 /// with `options` (its names are set here); `progress` gets {"progress": {...}} lines.
-/// From options.structure_hosts members on, O(n) pings instead of every pair: the prober
-/// pings every member, and once the subnets are known one pair inside each subnet and one
-/// between every two gives every pair its latency.
 /// Throws InputError for bad options, hetcast::Error when a member does not answer.
 [[nodiscard]] MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::string>& names, int reps,
                                               ProbeOptions options,

@@ -9,7 +9,6 @@
 #include <barrier>
 #include <cmath>
 #include <mutex>
-#include <set>
 #include <thread>
 
 #include "hetcast/error.hpp"
@@ -53,14 +52,10 @@ std::vector<PingSample> ping_pair(const ProbeLink& link, const std::string& from
 
 /// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of a
 /// round-robin round at once; the clock offsets of the members come with it.
-using Rounds = std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>;
-
-/// Pings the pairs of each round at once, round after round, into `lat` (both ways) and,
-/// for pairs with the prober, `offsets`.
-void ping_rounds(const ProbeLink& link, const std::vector<std::string>& names, const Rounds& rounds, int reps,
-                 Matrix& lat, Offsets& offsets, const std::function<void(const json&)>& progress) {
-    std::size_t of = 0;
-    for (const auto& r : rounds) of += r.size();
+Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
+                    const std::function<void(const json&)>& progress) {
+    const std::size_t n = names.size();
+    Matrix lat(n, std::vector<double>(n, 0));
     offsets[link.self] = 0.0;
     std::mutex result_mu;
     std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> failed;
@@ -81,7 +76,7 @@ void ping_rounds(const ProbeLink& link, const std::vector<std::string>& names, c
         }
     };
     std::size_t done = 0;
-    for (const auto& round : rounds) {
+    for (const auto& round : round_robin(static_cast<std::uint32_t>(n))) {
         std::vector<std::thread> ts;
         for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
         for (auto& t : ts) t.join();
@@ -101,82 +96,9 @@ void ping_rounds(const ProbeLink& link, const std::vector<std::string>& names, c
             throw Error("probe failed: pinging " + names[pair.first] + " -> " + names[pair.second] + ": " + why);
         }
         done += round.size();
-        if (progress) progress({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", of}}}});
-    }
-}
-
-/// Every pair, in the rounds of a round robin (ECO §3: the minimum round trip of each).
-Matrix ping_every_pair(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
-                       const std::function<void(const json&)>& progress) {
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 0));
-    ping_rounds(link, names, round_robin(static_cast<std::uint32_t>(n)), reps, lat, offsets, progress);
-    return lat;
-}
-
-/// For many hosts, O(n) pings instead of n(n-1)/2: the prober pings every member (its
-/// clock offsets need them), 16 at a time; every other pair gets the mean of the two
-/// members' latencies to the prober, an estimate the probe does not place hosts by
-/// (ProbeOptions::pair_latency), replaced by subnet_latency() once the subnets are known.
-Matrix ping_star(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
-                 const std::function<void(const json&)>& progress) {
-    const std::size_t n = names.size();
-    const auto self = static_cast<std::uint32_t>(std::find(names.begin(), names.end(), link.self) - names.begin());
-    Rounds rounds;
-    for (std::uint32_t j = 0; j < n; ++j) {
-        if (j == self) continue;
-        if (rounds.empty() || rounds.back().size() == 16) rounds.emplace_back();
-        rounds.back().emplace_back(self, j);
-    }
-    Matrix lat(n, std::vector<double>(n, 0));
-    ping_rounds(link, names, rounds, reps, lat, offsets, progress);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            if (i != j && i != self && j != self) lat[i][j] = (lat[self][i] + lat[self][j]) / 2;
-        }
+        if (progress) progress({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", n * (n - 1) / 2}}}});
     }
     return lat;
-}
-
-/// Latency where it differs, once the subnets are known: one pair inside each subnet and
-/// one between every two subnets, in rounds of disjoint hosts; every pair then takes its
-/// subnets' value. O(subnets²) pings.
-void subnet_latency(const ProbeLink& link, const std::vector<std::string>& names, const Subnets& subnets, int reps,
-                    Matrix& lat) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-    for (std::size_t a = 0; a < subnets.size(); ++a) {
-        if (subnets[a].size() > 1) pairs.emplace_back(subnets[a][0], subnets[a][1]);
-        for (std::size_t b = a + 1; b < subnets.size(); ++b) {
-            if (!subnets[a].empty() && !subnets[b].empty()) pairs.emplace_back(subnets[a][0], subnets[b][0]);
-        }
-    }
-    Rounds rounds;  // greedy: each pair into the first round that uses neither of its hosts
-    std::vector<std::set<std::uint32_t>> busy;
-    for (const auto& [i, j] : pairs) {
-        std::size_t r = 0;
-        while (r < rounds.size() && (busy[r].count(i) || busy[r].count(j))) ++r;
-        if (r == rounds.size()) {
-            rounds.emplace_back();
-            busy.emplace_back();
-        }
-        rounds[r].emplace_back(i, j);
-        busy[r].insert({i, j});
-    }
-    Matrix measured = lat;
-    Offsets ignored;  // the prober's were taken by ping_star
-    ping_rounds(link, names, rounds, reps, measured, ignored, {});
-    std::vector<std::size_t> of(names.size(), 0);
-    for (std::size_t a = 0; a < subnets.size(); ++a) {
-        for (NodeId v : subnets[a]) of[v] = a;
-    }
-    std::vector<std::vector<double>> value(subnets.size(), std::vector<double>(subnets.size(), -1));
-    for (const auto& [i, j] : pairs) value[of[i]][of[j]] = value[of[j]][of[i]] = measured[i][j];
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        for (std::size_t j = 0; j < names.size(); ++j) {
-            const double v = value[of[i]][of[j]];
-            if (i != j && v >= 0) lat[i][j] = v;
-        }
-    }
 }
 
 /// Flows measured together: every receiver first dials its sender, then all are asked
@@ -278,9 +200,7 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     if (names.size() < 2) throw InputError("probe: fewer than two members to measure");
     const std::size_t n = names.size();
     Offsets offsets;
-    const bool many = options.structure_hosts > 0 && n >= options.structure_hosts;
-    Matrix lat = many ? ping_star(link, names, reps, offsets, progress) : ping_every_pair(link, names, reps, offsets, progress);
-    options.pair_latency = !many;
+    const Matrix lat = ping_latency(link, names, reps, offsets, progress);
     options.names = names;
     if (progress) {
         options.progress = [&progress](std::string_view phase, std::size_t done) {
@@ -290,7 +210,6 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     ProbeResult result = probe_capacities(
         lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets); },
         options);
-    if (many) subnet_latency(link, names, result.subnets, reps, lat);
     std::vector<Overhead> send(n), recv(n);
     for (std::size_t i = 0; i < n; ++i) {
         const json h = link.call(names[i], {{"cmd", "hello"}}, call_timeout);
