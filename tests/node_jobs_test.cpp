@@ -178,7 +178,7 @@ TEST_CASE("node jobs: push() lands a file and a directory tree on every other no
     tree.paths = {src / "data"};
     tree.recursive = true;
     tree.name = "sets";
-    tree.dests = {"n1", "n3"};
+    tree.dests = {"n[0-3]!n2", "n1"};  // node sets as `push --to` takes them: this node out, n1 once
     const JobReport r2 = c[0].push(tree);
     REQUIRE(r2.ok());
     CHECK(r2.outcomes.size() == 2);

@@ -13,6 +13,7 @@
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/nodeset.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/runtime/service.hpp"
@@ -108,10 +109,19 @@ std::map<std::string, std::string> Node::Impl::unreachable(const std::vector<std
 }
 
 Node::Impl::Destinations Node::Impl::destinations(const Network& net, const std::vector<std::string>& dests) {
-    for (const auto& d : dests) (void)net.id(d);  // unknown names are refused before anything else
+    // Names or node sets (`ws[01-40]`, `@subnet:2`), as `hetcast push --to` takes them; a set
+    // that names this node leaves it out. Unknown names are refused before anything else.
+    std::vector<std::string> wanted;
+    for (const auto& d : dests) {
+        const std::vector<NodeId> ids = select_members(net, d);
+        for (NodeId id : ids) {
+            const std::string& n = net.name(id);
+            if ((ids.size() > 1 && n == name()) || std::find(wanted.begin(), wanted.end(), n) != wanted.end()) continue;
+            wanted.push_back(n);
+        }
+    }
     Destinations out;
     out.all = dests.empty();
-    std::vector<std::string> wanted = dests;
     if (out.all) {
         for (const auto& n : net.names()) {
             if (n != name()) wanted.push_back(n);

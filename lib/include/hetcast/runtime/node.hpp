@@ -66,7 +66,9 @@ struct PushFiles {
     /// bundle's name; empty: the file's own name, or "bundle" for several.
     std::string name;
     bool preserve = true;        ///< modes exactly and modification times
-    std::vector<std::string> dests;  ///< empty: every other member of the map
+    /// Names or node sets as `hetcast push --to` takes them (`ws[01-40]`, `@subnet:2`; a set
+    /// that names this node leaves it out); empty: every other member of the map.
+    std::vector<std::string> dests;
 };
 
 /// A job a Node runs: progress, cancel, wait. Copies share the job; a handle may outlive
@@ -113,7 +115,9 @@ struct NodeConfig {
 struct ExchangeEntry {
     std::string source;
     std::string key;
-    std::vector<std::string> dests;  ///< empty: every other member of the map
+    /// Names or node sets as `hetcast push --to` takes them (`ws[01-40]`, `@subnet:2`; a set
+    /// that names this node leaves it out); empty: every other member of the map.
+    std::vector<std::string> dests;
 };
 
 class Node {
@@ -161,9 +165,9 @@ public:
     /// `bytes` to every other member of the map that can be reached now; the report's
     /// `skipped` names the others. hetcast::Error when no other member can be reached.
     [[nodiscard]] JobHandle start_broadcast(Bytes bytes, SendOptions options = {});
-    /// `bytes` to `dests`. Algorithms: those of `hetcast plan --help` (single source). A
-    /// destination that cannot be reached is left out of the plan and reported as failed,
-    /// with the reason; the others still get the data.
+    /// `bytes` to `dests` (names or node sets, as PushFiles::dests). Algorithms: those of
+    /// `hetcast plan --help` (single source). A destination that cannot be reached is left
+    /// out of the plan and reported as failed, with the reason; the others still get the data.
     [[nodiscard]] JobHandle start_multicast(Bytes bytes, std::vector<std::string> dests, SendOptions options = {});
     /// Several sources at once (Wu's multi-node multicast): every entry's source must have
     /// offer()ed its buffer under the entry's key on its own Node beforehand (this node's
