@@ -40,6 +40,15 @@ std::vector<NodeId> all_but(std::size_t n, NodeId root) {
     return d;
 }
 
+/// About two thirds of the nodes but `root`, drawn from `rng` (possibly none).
+std::vector<NodeId> some_dests(std::mt19937_64& rng, std::size_t n, NodeId root) {
+    std::vector<NodeId> d;
+    for (NodeId k : all_but(n, root)) {
+        if (rng() % 3 != 0) d.push_back(k);
+    }
+    return d;
+}
+
 /// n hosts in `groups` subnets (round robin), one pair bandwidth, NICs and uplinks (bytes/s).
 Network capacity_net(std::size_t n, std::size_t groups, double pair_bw, double nic, double uplink) {
     std::vector<std::string> names;
@@ -397,10 +406,7 @@ TEST_CASE("throughput: cut generation and the LP as written agree") {
         const std::size_t n = 2 + rng() % 7;
         const Network net = random_capacity_net(rng, n);
         const NodeId root = static_cast<NodeId>(rng() % n);
-        std::vector<NodeId> dests;
-        for (NodeId k : all_but(n, root)) {
-            if (rng() % 3 != 0) dests.push_back(k);
-        }
+        const std::vector<NodeId> dests = some_dests(rng, n, root);
         if (dests.empty()) continue;
         const bool relays = rng() % 2 == 0;
         const double cuts = steady_state_throughput(net, root, dests, {.relays = relays});
@@ -415,10 +421,7 @@ TEST_CASE("throughput: cut generation stopped after a few rounds still bounds T*
         const std::size_t n = 6 + rng() % 20;
         const Network net = random_capacity_net(rng, n);
         const NodeId root = static_cast<NodeId>(rng() % n);
-        std::vector<NodeId> dests;
-        for (NodeId k : all_but(n, root)) {
-            if (rng() % 3 != 0) dests.push_back(k);
-        }
+        const std::vector<NodeId> dests = some_dests(rng, n, root);
         if (dests.empty()) continue;
         const double optimum = steady_state_throughput(net, root, dests, {.max_cut_rounds = 100'000});
         const double cut = throughput_cut_bound(net, root, dests);
