@@ -28,7 +28,6 @@ namespace hetcast {
 using namespace detail;
 
 Peer::Peer(PeerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
-    impl_->owner = this;
     auto& cfg = impl_->cfg;
     if (cfg.identity.cert_pem.empty()) throw InputError("a peer needs an identity (hetcast keys issue NAME)");
     const net::PeerIdentity me = net::describe(cfg.identity);
@@ -66,8 +65,8 @@ void Peer::start() {
         ++d.stats.connections_opened;
         d.on_open(c);
     };
-    cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
-    cb.admit_inbound = [&d](const net::PeerIdentity& who) { return d.admit_inbound(who); };
+    cb.admit = [&d](const net::PeerIdentity& who) { return d.admission.admit(who); };
+    cb.admit_inbound = [&d](const net::PeerIdentity& who) { return d.admission.admit_inbound(who); };
     cb.busy = [&d](const ConnectionPtr& c) { return d.busy(c); };
     cb.log = [&d](LogLevel level, const std::string& line) { d.log(level, line); };
     d.transport = net::make_tcp_transport(tc, cb);
@@ -108,18 +107,17 @@ void Peer::stop() {
     d.live.stop();
     d.quick.stop();
     d.slow.stop();
-    d.pings.clear();
-    d.calls.clear();
+    d.requests.clear();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }
 const std::string& Peer::name() const { return impl_->cfg.name; }
 
 void Peer::set_members(std::vector<Member> members) {
-    for (auto& c : impl_->directory.set(std::move(members))) c->close();
+    for (auto& c : impl_->connections.directory().set(std::move(members))) c->close();
 }
 
-std::vector<Member> Peer::members() const { return impl_->directory.list(); }
+std::vector<Member> Peer::members() const { return impl_->connections.directory().list(); }
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     Impl& d = *impl_;
@@ -229,29 +227,32 @@ void Peer::on_landed(std::function<void(Landed)> callback) {
 }
 
 void Peer::on_request(std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> handler) {
-    std::lock_guard lock(impl_->mu);
-    impl_->request_handler = std::move(handler);
+    impl_->requests.set_handler(std::move(handler));
 }
 
 void Peer::offer(const std::string& key, std::shared_ptr<const net::MessageBody> body) {
-    std::lock_guard lock(impl_->mu);
-    impl_->offers[key] = std::move(body);
+    impl_->origins.offer(key, std::move(body));
 }
 
-void Peer::withdraw(const std::string& key) {
-    std::lock_guard lock(impl_->mu);
-    impl_->offers.erase(key);
+void Peer::withdraw(const std::string& key) { impl_->origins.withdraw(key); }
+
+void Peer::accept_stream(std::uint64_t stream, StreamHooks hooks) { impl_->streams.accept(stream, std::move(hooks)); }
+
+void Peer::end_stream(std::uint64_t stream) { impl_->streams.end(stream); }
+
+std::uint64_t Peer::bulk_connect(const std::string& member) { return impl_->bulk.connect(member); }
+
+Peer::Goodput Peer::goodput_from(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
+    return impl_->bulk.measure(member, seconds, warmup, max_bytes);
 }
 
-std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
-    if (!revocations.revoking(who)) return {};
-    return "'" + who.name + "' was revoked (" + (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
-           "); its identity is no longer accepted";
+Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, double warmup, std::uint64_t max_bytes) {
+    return impl_->bulk.measure(connection, seconds, warmup, max_bytes);
 }
 
 void Peer::revoke(const std::vector<net::Revocation>& revoked) {
     Impl& d = *impl_;
-    const std::vector<net::Revocation> added = d.revocations.add(revoked);
+    const std::vector<net::Revocation> added = d.admission.revocations().add(revoked);
     if (added.empty() || !d.transport) return;
     d.transport->close_if(
         [added](const net::PeerIdentity& who) {
@@ -262,6 +263,6 @@ void Peer::revoke(const std::vector<net::Revocation>& revoked) {
 
 const net::Identity& Peer::identity() const { return impl_->cfg.identity; }
 
-std::vector<net::Revocation> Peer::revoked() const { return impl_->revocations.all(); }
+std::vector<net::Revocation> Peer::revoked() const { return impl_->admission.revocations().all(); }
 
 }  // namespace hetcast

@@ -28,33 +28,6 @@ namespace fs = std::filesystem;
 using namespace detail;
 
 // --- a job arriving: its plan, start, data and cancellations ---------------------
-std::shared_ptr<const net::MessageBody> Peer::Impl::generated(const std::string& origin) {
-    std::uint64_t size = 0, seed = 0;
-    char extra = 0;
-    if (std::sscanf(origin.c_str(), "gen:%lu:%lu%c", &size, &seed, &extra) != 2) {
-        throw InputError("bad origin '" + origin.substr(0, 40) + "' (gen:SIZE:SEED)");
-    }
-    if (size > (std::uint64_t{1} << 30)) throw InputError("generated payloads are at most 1 GiB");
-    return make_generated_body(size, seed);  // made as it is read, never held whole
-}
-
-std::shared_ptr<const net::MessageBody> Peer::Impl::resolve(const std::string& origin) {
-    if (origin.rfind("offer:", 0) == 0) {
-        std::lock_guard lock(mu);
-        const auto it = offers.find(origin.substr(6));
-        if (it == offers.end()) throw InputError("'" + cfg.name + "' offers nothing as '" + origin.substr(6) + "'");
-        return it->second;
-    }
-    if (origin.rfind("file:", 0) == 0) {
-        // Refused at the member that would read it, before anything is sent.
-        const fs::path file = origin.substr(5);
-        if (!file.is_absolute()) throw InputError("file origin '" + file.string() + "' is not absolute");
-        return std::make_shared<FileBody>(file, &cfg.serve_roots);
-    }
-    if (origin.rfind("gen:", 0) == 0) return generated(origin);
-    throw InputError("unknown origin '" + origin.substr(0, 40) + "'");
-}
-
 std::shared_ptr<Job> Peer::Impl::find_job(std::uint64_t id) { return jobs.find(id); }
 
 void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
@@ -62,10 +35,10 @@ void Peer::Impl::on_plan(const ConnectionPtr& c, const Frame& f) {
     JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), cfg.max_message);
     if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
     const std::uint64_t id = plan.job;
-    authorize_plan(plan);
+    origins.authorize_plan(plan);
     try {
         auto job = make_job(std::move(plan), c);
-        dial_lanes(*job);
+        connections.dial_lanes(*job);
         JobEvent ready{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received};
         {
             std::lock_guard lock(job->mu);
@@ -141,8 +114,8 @@ std::shared_ptr<Job> Peer::Impl::make_job(JobPlan plan, ConnectionPtr coordinato
     for (MessageId m = 0; m < plan.messages.size(); ++m) {
         const JobMessage& msg = plan.messages[m];
         if (msg.source != cfg.name || msg.origin.empty()) continue;
-        if (plan.coordinator != cfg.name) authorize_read(msg.origin, plan.order, plan.coordinator);
-        auto body = resolve(msg.origin);
+        if (plan.coordinator != cfg.name) origins.authorize_read(msg.origin, plan.order, plan.coordinator);
+        auto body = origins.resolve(msg.origin);
         if (body->size() != msg.size || !net::same_digest(body->sha256(), msg.sha)) {
             throw InputError("'" + msg.origin + "' at '" + cfg.name + "' changed since it was described");
         }
@@ -218,7 +191,7 @@ void Peer::Impl::on_data(const ConnectionPtr& c, Frame&& f) {
     {
         std::lock_guard lock(job->mu);
         Recv& r = expect(*job, c, f.header.message);
-        note_lane(*job, c);
+        connections.note_lane(*job, c);
         if (r.done || r.ended || !r.error.empty() || job->aborted) return;
         const std::uint64_t size = job->plan.messages[f.header.message].size;
         if (r.got + f.payload.size() > size) {
@@ -260,7 +233,7 @@ void Peer::Impl::on_data_end(const ConnectionPtr& c, const Frame& f) {
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
-    note_lane(*job, c);
+    connections.note_lane(*job, c);
     if (r.done || r.ended) return;
     r.ended = true;
     std::copy(f.payload.begin(), f.payload.end(), r.sent_sha.begin());

@@ -69,7 +69,7 @@ void Peer::Impl::apply_event(std::uint64_t id, const std::string& who, const Job
             k->got[who] += e.bytes;
             // Data arriving is a sign of life of whoever sends it, however slow its link.
             for (const auto& [key, from] : k->feeder) {
-                if (key.second == who) hear(from);
+                if (key.second == who) connections.hear(from);
             }
             break;
         case JobEvent::Kind::done: n.finished = true; break;
@@ -88,7 +88,7 @@ void Peer::Impl::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& 
     // process is frozen or the path to it is gone (the kernel answers TCP for a stopped one).
     for (auto& [name, n] : k.nodes) {
         if (n.finished || !n.conn) continue;
-        const double heard = std::max(last_heard(name), n.sent);
+        const double heard = std::max(connections.last_heard(name), n.sent);
         if (now - heard > stall) {
             n.finished = true;
             n.error = "'" + name + "' stopped answering (nothing from it for " + std::to_string(static_cast<int>(stall)) +
@@ -221,7 +221,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
             common.participants.push_back({cfg.name, cfg.host, transport->port()});
             continue;
         }
-        const auto m = address(net.name(n), nullptr);
+        const auto m = connections.address(net.name(n), nullptr);
         if (!m) throw InputError("'" + net.name(n) + "' is in the plan but not a member");
         common.participants.push_back(*m);
     }
@@ -286,7 +286,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
             continue;
         }
         try {
-            ConnectionPtr c = conn_to(name, &common.participants);
+            ConnectionPtr c = connections.conn_to(name, &common.participants);
             {
                 std::lock_guard lock(k->mu);
                 k->nodes[name].conn = c;
@@ -307,7 +307,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         }
         if (own) abort_job(*own, why);
     };
-    if (own) dial_lanes(*own);  // while the participants set up
+    if (own) connections.dial_lanes(*own);  // while the participants set up
     std::string setup_error;
     {
         const auto setup_deadline = std::min(deadline, Clock::now() + 2 * cfg.connect_timeout);

@@ -47,6 +47,13 @@
 #include "../wire/request_limits.hpp"
 #include "../wire/streams.hpp"
 #include "../wire/worker_pool.hpp"
+#include "peer_admission.hpp"
+#include "peer_connections.hpp"
+#include "peer_core.hpp"
+#include "peer_emulation.hpp"
+#include "peer_goodput.hpp"
+#include "peer_origins.hpp"
+#include "peer_requests.hpp"
 
 namespace hetcast {
 
@@ -60,59 +67,21 @@ using net::FrameHeader;
 using net::FrameType;
 }  // namespace detail
 
-struct Peer::Impl {
-    PeerConfig cfg;
-    PeerStats stats;
-    std::unique_ptr<net::Transport> transport;
-    std::optional<NodeId> profile_self;
-    mutable std::mutex host_mu;
-    mutable detail::Clock::time_point host_free{};  ///< the emulated host is busy until then
-
+struct Peer::Impl : detail::PeerCore {
     mutable std::mutex mu;
-    /// The members and the control connection kept with each (wire/directory.hpp).
-    detail::MemberDirectory directory;
     /// The jobs this member takes part in (job/job_table.hpp) and those it coordinates,
     /// with the pushes cancelled by id (job/coord_table.hpp).
     detail::JobTable jobs;
     detail::CoordTable coords;
-    /// Pings waiting for their pong: (the peer's clock, when the pong came).
-    detail::Pending<std::pair<double, double>> pings;
-    /// Requests waiting for their response.
-    detail::Pending<nlohmann::json> calls;
-    std::map<std::string, std::shared_ptr<const net::MessageBody>> offers;
     std::deque<Delivery> inbox;
     std::condition_variable inbox_cv;
     std::function<void(Delivery)> delivery_cb;
     std::function<void(Landed)> landed_cb;
-    std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> request_handler;
-    /// Identities no longer admitted (cluster/revocations.hpp).
-    detail::RevocationList revocations;
-    /// Empty, or why a peer is not admitted (revoked). Called by the transport.
-    std::string admit(const net::PeerIdentity& who) const;
-    /// Empty, or why a peer may not connect to this one: a name that is neither a member
-    /// nor an operator. A peer that knows no other member yet (waiting to be joined)
-    /// admits every identity of its CA: it has no list to check against.
-    std::string admit_inbound(const net::PeerIdentity& who) const;
-    // --- limits (peer_limits.cpp) ---------------------------------------------------------
-    /// Counts a request of `c`'s peer until the returned handle goes (null, and nothing
-    /// counted, when that peer has requests_per_peer already).
-    std::shared_ptr<void> take_request(const net::ConnectionPtr& c);
-    detail::RequestLimits limits;
     /// Whether `c` carries work, so that it is not idle: a request running, a job this peer
     /// takes part in or coordinates with that member, a lane, a bulk transfer, a call waiting.
     bool busy(const net::ConnectionPtr& c);
-    /// Requests and job set-ups run on two bounded pools, never a thread each: quick ones
-    /// (hello, status, ping, member lists, maps, job lists) and slow ones (pushes, probes,
-    /// joins, describes that hash a file, job set-ups). A slow request holds its thread
-    /// for as long as it runs, so quick ones have threads of their own.
-    detail::WorkerPool quick{4, 1024};
-    /// Hellos (what `status` and a coordinator ask to see who is up) never wait behind
-    /// other requests, quick or not.
-    detail::WorkerPool live{2, 4096};
     /// Wakes sends held back by a job's --bwlimit; made by the first such job.
     std::shared_ptr<detail::Alarm> alarm;
-    detail::WorkerPool slow{16, 64};
-    std::atomic<bool> stopping{false};
     /// Verified pieces of a cut-through copy kept for the next try (transfer/parked.hpp).
     detail::ParkedStore parked;
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
@@ -121,93 +90,30 @@ struct Peer::Impl {
     std::condition_variable janitor_cv;
     std::mt19937_64 rng{std::random_device{}()};
 
-    explicit Impl(PeerConfig c) : cfg(std::move(c)) {
-        if (cfg.link_profile) profile_self = cfg.link_profile->find(cfg.name);
-        if (profile_self && cfg.link_profile->capacities()) {
-            link_state = std::make_unique<detail::LinkState>(*cfg.link_profile, cfg.link_state);
-        }
-    }
+    /// Made here, before Peer's constructor names the peer: a profile finds this member by
+    /// the name its config gives.
+    detail::Emulation emulation{cfg};
+    detail::Connections connections{*this};
+    detail::Admission admission{cfg, connections.directory()};
+    detail::Origins origins{cfg, admission.revocations()};
+    detail::Bulk bulk{*this, connections.directory()};
+    detail::Requests requests{*this, connections, admission, origins, [this] { return flows_answer(); }};
 
-    void log(LogLevel level, const std::string& line) const {
-        if (cfg.log) cfg.log(level, line);
-    }
+    explicit Impl(PeerConfig c) : PeerCore(std::move(c)) {}
 
-    // --- link emulation (peer_emulation.cpp) ----------------------------------------------
-    /// The profile's NICs and uplinks, when it has capacities.
-    std::unique_ptr<detail::LinkState> link_state;
-    std::optional<NodeId> profile_id(const std::string& name) const {
-        if (!cfg.link_profile || !profile_self) return std::nullopt;
-        return cfg.link_profile->find(name);
-    }
-    /// The emulated host spends `seconds` of its one CPU: send and receive overheads never
-    /// overlap (Wu's model), not even across jobs running at once, so concurrent jobs share
-    /// the host as they would a real one.
-    void busy(double seconds) const;
-    void emulate_send(const std::string& to, double bytes) const;
-    void emulate_recv(double bytes) const;
 
-    // --- connections (peer_connections.cpp) -----------------------------------------------
-    std::optional<Member> address(const std::string& name, const std::vector<Member>* hint) const;
-    /// The control connection with a member (dialled once, kept): requests, pings and a
-    /// job's plan, start, events and cancels; never a job's data.
-    net::ConnectionPtr conn_to(const std::string& name, const std::vector<Member>* hint = nullptr);
-    /// The data lane of `job` to `name`: a connection of its own, dialled on the first send.
-    /// Throws when the job is aborted meanwhile (the new lane is reset).
-    net::ConnectionPtr lane_to(Job& job, const std::string& name);
-    /// Dials the lanes of this member's sends while the job is set up, so that no handshake
-    /// lies on the timeline the plan predicted (a small job's transfers take milliseconds).
-    void dial_lanes(Job& job);
-    /// Ends a job's lanes: reset (what is queued and in the kernel is dropped) or closed.
-    /// Under job.mu.
-    void end_lanes(Job& job, bool reset, const std::string& why);
-    /// Notes that `c` brought data of `job`: a lane to close when the job ends here. Under job.mu.
-    void note_lane(Job& job, const net::ConnectionPtr& c);
-    /// The job each known lane carries (wire/lanes.hpp).
-    detail::LaneTable lanes;
     /// Every connection, whichever side dialled, paces what this peer sends on it: answers
     /// (pongs, events) cross the emulated link as data does.
     void on_open(const net::ConnectionPtr& c) const;
     void on_close(const net::ConnectionPtr& c, const std::string& why);
 
-    // --- frames, pings and requests (peer_connections.cpp) --------------------------------
     void on_frame(const net::ConnectionPtr& c, net::Frame&& f);
-    void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
-    void on_pong(const net::Frame& f);
-    void on_request(const net::ConnectionPtr& c, const net::Frame& f);
-    /// Runs `work` on `pool`; false (and nothing runs) when the peer stops or the pool is full.
-    bool spawn(detail::WorkerPool& pool, std::function<void()> work);
-    /// When a frame last came from each member (steady clock, seconds): what tells the
-    /// coordinator that a participant still runs.
-    std::mutex heard_mu;
-    std::map<std::string, double> heard;
-    void hear(const std::string& who) {
-        std::lock_guard lock(heard_mu);
-        heard[who] = detail::now_s();
-    }
-    double last_heard(const std::string& who) {
-        std::lock_guard lock(heard_mu);
-        const auto it = heard.find(who);
-        return it == heard.end() ? 0 : it->second;
-    }
-    void on_response(const net::Frame& f);
 
     // --- streams that are no job: uploads (peer_streams.cpp) ------------------------------
     detail::StreamTable streams;
 
-    // --- goodput measurements (peer_goodput.cpp) ------------------------------------------
-    /// Which connections carry bulk transfers, and each measurement's window.
-    detail::BulkTransfers bulk;
-    void on_bulk(const net::ConnectionPtr& c, const net::Frame& f);
-    /// A member asks for a bulk transfer: a helper thread pumps it.
-    void start_bulk(const net::ConnectionPtr& c, const net::Frame& f);
-    void pump(const net::ConnectionPtr& c, double seconds, std::uint64_t max_bytes);
 
     // --- a participant's part of a job (peer_arrive.cpp, peer_tasks.cpp) ------------------
-    /// "gen:SIZE:SEED": a test payload of SIZE pseudo-random bytes, the same for a given
-    /// seed, made as it is read (at most 1 GiB; never held whole).
-    static std::shared_ptr<const net::MessageBody> generated(const std::string& origin);
-    /// The body an origin names on this peer. Throws InputError when there is none.
-    std::shared_ptr<const net::MessageBody> resolve(const std::string& origin);
     std::shared_ptr<Job> find_job(std::uint64_t id);
     void on_plan(const net::ConnectionPtr& c, const net::Frame& f);
     /// Registers a job and prepares where each received message goes; throws (and
@@ -233,12 +139,6 @@ struct Peer::Impl {
     void wait_first_piece(Job& job, MessageId m);
     void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
     void cancel_job(const net::ConnectionPtr& c, const net::Frame& f, Job& job);
-    /// A `file:` origin is read for another member only with an operator's order given to
-    /// that member (`via`) and naming this member and file. Throws InputError.
-    void authorize_read(const std::string& origin, const std::string& order, const std::string& via) const;
-    /// With PeerConfig::order_scope, a plan is taken only under an operator's order that
-    /// covers it (check_plan_order); throws InputError("refused job ID: why"). peer_orders.cpp.
-    void authorize_plan(const JobPlan& plan) const;
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
@@ -300,8 +200,6 @@ struct Peer::Impl {
     static constexpr std::size_t max_waiting = 64;
 
     // --- the jobs a new one runs beside (peer_queue.cpp) ----------------------------------
-    /// The Peer this is the inside of (Peer can be neither copied nor moved).
-    Peer* owner = nullptr;
     /// The answer to {"cmd": "flows"} (docs/protocol.md, "Running jobs' flows"): per
     /// message of a started job this member still receives, who sends it, the bytes left
     /// and the job's --bwlimit; and how many jobs it takes part in, of max_jobs. Answered

@@ -134,10 +134,10 @@ std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members)
             others.push_back(p);
         }
     }
-    if (others.empty() || !owner) return out;
+    if (others.empty()) return out;
     // Not worth a stall: a member slow to answer counts as running nothing.
     const auto patience = std::min<std::chrono::milliseconds>(cfg.connect_timeout, std::chrono::seconds(1));
-    const Peer::Answers a = owner->call_all(others, {{"cmd", "flows"}}, patience);
+    const Peer::Answers a = requests.call_all(others, {{"cmd", "flows"}}, patience);
     for (const json& r : a.responses) {
         if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
     }

@@ -106,7 +106,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     std::vector<MessageId> pending;  ///< cut-through messages whose sends started
     const auto take_whole = [&](MessageId m) {
         auto body = wait_recv(*job, m);
-        emulate_recv(static_cast<double>(plan.messages[m].size));
+        emulation.recv(static_cast<double>(plan.messages[m].size));
         Recv& r = job->recv.at(m);
         {
             JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size - r.resumed, {}};  // what this try carried
@@ -163,8 +163,8 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 }
                 body = counted(std::move(body), stats, msg.source != cfg.name);
                 if (job->pace) body = detail::paced(std::move(body), job->pace);
-                emulate_send(t.peer, static_cast<double>(msg.size));
-                ConnectionPtr c = lane_to(*job, t.peer);
+                emulation.send(t.peer, static_cast<double>(msg.size));
+                ConnectionPtr c = connections.lane_to(*job, t.peer);
                 {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;
@@ -213,7 +213,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
             const JobTask& t = plan.tasks[k];
             if (t.op != Op::send) continue;
             try {
-                conn_to(t.peer, &plan.participants)
+                connections.conn_to(t.peer, &plan.participants)
                     ->send(make_frame(FrameType::job_cancel, plan.job, t.message,
                                       "'" + cfg.name + "' failed: " + failure));
             } catch (const std::exception&) {
@@ -224,7 +224,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     }
     {
         std::lock_guard lock(job->mu);
-        end_lanes(*job, !failure.empty(), failure);
+        connections.end_lanes(*job, !failure.empty(), failure);
         // A cut-through child may still ask for a piece again after every byte went out:
         // what was sent stays readable until the job is reaped.
         if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
@@ -282,7 +282,7 @@ void Peer::Impl::abort_job(Job& job, const std::string& why) {
     std::lock_guard lock(job.mu);
     job.aborted = true;
     job.abort_reason = why;
-    end_lanes(job, true, why);
+    connections.end_lanes(job, true, why);
     for (auto& [m, r] : job.recv) {
         if (r.pieces) r.pieces->fail(why);
     }
