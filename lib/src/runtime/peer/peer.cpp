@@ -77,7 +77,7 @@ void Peer::start() {
             d.janitor_cv.wait_for(lock, std::chrono::seconds(1));
             if (d.stopping) break;
             lock.unlock();
-            d.reap();
+            d.participant.reap();
             lock.lock();
         }
     });
@@ -92,13 +92,10 @@ void Peer::stop() {
         d.waiting_cv.notify_all();
     }
     if (d.janitor.joinable()) d.janitor.join();
-    const std::vector<std::shared_ptr<Job>> js = d.jobs.close();
+    const std::vector<std::shared_ptr<Job>> js = d.participant.jobs().close();
     for (auto& [id, k] : d.coords.all()) k->cv.notify_all();
-    {
-        std::lock_guard lock(d.mu);
-        d.inbox_cv.notify_all();
-    }
-    for (auto& j : js) d.abort_job(*j, "the peer is stopping");
+    d.inbox.wake();
+    for (auto& j : js) d.participant.abort(*j, "the peer is stopping");
     (void)d.parked.clear();  // their temporaries go
     for (auto& j : js) {
         if (j->runner.joinable()) j->runner.join();
@@ -142,7 +139,6 @@ bool Peer::cancel(std::uint64_t job, const std::string& why) {
 std::vector<JobInfo> Peer::jobs() const {
     const Impl& d = *impl_;
     const auto ks = d.coords.all();
-    const auto js = d.jobs.all();
     const double now = now_s();
     std::vector<JobInfo> out;
     {
@@ -172,19 +168,7 @@ std::vector<JobInfo> Peer::jobs() const {
         i.state = k->started > 0 ? "running" : "planned";
         out.push_back(std::move(i));
     }
-    for (const auto& j : js) {
-        if (j->finished || !j->coordinator) continue;  // its coordinator (this peer) lists it
-        std::lock_guard lock(j->mu);
-        JobInfo i;
-        i.job = j->plan.job;
-        i.role = "participant";
-        i.coordinator = j->plan.coordinator;
-        i.algorithm = j->plan.algorithm;
-        i.seconds = j->started > 0 ? now - j->started : now - j->planned;
-        for (const auto& [m, r] : j->recv) i.bytes += r.got;
-        i.state = j->aborted ? "ending" : (j->runner.joinable() ? "running" : "planned");
-        out.push_back(std::move(i));
-    }
+    d.participant.info(out, now);
     return out;
 }
 
@@ -206,24 +190,15 @@ JobReport Peer::run(JobSpec spec) {
 }
 
 std::optional<Delivery> Peer::receive(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(impl_->mu);
-    if (!impl_->inbox_cv.wait_for(lock, timeout, [&] { return !impl_->inbox.empty() || impl_->stopping; })) {
-        return std::nullopt;
-    }
-    if (impl_->inbox.empty()) return std::nullopt;
-    Delivery d = std::move(impl_->inbox.front());
-    impl_->inbox.pop_front();
-    return d;
+    return impl_->inbox.receive(timeout, impl_->stopping);
 }
 
 void Peer::on_delivery(std::function<void(Delivery)> callback) {
-    std::lock_guard lock(impl_->mu);
-    impl_->delivery_cb = std::move(callback);
+    impl_->inbox.on_delivery(std::move(callback));
 }
 
 void Peer::on_landed(std::function<void(Landed)> callback) {
-    std::lock_guard lock(impl_->mu);
-    impl_->landed_cb = std::move(callback);
+    impl_->inbox.on_landed(std::move(callback));
 }
 
 void Peer::on_request(std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> handler) {

@@ -23,14 +23,6 @@ namespace hetcast {
 using namespace detail;
 
 // --- events, at the coordinator ----------------------------------------------------
-void Peer::Impl::emit(Job& job, const JobEvent& e) {
-    if (job.coordinator) {
-        job.coordinator->send(json_frame(FrameType::job_report, job.plan.job, 0, to_json(e)));
-    } else {
-        apply_event(job.plan.job, cfg.name, e, nullptr);
-    }
-}
-
 void Peer::Impl::on_event(const ConnectionPtr& c, const Frame& f) {
     const JobEvent e = job_event_from_json(json::parse(net::as_text(f.payload)));
     apply_event(f.header.job, c->peer(), e, &c);
@@ -95,7 +87,7 @@ void Peer::Impl::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& 
                       " s)";
             to_close.push_back(n.conn);
             // This member's own sends to it end now, and what its socket holds is dropped.
-            if (auto own = find_job(job)) {
+            if (auto own = participant.find(job)) {
                 std::lock_guard jl(own->mu);
                 if (auto lane = own->lanes_out.find(name); lane != own->lanes_out.end()) lane->second->abort(n.error);
             }
@@ -116,8 +108,8 @@ void Peer::Impl::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& 
             const std::string why = "'" + name + "' failed: " + n.error;
             if (child->second.conn) {
                 child->second.conn->send(make_frame(FrameType::job_cancel, job, m, why));
-            } else if (auto own = find_job(job)) {
-                cancel_receive(*own, m, why);
+            } else if (auto own = participant.find(job)) {
+                participant.cancel_receive(*own, m, why);
             }
         }
     }
@@ -271,7 +263,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         const std::string& name = net.name(n);
         if (n == *self_id) {
             try {
-                own = make_job(std::move(p), nullptr);
+                own = setup.make(std::move(p), nullptr);
                 for (MessageId m = 0; m < s.messages.size(); ++m) {
                     if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
                 }
@@ -305,7 +297,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
             std::lock_guard lock(k->mu);
             if (auto& c = k->nodes[name].conn) c->send(make_frame(FrameType::job_cancel, common.job, net::all_messages, why));
         }
-        if (own) abort_job(*own, why);
+        if (own) participant.abort(*own, why);
     };
     if (own) connections.dial_lanes(*own);  // while the participants set up
     std::string setup_error;
@@ -335,7 +327,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         // Nothing moved: a next try plans without the members that failed here.
         result.not_started = true;
         cancel_all("job not started: " + setup_error);
-        if (own) jobs.remove(common.job);
+        if (own) participant.jobs().remove(common.job);
         result.final = result.final || stopping || !own_error.empty() || !k->cancelled.empty();
         for (auto& o : report.outcomes) {
             const auto f = result.failed.find(o.dest);
@@ -371,7 +363,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
             }
         }
     }
-    if (own) start_runner(own);
+    if (own) participant.start_runner(own);
 
     const std::uint64_t owed = k->owed;
     // What the caller saw last: (delivered, everywhere) and every member's state.

@@ -53,7 +53,12 @@
 #include "peer_emulation.hpp"
 #include "peer_goodput.hpp"
 #include "peer_origins.hpp"
+#include "peer_inbox.hpp"
+#include "peer_participant.hpp"
+#include "peer_pieces.hpp"
 #include "peer_requests.hpp"
+#include "peer_setup.hpp"
+#include "peer_tasks.hpp"
 
 namespace hetcast {
 
@@ -69,19 +74,11 @@ using net::FrameType;
 
 struct Peer::Impl : detail::PeerCore {
     mutable std::mutex mu;
-    /// The jobs this member takes part in (job/job_table.hpp) and those it coordinates,
-    /// with the pushes cancelled by id (job/coord_table.hpp).
-    detail::JobTable jobs;
+    /// The jobs this member coordinates, with the pushes cancelled by id (job/coord_table.hpp).
     detail::CoordTable coords;
-    std::deque<Delivery> inbox;
-    std::condition_variable inbox_cv;
-    std::function<void(Delivery)> delivery_cb;
-    std::function<void(Landed)> landed_cb;
     /// Whether `c` carries work, so that it is not idle: a request running, a job this peer
     /// takes part in or coordinates with that member, a lane, a bulk transfer, a call waiting.
     bool busy(const net::ConnectionPtr& c);
-    /// Wakes sends held back by a job's --bwlimit; made by the first such job.
-    std::shared_ptr<detail::Alarm> alarm;
     /// Verified pieces of a cut-through copy kept for the next try (transfer/parked.hpp).
     detail::ParkedStore parked;
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
@@ -97,7 +94,15 @@ struct Peer::Impl : detail::PeerCore {
     detail::Admission admission{cfg, connections.directory()};
     detail::Origins origins{cfg, admission.revocations()};
     detail::Bulk bulk{*this, connections.directory()};
-    detail::Requests requests{*this, connections, admission, origins, [this] { return flows_answer(); }};
+    detail::Requests requests{*this, connections, admission, origins, [this] { return participant.flows_answer(); }};
+    detail::Inbox inbox;
+    detail::PieceRelay pieces{*this};
+    detail::TaskRunner runner{*this,  connections, emulation, pieces, parked, inbox,
+                              [this](std::uint64_t id, const std::string& who, const JobEvent& e) {
+                                  apply_event(id, who, e, nullptr);
+                              }};
+    detail::Participant participant{*this, connections, pieces, runner, parked};
+    detail::JobSetup setup{*this, connections, origins, participant, runner, parked};
 
     explicit Impl(PeerConfig c) : PeerCore(std::move(c)) {}
 
@@ -113,46 +118,8 @@ struct Peer::Impl : detail::PeerCore {
     detail::StreamTable streams;
 
 
-    // --- a participant's part of a job (peer_arrive.cpp, peer_tasks.cpp) ------------------
-    std::shared_ptr<Job> find_job(std::uint64_t id);
-    void on_plan(const net::ConnectionPtr& c, const net::Frame& f);
-    /// Registers a job and prepares where each received message goes; throws (and
-    /// registers nothing) when a destination path is refused or cannot be created.
-    std::shared_ptr<Job> make_job(JobPlan plan, net::ConnectionPtr coordinator);
-    void on_start(const net::ConnectionPtr& c, const net::Frame& f);
-    void start_runner(const std::shared_ptr<Job>& job);
-    Recv& expect(Job& job, const net::ConnectionPtr& c, MessageId m);
-    void on_data(const net::ConnectionPtr& c, net::Frame&& f);
-    /// Data of a job this member does not have (over, or refused): the lane is reset, so
-    /// its sender stops at once; logged.
-    void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
-    void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
-    // --- cut-through pieces (peer_pieces.cpp) ---------------------------------------------
-    /// Data of a cut-through message: written, checked piece by piece; a piece that fails
-    /// its check is asked for again. Under job.mu.
-    void take_pieces(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::span<const std::byte> data);
-    void request_piece(Job& job, Recv& r, const net::ConnectionPtr& c, MessageId m, std::uint64_t k);
-    void on_piece_request(const net::ConnectionPtr& c, const net::Frame& f);
-    void on_piece_data(const net::ConnectionPtr& c, const net::Frame& f);
-    /// Blocks until the first piece of message m is in and checked (or it fails): from
-    /// then on this node's sends of m can start.
-    void wait_first_piece(Job& job, MessageId m);
-    void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
-    void cancel_job(const net::ConnectionPtr& c, const net::Frame& f, Job& job);
-    /// Blocks until message m is in and verified (or fails), then returns its body.
-    std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
-    void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
-    void run_tasks(const std::shared_ptr<Job>& job);
-    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp,
-    /// peer_tree.cpp); throws naming
-    /// what did not land, after landing all it could.
-    void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
-    /// Joins and forgets jobs whose task lists have ended.
-    void reap();
-    void abort_job(Job& job, const std::string& why);
 
     // --- events, at the coordinator (peer_coordinate.cpp) ---------------------------------
-    void emit(Job& job, const JobEvent& e);
     void on_event(const net::ConnectionPtr& c, const net::Frame& f);
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
 
@@ -173,8 +140,6 @@ struct Peer::Impl : detail::PeerCore {
     /// Sends a sign-of-life request to participants not heard from lately, fails those
     /// silent for stall_timeout, and cancels what failed members feed. Under k.mu.
     void watch(Coord& k, std::uint64_t job, std::vector<net::ConnectionPtr>& to_close);
-    /// A receive of message m this node will not get from its feeder; fails it.
-    void cancel_receive(Job& job, MessageId m, const std::string& why);
 
     // --- recovering (peer_recover.cpp) ----------------------------------------------------
     /// Runs a job and, while members fail, re-serves the live destinations they orphaned
@@ -200,11 +165,6 @@ struct Peer::Impl : detail::PeerCore {
     static constexpr std::size_t max_waiting = 64;
 
     // --- the jobs a new one runs beside (peer_queue.cpp) ----------------------------------
-    /// The answer to {"cmd": "flows"} (docs/protocol.md, "Running jobs' flows"): per
-    /// message of a started job this member still receives, who sends it, the bytes left
-    /// and the job's --bwlimit; and how many jobs it takes part in, of max_jobs. Answered
-    /// on the I/O thread: it only reads the job table.
-    nlohmann::json flows_answer();
     /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
     /// for all; a member that does not answer in time, or not as flows_answer() does, has no
     /// entry.

@@ -101,35 +101,12 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
     }
 }
 
-json Peer::Impl::flows_answer() {
-    json out = json::array();
-    std::size_t running = 0;
-    for (const auto& j : jobs.all()) {
-        std::lock_guard lock(j->mu);
-        // What make_job counts once it has reaped (never on this I/O thread: reaping joins).
-        if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
-        // A job set up but not started may be a try that another member refuses.
-        if (j->finished || j->aborted || j->started == 0) continue;
-        for (const auto& [m, r] : j->recv) {
-            if (r.done || !r.error.empty() || m >= j->plan.messages.size()) continue;
-            const std::uint64_t size = j->plan.messages[m].size;
-            if (r.got >= size) continue;
-            out.push_back({{"job", std::to_string(j->plan.job)},
-                           {"from", r.from},
-                           {"to", cfg.name},
-                           {"left", size - r.got},
-                           {"rate", j->plan.bwlimit}});
-        }
-    }
-    return {{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
-}
-
 std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members) {
     std::vector<std::string> others;
     std::vector<json> out;
     for (const std::string& p : members) {
         if (p == cfg.name) {
-            out.push_back(flows_answer());
+            out.push_back(participant.flows_answer());
         } else {
             others.push_back(p);
         }
