@@ -72,7 +72,7 @@ void Peer::start() {
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
     d.janitor = std::thread([&d] {
-        std::unique_lock lock(d.mu);
+        std::unique_lock lock(d.janitor_mu);
         while (!d.stopping) {
             d.janitor_cv.wait_for(lock, std::chrono::seconds(1));
             if (d.stopping) break;
@@ -87,13 +87,13 @@ void Peer::stop() {
     Impl& d = *impl_;
     if (!d.transport || d.stopping.exchange(true)) return;
     {
-        std::lock_guard lock(d.mu);
+        std::lock_guard lock(d.janitor_mu);
         d.janitor_cv.notify_all();
-        d.waiting_cv.notify_all();
     }
+    d.recovery.wake_all();
     if (d.janitor.joinable()) d.janitor.join();
     const std::vector<std::shared_ptr<Job>> js = d.participant.jobs().close();
-    for (auto& [id, k] : d.coords.all()) k->cv.notify_all();
+    d.coordinator.wake_all();
     d.inbox.wake();
     for (auto& j : js) d.participant.abort(*j, "the peer is stopping");
     (void)d.parked.clear();  // their temporaries go
@@ -117,57 +117,16 @@ void Peer::set_members(std::vector<Member> members) {
 std::vector<Member> Peer::members() const { return impl_->connections.directory().list(); }
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
-    Impl& d = *impl_;
-    const std::vector<std::shared_ptr<Coord>> ks = d.coords.cancel(job, why);
-    if (ks.empty()) {
-        // A push waiting for busy members (peer_queue.cpp) has no try running.
-        std::lock_guard lock(d.mu);
-        const auto w = std::find_if(d.waiting.begin(), d.waiting.end(), [&](const auto& x) { return x.job == job; });
-        if (w == d.waiting.end()) return false;
-        if (w->cancelled.empty()) w->cancelled = why;
-        d.waiting_cv.notify_all();
-        return true;
-    }
-    for (auto& k : ks) {
-        std::lock_guard lock(k->mu);
-        if (k->cancelled.empty()) k->cancelled = why;
-        k->cv.notify_all();
-    }
-    return true;
+    // A push waiting for busy members (peer_queue.cpp) has no try running.
+    return impl_->coordinator.cancel(job, why) || impl_->recovery.cancel(job, why);
 }
 
 std::vector<JobInfo> Peer::jobs() const {
     const Impl& d = *impl_;
-    const auto ks = d.coords.all();
     const double now = now_s();
     std::vector<JobInfo> out;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& w : d.waiting) {
-            JobInfo i;
-            i.job = w.job;
-            i.role = "coordinator";
-            i.coordinator = d.cfg.name;
-            i.algorithm = w.algorithm;
-            i.seconds = now - w.since;
-            i.owed = w.owed;
-            i.state = "queued";
-            out.push_back(std::move(i));
-        }
-    }
-    for (const auto& [id, k] : ks) {
-        std::lock_guard lock(k->mu);
-        JobInfo i;
-        i.job = k->push;
-        i.role = "coordinator";
-        i.coordinator = d.cfg.name;
-        i.algorithm = k->algorithm;
-        i.seconds = k->started > 0 ? now - k->started : 0;
-        i.bytes = std::min(k->bytes_in, k->owed);
-        i.owed = k->owed;
-        i.state = k->started > 0 ? "running" : "planned";
-        out.push_back(std::move(i));
-    }
+    d.recovery.info(out, now);
+    d.coordinator.info(out, now);
     d.participant.info(out, now);
     return out;
 }
@@ -186,7 +145,7 @@ JobReport Peer::run(JobSpec spec) {
             in.pieces = d.pieces;
         }
     }
-    return impl_->run(std::move(spec));
+    return impl_->recovery.run(std::move(spec));
 }
 
 std::optional<Delivery> Peer::receive(std::chrono::milliseconds timeout) {

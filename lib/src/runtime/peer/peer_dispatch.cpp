@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "peer_impl.hpp"
+#include "../wire/frames.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -24,22 +25,11 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
     if (lane && !lane->in) return;  // the sends on it fail on their own
     connections.directory().closed(who, c);
     participant.closed(c, lane, why);
-    std::vector<std::shared_ptr<Coord>> cs;
-    if (!lane) {
-        for (auto& [id, k] : coords.all()) cs.push_back(k);
+    if (!stopping && !who.empty()) {
+        log(LogLevel::debug, std::string(lane ? "data lane of job " + std::to_string(lane->job) : std::string("connection")) +
+                                 " with '" + who + "' closed: " + why);
     }
-    if (stopping || who.empty()) return;
-    log(LogLevel::debug, std::string(lane ? "data lane of job " + std::to_string(lane->job) : std::string("connection")) +
-                             " with '" + who + "' closed: " + why);
-    for (auto& k : cs) {
-        std::lock_guard lock(k->mu);
-        auto it = k->nodes.find(who);
-        if (it != k->nodes.end() && it->second.conn == c && !it->second.finished) {
-            it->second.finished = true;
-            it->second.error = "lost the connection with '" + who + "': " + why;
-        }
-        k->cv.notify_all();
-    }
+    if (!lane) coordinator.closed(c, why);
 }
 
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
@@ -66,7 +56,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::job_start: return participant.on_start(c, f);
             case FrameType::data: return participant.on_data(c, std::move(f));
             case FrameType::data_end: return participant.on_data_end(c, f);
-            case FrameType::job_report: return on_event(c, f);
+            case FrameType::job_report: return coordinator.on_event(c, f);
             case FrameType::job_cancel: return participant.on_cancel(c, f);
             case FrameType::ping: return Requests::on_ping(c, f);
             case FrameType::pong: return requests.on_pong(f);
@@ -91,12 +81,7 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     if (bulk.busy_or_locked(c.get())) return true;
     if (connections.carries(c.get()) || requests.waiting()) return true;
     if (participant.busy_with(c)) return true;
-    const auto ks = coords.all();
-    return std::any_of(ks.begin(), ks.end(), [&](const auto& id_k) {
-        const auto& k = id_k.second;
-        std::unique_lock lock(k->mu, std::try_to_lock);
-        return !lock || k->nodes.count(c->peer()) > 0;
-    });
+    return coordinator.busy_with(c);
 }
 
 

@@ -195,4 +195,24 @@ std::vector<PingSample> Requests::ping(const std::string& member, const std::vec
     return out;
 }
 
+std::vector<json> Requests::ask_flows(const std::vector<std::string>& members) {
+    std::vector<std::string> others;
+    std::vector<json> out;
+    for (const std::string& p : members) {
+        if (p == core_.cfg.name) {
+            out.push_back(flows_());
+        } else {
+            others.push_back(p);
+        }
+    }
+    if (others.empty()) return out;
+    // Not worth a stall: a member slow to answer counts as running nothing.
+    const auto patience = std::min<std::chrono::milliseconds>(core_.cfg.connect_timeout, std::chrono::seconds(1));
+    const Peer::Answers a = call_all(others, {{"cmd", "flows"}}, patience);
+    for (const json& r : a.responses) {
+        if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
+    }
+    return out;
+}
+
 }  // namespace hetcast::detail

@@ -44,6 +44,10 @@ public:
     Peer::Answers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
                            std::chrono::milliseconds timeout);
     std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps);
+    /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
+    /// for all; a member that does not answer in time, or not as Participant::flows_answer
+    /// does, has no entry.
+    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members);
     /// Whether a call or a ping waits for its answer.
     bool waiting() const { return !calls_.empty() || !pings_.empty(); }
     /// The peer stops: every answer still awaited fails.
