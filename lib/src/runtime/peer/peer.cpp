@@ -93,7 +93,7 @@ void Peer::stop() {
     d.recovery.wake_all();
     if (d.janitor.joinable()) d.janitor.join();
     const std::vector<std::shared_ptr<Job>> js = d.participant.jobs().close();
-    d.coordinator.wake_all();
+    d.tries.wake_all();
     d.inbox.wake();
     for (auto& j : js) d.participant.abort(*j, "the peer is stopping");
     (void)d.parked.clear();  // their temporaries go
@@ -118,7 +118,7 @@ std::vector<Member> Peer::members() const { return impl_->connections.directory(
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
     // A push waiting for busy members (peer_queue.cpp) has no try running.
-    return impl_->coordinator.cancel(job, why) || impl_->recovery.cancel(job, why);
+    return impl_->tries.cancel(job, why) || impl_->recovery.cancel(job, why);
 }
 
 std::vector<JobInfo> Peer::jobs() const {
@@ -126,7 +126,7 @@ std::vector<JobInfo> Peer::jobs() const {
     const double now = now_s();
     std::vector<JobInfo> out;
     d.recovery.info(out, now);
-    d.coordinator.info(out, now);
+    d.tries.info(out, now);
     d.participant.info(out, now);
     return out;
 }

@@ -1,5 +1,5 @@
 // One try of a job, run by its coordinator: plans out, a start for all, then its events
-// (peer_events.cpp) until every participant finished or failed. peer_recover.cpp decides
+// (peer_tries.cpp) until every participant finished or failed. peer_recover.cpp decides
 // whether another try re-serves what failed members orphaned.
 #include <nlohmann/json.hpp>
 
@@ -77,15 +77,15 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         k->sizes.push_back(m.size);
         for (const auto& d : m.dests) k->owed_to[d] += m.size;
     }
-    if (auto why = coords_.add(common.job, k)) {
+    if (auto why = tries_.add(common.job, k)) {
         std::lock_guard lock(k->mu);
         k->cancelled = *why;
     }
     struct Unregister {
-        CoordTable& coords;
+        Tries& tries;
         std::uint64_t id;
-        ~Unregister() { coords.remove(id); }
-    } unregister{coords_, common.job};
+        ~Unregister() { tries.remove(id); }
+    } unregister{tries_, common.job};
     if (!push && spec.started) spec.started(common.job);
 
     // Every participant gets its plan and says it is ready; nothing moves before that, so
@@ -156,7 +156,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 result.failed[name] = n.error;
             }
         }
-        if (core_.stopping) setup_error = "the coordinator is core_.stopping";
+        if (core_.stopping) setup_error = "the coordinator is stopping";
         if (!k->cancelled.empty()) setup_error = "cancelled: " + k->cancelled;
     }
     if (!setup_error.empty()) {
@@ -209,7 +209,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         std::unique_lock lock(k->mu);
         while (true) {
             std::vector<ConnectionPtr> to_close;
-            watch(*k, common.job, to_close);
+            tries_.watch(*k, common.job, to_close);
             if (!to_close.empty()) {
                 lock.unlock();
                 for (const auto& c : to_close) c->close("stopped answering");

@@ -29,7 +29,7 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
         log(LogLevel::debug, std::string(lane ? "data lane of job " + std::to_string(lane->job) : std::string("connection")) +
                                  " with '" + who + "' closed: " + why);
     }
-    if (!lane) coordinator.closed(c, why);
+    if (!lane) tries.closed(c, why);
 }
 
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
@@ -56,7 +56,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::job_start: return participant.on_start(c, f);
             case FrameType::data: return participant.on_data(c, std::move(f));
             case FrameType::data_end: return participant.on_data_end(c, f);
-            case FrameType::job_report: return coordinator.on_event(c, f);
+            case FrameType::job_report: return tries.on_event(c, f);
             case FrameType::job_cancel: return participant.on_cancel(c, f);
             case FrameType::ping: return Requests::on_ping(c, f);
             case FrameType::pong: return requests.on_pong(f);
@@ -81,7 +81,7 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     if (bulk.busy_or_locked(c.get())) return true;
     if (connections.carries(c.get()) || requests.waiting()) return true;
     if (participant.busy_with(c)) return true;
-    return coordinator.busy_with(c);
+    return tries.busy_with(c);
 }
 
 

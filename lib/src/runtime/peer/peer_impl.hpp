@@ -27,6 +27,7 @@
 #include "peer_requests.hpp"
 #include "peer_setup.hpp"
 #include "peer_tasks.hpp"
+#include "peer_tries.hpp"
 
 namespace hetcast {
 
@@ -58,12 +59,13 @@ struct Peer::Impl : detail::PeerCore {
     detail::PieceRelay pieces{*this};
     detail::TaskRunner runner{*this, connections, emulation, pieces, parked, inbox,
                               [this](std::uint64_t id, const std::string& who, const JobEvent& e) {
-                                  coordinator.apply_event(id, who, e, nullptr);
+                                  tries.apply_event(id, who, e, nullptr);
                               }};
     detail::Participant participant{*this, connections, pieces, runner, parked};
     detail::JobSetup setup{*this, connections, origins, participant, runner, parked};
-    detail::Coordinator coordinator{*this, connections, requests, participant, setup};
-    detail::Recovery recovery{*this, coordinator, requests};
+    detail::Tries tries{*this, connections, participant};
+    detail::Coordinator coordinator{*this, connections, requests, participant, setup, tries};
+    detail::Recovery recovery{*this, coordinator, tries, requests};
 
     /// Reaps jobs that ended or never started, once a second (a daemon may see no new job
     /// for days).

@@ -70,8 +70,8 @@ JobReport Recovery::wait_for_members(const JobSpec& spec, Clock::time_point dead
             };
             cv_.wait_until(lock, until, [&] { return core_.stopping.load() || !mine()->cancelled.empty(); });
             if (core_.stopping) {
-                stop = "the coordinator is core_.stopping";
-            } else if (!mine()->cancelled.empty() || coordinator_.cancelled(id)) {
+                stop = "the coordinator is stopping";
+            } else if (!mine()->cancelled.empty() || tries_.cancelled(id)) {
                 stop = "cancelled: " + (mine()->cancelled.empty() ? std::string("by the coordinator") : mine()->cancelled);
             } else if (Clock::now() >= deadline) {
                 stop = "timed out while waiting for busy members";

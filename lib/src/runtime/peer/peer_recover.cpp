@@ -36,7 +36,7 @@ JobReport Recovery::run(JobSpec spec) {
         if (result.final || !spec.replan || !source_alive()) break;
         const auto dests = missing();
         if (dests.empty()) break;
-        if (core_.stopping || coordinator_.cancelled(report.job)) break;
+        if (core_.stopping || tries_.cancelled(report.job)) break;
         JobSpec again = spec;
         try {
             std::vector<NodeId> avoid;  // failed members relay nothing in the next try
@@ -83,7 +83,7 @@ JobReport Recovery::run(JobSpec spec) {
         }
     }
     for (const auto& [who, why] : failed) report.failed_members.push_back({who, why});
-    coordinator_.forget_cancel(report.job);
+    tries_.forget_cancel(report.job);
     return report;
 }
 

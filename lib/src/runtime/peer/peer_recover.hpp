@@ -16,6 +16,7 @@
 #include "peer_coordinator.hpp"
 #include "peer_core.hpp"
 #include "peer_requests.hpp"
+#include "peer_tries.hpp"
 #include "peer_try.hpp"
 
 namespace hetcast::detail {
@@ -23,8 +24,8 @@ namespace hetcast::detail {
 class Recovery {
 public:
     /// The parts outlive this (Peer::Impl holds them all).
-    Recovery(PeerCore& core, Coordinator& coordinator, Requests& requests)
-        : core_(core), coordinator_(coordinator), requests_(requests) {}
+    Recovery(PeerCore& core, Coordinator& coordinator, Tries& tries, Requests& requests)
+        : core_(core), coordinator_(coordinator), tries_(tries), requests_(requests) {}
 
     /// Runs a job and, while members fail, re-serves the live destinations they orphaned
     /// (JobSpec::replan), up to max_tries.
@@ -60,6 +61,7 @@ private:
     };
     PeerCore& core_;
     Coordinator& coordinator_;
+    Tries& tries_;
     Requests& requests_;
     mutable std::mutex mu_;
     std::condition_variable cv_;

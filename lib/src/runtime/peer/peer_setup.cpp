@@ -125,7 +125,7 @@ std::shared_ptr<Job> JobSetup::make(JobPlan plan, ConnectionPtr coordinator) {
                                                           std::move(wakes));
     }
     job->plan = std::move(plan);
-    if (core_.stopping) throw Error("the peer is core_.stopping");
+    if (core_.stopping) throw Error("the peer is stopping");
     participant_.jobs().add(job);
     return job;
 }

@@ -1,5 +1,6 @@
-// A coordinator's tries as they run: the events participants report, the watch over who
-// still answers, a control connection that closes, cancels, and what the tries tell others.
+// The tries a coordinator runs, as they run: the events participants report, the watch
+// over who still answers, a control connection that closes, cancels, and what the tries
+// tell others.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "hetcast/runtime/measure.hpp"
-#include "peer_coordinator.hpp"
+#include "peer_tries.hpp"
 #include "../wire/frames.hpp"
 
 namespace hetcast::detail {
@@ -19,12 +20,12 @@ using net::Frame;
 using net::FrameHeader;
 using net::FrameType;
 
-void Coordinator::on_event(const ConnectionPtr& c, const Frame& f) {
+void Tries::on_event(const ConnectionPtr& c, const Frame& f) {
     const JobEvent e = job_event_from_json(json::parse(net::as_text(f.payload)));
     apply_event(f.header.job, c->peer(), e, &c);
 }
 
-void Coordinator::apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const ConnectionPtr* via) {
+void Tries::apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const ConnectionPtr* via) {
     const std::shared_ptr<Coord> k = coords_.find(id);
     if (!k) return;  // a late event of a job that has ended
     std::lock_guard lock(k->mu);
@@ -69,7 +70,7 @@ void Coordinator::apply_event(std::uint64_t id, const std::string& who, const Jo
     k->cv.notify_all();
 }
 
-void Coordinator::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_close) {
+void Tries::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_close) {
     const double now = now_s();
     const double stall = std::chrono::duration<double>(core_.cfg.stall_timeout).count();
     // A participant's I/O thread answers a ping whatever its jobs do: silence means the
@@ -111,7 +112,7 @@ void Coordinator::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>&
     }
 }
 
-void Coordinator::closed(const ConnectionPtr& c, const std::string& why) {
+void Tries::closed(const ConnectionPtr& c, const std::string& why) {
     const std::string& who = c->peer();
     const auto ks = coords_.all();
     if (core_.stopping || who.empty()) return;
@@ -126,7 +127,7 @@ void Coordinator::closed(const ConnectionPtr& c, const std::string& why) {
     }
 }
 
-bool Coordinator::cancel(std::uint64_t push, const std::string& why) {
+bool Tries::cancel(std::uint64_t push, const std::string& why) {
     const std::vector<std::shared_ptr<Coord>> ks = coords_.cancel(push, why);
     for (auto& k : ks) {
         std::lock_guard lock(k->mu);
@@ -136,7 +137,7 @@ bool Coordinator::cancel(std::uint64_t push, const std::string& why) {
     return !ks.empty();
 }
 
-void Coordinator::info(std::vector<JobInfo>& out, double now) const {
+void Tries::info(std::vector<JobInfo>& out, double now) const {
     for (const auto& [id, k] : coords_.all()) {
         std::lock_guard lock(k->mu);
         JobInfo i;
@@ -152,7 +153,7 @@ void Coordinator::info(std::vector<JobInfo>& out, double now) const {
     }
 }
 
-bool Coordinator::busy_with(const ConnectionPtr& c) const {
+bool Tries::busy_with(const ConnectionPtr& c) const {
     const auto ks = coords_.all();
     return std::any_of(ks.begin(), ks.end(), [&](const auto& id_k) {
         const auto& k = id_k.second;
@@ -161,7 +162,7 @@ bool Coordinator::busy_with(const ConnectionPtr& c) const {
     });
 }
 
-void Coordinator::wake_all() {
+void Tries::wake_all() {
     for (auto& [id, k] : coords_.all()) k->cv.notify_all();
 }
 
