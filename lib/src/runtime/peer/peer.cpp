@@ -1,7 +1,6 @@
-// The public Peer API: a thin assembly of the runtime's parts. Connections and frame
-// dispatch are in peer_connections.cpp, asking other members in peer_calls.cpp;
-// a job's participant side in peer_tasks.cpp and peer_arrive.cpp, its coordinator
-// side in peer_coordinate.cpp (docs/architecture.md).
+// The public Peer API over the assembly (peer_impl.hpp): start and stop, and each call
+// handed to the part that holds what it needs. Asking other members is peer_calls.cpp
+// (docs/architecture.md).
 #include "hetcast/runtime/peer.hpp"
 
 #include <nlohmann/json.hpp>

@@ -53,7 +53,7 @@ json Participant::flows_answer() const {
     std::size_t running = 0;
     for (const auto& j : jobs_.all()) {
         std::lock_guard lock(j->mu);
-        // What make_job counts once it has reaped (never on this I/O thread: reaping joins).
+        // What JobSetup::make counts once it has reaped (never on this I/O thread: reaping joins).
         if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
         // A job set up but not started may be a try that another member refuses.
         if (j->finished || j->aborted || j->started == 0) continue;

@@ -1,5 +1,8 @@
-// A participant's task list (sends, receives, deliveries), run on the job's own thread;
-// reaping jobs that ended. Taking the plan and receiving data: peer_arrive.cpp.
+// A participant's task list (sends, receives, deliveries, bundles landing as trees), run
+// on the job's own thread, and the events it reports. Taking the plan: peer_setup.cpp;
+// receiving data: peer_arrive.cpp.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -238,6 +241,19 @@ void TaskRunner::run(const std::shared_ptr<Job>& job) {
         emit(*job, JobEvent{JobEvent::Kind::failed, now_s(), 0, 0, failure});
     }
     job->finished = true;
+}
+
+void TaskRunner::land_bundle(const Job& job, MessageId m, const FileSink& bundle) const {
+    const JobMessage& msg = job.plan.messages[m];
+    const bool root = ::geteuid() == 0;
+    // As rsync: only root can give files away; others keep their own and say so.
+    if (msg.owner && !root) {
+        core_.log(LogLevel::warn,
+            "job " + std::to_string(job.plan.job) + ": owners not applied ('" + core_.cfg.name + "' does not run as root)");
+    }
+    const auto failed = land_tree(core_.cfg.dest_root, msg.name, msg.tree, *bundle.descriptor(),
+                                  LandOptions{msg.preserve, core_.cfg.umask, msg.owner && root});
+    if (!failed.empty()) throw Error(land_failures_text(failed, msg.tree.size()));
 }
 
 void TaskRunner::emit(Job& job, const JobEvent& e) {

@@ -37,7 +37,7 @@ private:
     /// Blocks until message m is in and verified (or fails), then returns its body.
     std::shared_ptr<const net::MessageBody> wait_recv(Job& job, MessageId m);
     void deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body);
-    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp, peer_tree.cpp);
+    /// A verified bundle (message m) lands as its tree (runtime/tree.hpp);
     /// throws naming what did not land, after landing all it could.
     void land_bundle(const Job& job, MessageId m, const FileSink& bundle) const;
 
