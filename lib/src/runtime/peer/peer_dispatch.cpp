@@ -53,11 +53,11 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
                                                         "busy: '" + cfg.name + "' has too many jobs being set up"})));
                 }
                 return;
-            case FrameType::job_start: return participant.on_start(c, f);
-            case FrameType::data: return participant.on_data(c, std::move(f));
-            case FrameType::data_end: return participant.on_data_end(c, f);
+            case FrameType::job_start: return arrivals.on_start(c, f);
+            case FrameType::data: return arrivals.on_data(c, std::move(f));
+            case FrameType::data_end: return arrivals.on_data_end(c, f);
             case FrameType::job_report: return tries.on_event(c, f);
-            case FrameType::job_cancel: return participant.on_cancel(c, f);
+            case FrameType::job_cancel: return arrivals.on_cancel(c, f);
             case FrameType::ping: return Requests::on_ping(c, f);
             case FrameType::pong: return requests.on_pong(f);
             case FrameType::request: return requests.on_request(c, f);

@@ -14,6 +14,7 @@
 #include "../transfer/parked.hpp"
 #include "../wire/streams.hpp"
 #include "peer_admission.hpp"
+#include "peer_arrivals.hpp"
 #include "peer_connections.hpp"
 #include "peer_coordinator.hpp"
 #include "peer_core.hpp"
@@ -61,7 +62,8 @@ struct Peer::Impl : detail::PeerCore {
                               [this](std::uint64_t id, const std::string& who, const JobEvent& e) {
                                   tries.apply_event(id, who, e, nullptr);
                               }};
-    detail::Participant participant{*this, connections, pieces, runner, parked};
+    detail::Participant participant{*this, runner, parked};
+    detail::Arrivals arrivals{*this, connections, pieces, runner, participant, parked};
     detail::JobSetup setup{*this, connections, origins, participant, runner, parked};
     detail::Tries tries{*this, connections, participant};
     detail::Coordinator coordinator{*this, connections, requests, participant, setup, tries};

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "peer_participant.hpp"
@@ -13,6 +14,25 @@
 namespace hetcast::detail {
 using json = nlohmann::json;
 using net::ConnectionPtr;
+
+void Participant::start_runner(const std::shared_ptr<Job>& job) {
+    std::lock_guard lock(job->mu);
+    if (job->runner.joinable() || job->finished || job->aborted) return;
+    job->started = now_s();
+    job->runner = std::thread([this, job] { runner_.run(job); });
+}
+
+
+void Participant::cancel_receive(Job& job, MessageId m, const std::string& why) {
+    std::lock_guard lock(job.mu);
+    if (auto it = job.recv.find(m); it != job.recv.end() && !it->second.done) {
+        it->second.from_failed = true;
+        if (it->second.error.empty()) it->second.error = why;
+        if (it->second.pieces) it->second.pieces->fail(why);
+    }
+    job.cv.notify_all();
+}
+
 
 void Participant::reap() {
     const double now = now_s();

@@ -1,6 +1,6 @@
 #pragma once
-// The jobs this member takes part in, once set up (peer_setup.hpp): their start, the data
-// and cancels that come for them, what ends them (reaping, aborts, a lost coordinator),
+// The jobs this member takes part in, once set up (peer_setup.hpp; what arrives for them:
+// peer_arrivals.hpp): their threads, what ends them (reaping, aborts, a lost coordinator),
 // and what they tell others (flows, job lists, whether a connection is idle).
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,6 @@
 #include "../wire/lanes.hpp"
 #include "peer_connections.hpp"
 #include "peer_core.hpp"
-#include "peer_pieces.hpp"
 #include "peer_tasks.hpp"
 
 namespace hetcast::detail {
@@ -25,20 +24,15 @@ namespace hetcast::detail {
 class Participant {
 public:
     /// The parts outlive this (Peer::Impl holds them all).
-    Participant(PeerCore& core, Connections& connections, PieceRelay& pieces, TaskRunner& runner, ParkedStore& parked)
-        : core_(core), connections_(connections), pieces_(pieces), runner_(runner), parked_(parked) {}
+    Participant(PeerCore& core, TaskRunner& runner, ParkedStore& parked) : core_(core), runner_(runner), parked_(parked) {}
 
     /// The jobs this member takes part in (job/job_table.hpp).
     JobTable& jobs() { return jobs_; }
     const JobTable& jobs() const { return jobs_; }
     std::shared_ptr<Job> find(std::uint64_t id) const { return jobs_.find(id); }
 
-    void on_start(const net::ConnectionPtr& c, const net::Frame& f);
     /// Starts the job's thread, which runs its task list (once; not for a job that ended).
     void start_runner(const std::shared_ptr<Job>& job);
-    void on_data(const net::ConnectionPtr& c, net::Frame&& f);
-    void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
-    void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
     /// A receive of message m this node will not get from its feeder; fails it.
     void cancel_receive(Job& job, MessageId m, const std::string& why);
     /// Joins and forgets jobs whose task lists have ended.
@@ -58,14 +52,7 @@ public:
     bool busy_with(const net::ConnectionPtr& c) const;
 
 private:
-    /// Data of a job this member does not have (over, or refused): the lane is reset, so
-    /// its sender stops at once; logged.
-    void refuse_lane(const net::ConnectionPtr& c, const net::Frame& f);
-    void cancel(const net::ConnectionPtr& c, const net::Frame& f, Job& job);
-
     PeerCore& core_;
-    Connections& connections_;
-    PieceRelay& pieces_;
     TaskRunner& runner_;
     ParkedStore& parked_;
     JobTable jobs_;

@@ -1,5 +1,6 @@
 // A job arriving at a participant: its plan checked, and where each message goes
-// prepared. The job then belongs to the Participant (peer_arrive.cpp).
+// prepared. The job then belongs to the Participant (peer_jobs.cpp); what arrives for
+// it goes to Arrivals (peer_arrivals.cpp).
 #include "peer_setup.hpp"
 
 #include <nlohmann/json.hpp>

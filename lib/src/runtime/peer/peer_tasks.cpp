@@ -1,6 +1,6 @@
 // A participant's task list (sends, receives, deliveries, bundles landing as trees), run
 // on the job's own thread, and the events it reports. Taking the plan: peer_setup.cpp;
-// receiving data: peer_arrive.cpp.
+// receiving data: peer_arrivals.cpp.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>

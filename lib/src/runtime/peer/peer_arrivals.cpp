@@ -1,5 +1,5 @@
-// A job at a participant once set up (peer_setup.cpp): its start, its data and its
-// cancellations. The task list that runs it is in peer_tasks.cpp.
+// What arrives for a participant's jobs once set up (peer_setup.cpp): their start, their
+// data and their cancellations. The task list that runs a job is in peer_tasks.cpp.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -21,7 +21,7 @@
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/tree.hpp"
 #include "../wire/frames.hpp"
-#include "peer_participant.hpp"
+#include "peer_arrivals.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;
@@ -29,8 +29,8 @@ using net::ConnectionPtr;
 using net::Frame;
 using net::FrameType;
 
-void Participant::on_start(const ConnectionPtr& c, const Frame& f) {
-    auto job = find(f.header.job);
+void Arrivals::on_start(const ConnectionPtr& c, const Frame& f) {
+    auto job = participant_.find(f.header.job);
     if (!job) {
         // Dropped meanwhile (cancelled, or its start came too late), or never taken: the
         // connection stays, it may be a coordinator's that carries other jobs.
@@ -49,24 +49,17 @@ void Participant::on_start(const ConnectionPtr& c, const Frame& f) {
             job->resume[{r.message, r.to}] = r.offset;
         }
     }
-    start_runner(job);
+    participant_.start_runner(job);
 }
 
-void Participant::start_runner(const std::shared_ptr<Job>& job) {
-    std::lock_guard lock(job->mu);
-    if (job->runner.joinable() || job->finished || job->aborted) return;
-    job->started = now_s();
-    job->runner = std::thread([this, job] { runner_.run(job); });
-}
-
-void Participant::refuse_lane(const ConnectionPtr& c, const Frame& f) {
+void Arrivals::refuse_lane(const ConnectionPtr& c, const Frame& f) {
     const std::string why = "job " + std::to_string(f.header.job) + " is over here (or was never taken)";
     core_.log(LogLevel::info, "resetting the connection with '" + c->peer() + "': " + net::to_string(f.header.type) + " of " + why);
     c->abort(why);
 }
 
-void Participant::on_data(const ConnectionPtr& c, Frame&& f) {
-    auto job = find(f.header.job);
+void Arrivals::on_data(const ConnectionPtr& c, Frame&& f) {
+    auto job = participant_.find(f.header.job);
     // Data comes on a lane of its job only: a lane whose job is over here is reset, so that
     // its sender stops at once.
     if (!job) return refuse_lane(c, f);
@@ -110,8 +103,8 @@ void Participant::on_data(const ConnectionPtr& c, Frame&& f) {
     if (report) runner_.emit(*job, JobEvent{JobEvent::Kind::progress, now_s(), 0, report, {}});
 }
 
-void Participant::on_data_end(const ConnectionPtr& c, const Frame& f) {
-    auto job = find(f.header.job);
+void Arrivals::on_data_end(const ConnectionPtr& c, const Frame& f) {
+    auto job = participant_.find(f.header.job);
     if (!job) return refuse_lane(c, f);  // as in on_data
     if (f.payload.size() != 32) throw InputError("a data_end frame without a SHA-256");
     std::lock_guard lock(job->mu);
@@ -123,8 +116,8 @@ void Participant::on_data_end(const ConnectionPtr& c, const Frame& f) {
     job->cv.notify_all();
 }
 
-void Participant::on_cancel(const ConnectionPtr& c, const Frame& f) {
-    auto job = find(f.header.job);
+void Arrivals::on_cancel(const ConnectionPtr& c, const Frame& f) {
+    auto job = participant_.find(f.header.job);
     if (job) cancel(c, f, *job);
     if (f.header.message == net::all_messages) {
         // The coordinator ends the push: no next try comes for what this member parked when
@@ -133,7 +126,7 @@ void Participant::on_cancel(const ConnectionPtr& c, const Frame& f) {
     }
 }
 
-void Participant::cancel(const ConnectionPtr& c, const Frame& f, Job& job) {
+void Arrivals::cancel(const ConnectionPtr& c, const Frame& f, Job& job) {
     const std::string why(net::as_text(f.payload));
     // Only the job's coordinator cancels it, or a message's feeder that message: a member
     // cannot stop jobs it merely knows the id of.
@@ -149,20 +142,10 @@ void Participant::cancel(const ConnectionPtr& c, const Frame& f, Job& job) {
         return;
     }
     if (f.header.message == net::all_messages) {
-        abort(job, why);
+        participant_.abort(job, why);
     } else {
-        cancel_receive(job, f.header.message, why);
+        participant_.cancel_receive(job, f.header.message, why);
     }
-}
-
-void Participant::cancel_receive(Job& job, MessageId m, const std::string& why) {
-    std::lock_guard lock(job.mu);
-    if (auto it = job.recv.find(m); it != job.recv.end() && !it->second.done) {
-        it->second.from_failed = true;
-        if (it->second.error.empty()) it->second.error = why;
-        if (it->second.pieces) it->second.pieces->fail(why);
-    }
-    job.cv.notify_all();
 }
 
 }  // namespace hetcast::detail
