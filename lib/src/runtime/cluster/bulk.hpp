@@ -1,7 +1,7 @@
 #pragma once
 // Bulk transfers for goodput measurements (the probe, docs/protocol.md "Probing"): the
 // receiver's window over what arrives, and which connections carry bulk transfers, each
-// way. Peer::Impl holds one BulkTransfers; peer_goodput.cpp dials and pumps.
+// way. The peer's Bulk (peer/peer_goodput.hpp) holds one, dials and pumps.
 #include <cstddef>
 #include <cstdint>
 #include <future>

@@ -1,7 +1,7 @@
 #pragma once
 // Identities revoked in this cluster (a member that left, an operator revoked by another):
-// the transport admits none of them, and every order is checked against them. Peer::Impl
-// holds one.
+// the transport admits none of them, and every order is checked against them. The
+// peer's Admission holds one.
 #include <mutex>
 #include <optional>
 #include <vector>

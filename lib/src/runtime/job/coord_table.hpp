@@ -1,7 +1,7 @@
 #pragma once
 // The jobs this member coordinates, by id (each try of a push is a job of its own), and
-// the pushes cancelled by id (Peer::cancel) so that no next try of them starts. Peer::Impl
-// holds one.
+// the pushes cancelled by id (Peer::cancel) so that no next try of them starts. The
+// peer's Tries (peer/peer_tries.hpp) holds one.
 #include <cstdint>
 #include <map>
 #include <memory>

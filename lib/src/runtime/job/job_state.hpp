@@ -1,6 +1,6 @@
 #pragma once
 // A job's state at this member: as a participant (Job, one Recv per message it receives)
-// and as the coordinator (Coord). Held by Peer::Impl (../peer/peer_impl.hpp).
+// and as the coordinator (Coord). Held by the peer's parts (../peer/).
 #include <algorithm>
 #include <atomic>
 #include <chrono>

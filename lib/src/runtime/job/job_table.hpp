@@ -1,6 +1,6 @@
 #pragma once
 // The jobs this member takes part in, by id (a participant's side; the coordinator's own
-// part of a job it runs is one of them). Peer::Impl holds one.
+// part of a job it runs is one of them). The peer's Participant holds one.
 #include <cstddef>
 #include <cstdint>
 #include <map>

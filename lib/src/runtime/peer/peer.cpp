@@ -1,7 +1,6 @@
-// The public Peer API: a thin assembly of the runtime's parts. Connections and frame
-// dispatch are in peer_connections.cpp, asking other members in peer_calls.cpp;
-// a job's participant side in peer_tasks.cpp and peer_arrive.cpp, its coordinator
-// side in peer_coordinate.cpp (docs/architecture.md).
+// The public Peer API over the assembly (peer_impl.hpp): start and stop, and each call
+// handed to the part that holds what it needs. Asking other members is peer_calls.cpp
+// (docs/architecture.md).
 #include "hetcast/runtime/peer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +27,6 @@ namespace hetcast {
 using namespace detail;
 
 Peer::Peer(PeerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
-    impl_->owner = this;
     auto& cfg = impl_->cfg;
     if (cfg.identity.cert_pem.empty()) throw InputError("a peer needs an identity (hetcast keys issue NAME)");
     const net::PeerIdentity me = net::describe(cfg.identity);
@@ -66,19 +64,19 @@ void Peer::start() {
         ++d.stats.connections_opened;
         d.on_open(c);
     };
-    cb.admit = [&d](const net::PeerIdentity& who) { return d.admit(who); };
-    cb.admit_inbound = [&d](const net::PeerIdentity& who) { return d.admit_inbound(who); };
+    cb.admit = [&d](const net::PeerIdentity& who) { return d.admission.admit(who); };
+    cb.admit_inbound = [&d](const net::PeerIdentity& who) { return d.admission.admit_inbound(who); };
     cb.busy = [&d](const ConnectionPtr& c) { return d.busy(c); };
     cb.log = [&d](LogLevel level, const std::string& line) { d.log(level, line); };
     d.transport = net::make_tcp_transport(tc, cb);
     d.transport->start();
     d.janitor = std::thread([&d] {
-        std::unique_lock lock(d.mu);
+        std::unique_lock lock(d.janitor_mu);
         while (!d.stopping) {
             d.janitor_cv.wait_for(lock, std::chrono::seconds(1));
             if (d.stopping) break;
             lock.unlock();
-            d.reap();
+            d.participant.reap();
             lock.lock();
         }
     });
@@ -88,18 +86,15 @@ void Peer::stop() {
     Impl& d = *impl_;
     if (!d.transport || d.stopping.exchange(true)) return;
     {
-        std::lock_guard lock(d.mu);
+        std::lock_guard lock(d.janitor_mu);
         d.janitor_cv.notify_all();
-        d.waiting_cv.notify_all();
     }
+    d.recovery.wake_all();
     if (d.janitor.joinable()) d.janitor.join();
-    const std::vector<std::shared_ptr<Job>> js = d.jobs.close();
-    for (auto& [id, k] : d.coords.all()) k->cv.notify_all();
-    {
-        std::lock_guard lock(d.mu);
-        d.inbox_cv.notify_all();
-    }
-    for (auto& j : js) d.abort_job(*j, "the peer is stopping");
+    const std::vector<std::shared_ptr<Job>> js = d.participant.jobs().close();
+    d.tries.wake_all();
+    d.inbox.wake();
+    for (auto& j : js) d.participant.abort(*j, "the peer is stopping");
     (void)d.parked.clear();  // their temporaries go
     for (auto& j : js) {
         if (j->runner.joinable()) j->runner.join();
@@ -108,85 +103,30 @@ void Peer::stop() {
     d.live.stop();
     d.quick.stop();
     d.slow.stop();
-    d.pings.clear();
-    d.calls.clear();
+    d.requests.clear();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }
 const std::string& Peer::name() const { return impl_->cfg.name; }
 
 void Peer::set_members(std::vector<Member> members) {
-    for (auto& c : impl_->directory.set(std::move(members))) c->close();
+    for (auto& c : impl_->connections.directory().set(std::move(members))) c->close();
 }
 
-std::vector<Member> Peer::members() const { return impl_->directory.list(); }
+std::vector<Member> Peer::members() const { return impl_->connections.directory().list(); }
 
 bool Peer::cancel(std::uint64_t job, const std::string& why) {
-    Impl& d = *impl_;
-    const std::vector<std::shared_ptr<Coord>> ks = d.coords.cancel(job, why);
-    if (ks.empty()) {
-        // A push waiting for busy members (peer_queue.cpp) has no try running.
-        std::lock_guard lock(d.mu);
-        const auto w = std::find_if(d.waiting.begin(), d.waiting.end(), [&](const auto& x) { return x.job == job; });
-        if (w == d.waiting.end()) return false;
-        if (w->cancelled.empty()) w->cancelled = why;
-        d.waiting_cv.notify_all();
-        return true;
-    }
-    for (auto& k : ks) {
-        std::lock_guard lock(k->mu);
-        if (k->cancelled.empty()) k->cancelled = why;
-        k->cv.notify_all();
-    }
-    return true;
+    // A push waiting for busy members (peer_queue.cpp) has no try running.
+    return impl_->tries.cancel(job, why) || impl_->recovery.cancel(job, why);
 }
 
 std::vector<JobInfo> Peer::jobs() const {
     const Impl& d = *impl_;
-    const auto ks = d.coords.all();
-    const auto js = d.jobs.all();
     const double now = now_s();
     std::vector<JobInfo> out;
-    {
-        std::lock_guard lock(d.mu);
-        for (const auto& w : d.waiting) {
-            JobInfo i;
-            i.job = w.job;
-            i.role = "coordinator";
-            i.coordinator = d.cfg.name;
-            i.algorithm = w.algorithm;
-            i.seconds = now - w.since;
-            i.owed = w.owed;
-            i.state = "queued";
-            out.push_back(std::move(i));
-        }
-    }
-    for (const auto& [id, k] : ks) {
-        std::lock_guard lock(k->mu);
-        JobInfo i;
-        i.job = k->push;
-        i.role = "coordinator";
-        i.coordinator = d.cfg.name;
-        i.algorithm = k->algorithm;
-        i.seconds = k->started > 0 ? now - k->started : 0;
-        i.bytes = std::min(k->bytes_in, k->owed);
-        i.owed = k->owed;
-        i.state = k->started > 0 ? "running" : "planned";
-        out.push_back(std::move(i));
-    }
-    for (const auto& j : js) {
-        if (j->finished || !j->coordinator) continue;  // its coordinator (this peer) lists it
-        std::lock_guard lock(j->mu);
-        JobInfo i;
-        i.job = j->plan.job;
-        i.role = "participant";
-        i.coordinator = j->plan.coordinator;
-        i.algorithm = j->plan.algorithm;
-        i.seconds = j->started > 0 ? now - j->started : now - j->planned;
-        for (const auto& [m, r] : j->recv) i.bytes += r.got;
-        i.state = j->aborted ? "ending" : (j->runner.joinable() ? "running" : "planned");
-        out.push_back(std::move(i));
-    }
+    d.recovery.info(out, now);
+    d.tries.info(out, now);
+    d.participant.info(out, now);
     return out;
 }
 
@@ -204,54 +144,48 @@ JobReport Peer::run(JobSpec spec) {
             in.pieces = d.pieces;
         }
     }
-    return impl_->run(std::move(spec));
+    return impl_->recovery.run(std::move(spec));
 }
 
 std::optional<Delivery> Peer::receive(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(impl_->mu);
-    if (!impl_->inbox_cv.wait_for(lock, timeout, [&] { return !impl_->inbox.empty() || impl_->stopping; })) {
-        return std::nullopt;
-    }
-    if (impl_->inbox.empty()) return std::nullopt;
-    Delivery d = std::move(impl_->inbox.front());
-    impl_->inbox.pop_front();
-    return d;
+    return impl_->inbox.receive(timeout, impl_->stopping);
 }
 
 void Peer::on_delivery(std::function<void(Delivery)> callback) {
-    std::lock_guard lock(impl_->mu);
-    impl_->delivery_cb = std::move(callback);
+    impl_->inbox.on_delivery(std::move(callback));
 }
 
 void Peer::on_landed(std::function<void(Landed)> callback) {
-    std::lock_guard lock(impl_->mu);
-    impl_->landed_cb = std::move(callback);
+    impl_->inbox.on_landed(std::move(callback));
 }
 
 void Peer::on_request(std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)> handler) {
-    std::lock_guard lock(impl_->mu);
-    impl_->request_handler = std::move(handler);
+    impl_->requests.set_handler(std::move(handler));
 }
 
 void Peer::offer(const std::string& key, std::shared_ptr<const net::MessageBody> body) {
-    std::lock_guard lock(impl_->mu);
-    impl_->offers[key] = std::move(body);
+    impl_->origins.offer(key, std::move(body));
 }
 
-void Peer::withdraw(const std::string& key) {
-    std::lock_guard lock(impl_->mu);
-    impl_->offers.erase(key);
+void Peer::withdraw(const std::string& key) { impl_->origins.withdraw(key); }
+
+void Peer::accept_stream(std::uint64_t stream, StreamHooks hooks) { impl_->streams.accept(stream, std::move(hooks)); }
+
+void Peer::end_stream(std::uint64_t stream) { impl_->streams.end(stream); }
+
+std::uint64_t Peer::bulk_connect(const std::string& member) { return impl_->bulk.connect(member); }
+
+Peer::Goodput Peer::goodput_from(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
+    return impl_->bulk.measure(member, seconds, warmup, max_bytes);
 }
 
-std::string Peer::Impl::admit(const net::PeerIdentity& who) const {
-    if (!revocations.revoking(who)) return {};
-    return "'" + who.name + "' was revoked (" + (who.role == net::Role::operator_ ? "by another operator" : "it left the cluster") +
-           "); its identity is no longer accepted";
+Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, double warmup, std::uint64_t max_bytes) {
+    return impl_->bulk.measure(connection, seconds, warmup, max_bytes);
 }
 
 void Peer::revoke(const std::vector<net::Revocation>& revoked) {
     Impl& d = *impl_;
-    const std::vector<net::Revocation> added = d.revocations.add(revoked);
+    const std::vector<net::Revocation> added = d.admission.revocations().add(revoked);
     if (added.empty() || !d.transport) return;
     d.transport->close_if(
         [added](const net::PeerIdentity& who) {
@@ -262,6 +196,6 @@ void Peer::revoke(const std::vector<net::Revocation>& revoked) {
 
 const net::Identity& Peer::identity() const { return impl_->cfg.identity; }
 
-std::vector<net::Revocation> Peer::revoked() const { return impl_->revocations.all(); }
+std::vector<net::Revocation> Peer::revoked() const { return impl_->admission.revocations().all(); }
 
 }  // namespace hetcast

@@ -1,5 +1,5 @@
-// Asking other members: requests and their answers (call), describes of what a member
-// holds, pings (round trips for the probe).
+// Peer's calls to other members (the answers awaited are peer_requests.cpp's), and
+// describes of what a member holds.
 #include "hetcast/runtime/peer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +22,7 @@ using namespace detail;
 Peer::Described Peer::describe(const std::string& member, const std::string& origin, std::uint64_t piece,
                                const std::string& order) {
     if (member == impl_->cfg.name) {
-        const auto body = impl_->resolve(origin);
+        const auto body = impl_->origins.resolve(origin);
         return {body->size(), body->sha256(), piece > 0 ? piece_digests(*body, piece) : std::vector<net::Digest>{},
                 mode_of(*body)};
     }
@@ -57,25 +57,22 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
     return d;
 }
 
-namespace {
-
-json await_answer(std::future<json>& answer, std::chrono::milliseconds timeout, const std::string& who,
-                  const std::function<void()>& forget) {
-    if (answer.wait_for(timeout) != std::future_status::ready) {
-        forget();
-        throw Error(who + " did not answer in " + std::to_string(timeout.count()) + " ms");
-    }
-    try {
-        return answer.get();
-    } catch (const std::future_error&) {
-        throw Error("the peer stopped before " + who + " answered");
-    }
+json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
+                   std::chrono::milliseconds timeout) {
+    return impl_->requests.call_on(c, who, request, timeout);
 }
 
-}  // namespace
+Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
+                             std::chrono::milliseconds timeout) {
+    return impl_->requests.call_all(members, request, timeout);
+}
+
+std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
+    return impl_->requests.ping(member, sizes, reps);
+}
 
 json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {
-    return call_on(impl_->conn_to(member), "'" + member + "'", request, timeout);
+    return call_on(impl_->connections.conn_to(member), "'" + member + "'", request, timeout);
 }
 
 std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_t port, const json& request,
@@ -90,91 +87,9 @@ std::pair<json, std::string> Peer::call_at(const std::string& host, std::uint16_
     return {std::move(answer), c->peer()};
 }
 
-json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
-                   std::chrono::milliseconds timeout) {
-    Impl& d = *impl_;
-    auto [seq, answer] = d.calls.open();
-    c->send(make_frame(FrameType::request, 0, seq, request.dump(-1, ' ', false, json::error_handler_t::replace)));
-    return await_answer(answer, timeout, who, [&d, seq = seq] { d.calls.forget(seq); });
-}
-
-Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
-                             std::chrono::milliseconds timeout) {
-    Impl& d = *impl_;
-    Answers out;
-    out.responses.resize(members.size());
-    out.errors.resize(members.size());
-    std::vector<ConnectionPtr> conns(members.size());
-    {
-        // Connecting can take the connect timeout for a host that is off: in parallel.
-        std::vector<std::future<void>> dials;
-        for (std::size_t i = 0; i < members.size(); ++i) {
-            conns[i] = d.directory.connection(members[i]);
-            if (conns[i]) continue;
-            dials.push_back(std::async(std::launch::async, [&, i] {
-                try {
-                    conns[i] = d.conn_to(members[i]);
-                } catch (const std::exception& e) {
-                    out.errors[i] = e.what();
-                }
-            }));
-        }
-    }
-    const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
-    std::vector<std::pair<std::uint32_t, std::future<json>>> asked(members.size());
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        if (!conns[i]) continue;
-        asked[i] = d.calls.open();
-        conns[i]->send(make_frame(FrameType::request, 0, asked[i].first, text));
-    }
-    const auto deadline = Clock::now() + timeout;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        auto& [seq, answer] = asked[i];
-        if (!answer.valid()) continue;
-        if (answer.wait_until(deadline) != std::future_status::ready) {
-            d.calls.forget(seq);
-            out.errors[i] = "'" + members[i] + "' did not answer in " + std::to_string(timeout.count()) + " ms";
-            continue;
-        }
-        try {
-            out.responses[i] = answer.get();
-        } catch (const std::future_error&) {
-            out.errors[i] = "the peer stopped before '" + members[i] + "' answered";
-        }
-    }
-    return out;
-}
-
-std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
-    Impl& d = *impl_;
-    ConnectionPtr c = d.conn_to(member);
-    std::vector<PingSample> out;
-    for (std::size_t size : sizes) {
-        for (int r = 0; r < reps; ++r) {
-            auto [seq, answer] = d.pings.open();
-            const double sent = now_s();
-            c->send(Frame{FrameHeader{FrameType::ping, 0, 0, seq, 0},
-                          std::vector<std::byte>(std::max(size, sizeof(double)))});
-            if (answer.wait_for(d.cfg.connect_timeout) != std::future_status::ready) {
-                d.pings.forget(seq);
-                throw Error("no answer from '" + member + "' to a ping of " + std::to_string(size) + " bytes");
-            }
-            std::pair<double, double> got;
-            try {
-                got = answer.get();
-            } catch (const std::future_error&) {  // stop() dropped the promise
-                throw Error("the peer stopped before '" + member + "' answered a ping");
-            }
-            const auto [peer_time, received] = got;
-            out.push_back(PingSample{static_cast<double>(size), sent, peer_time, received});
-        }
-    }
-    return out;
-}
-
 std::optional<std::string> Peer::unreachable(const std::string& member) {
     try {
-        (void)impl_->conn_to(member);
+        (void)impl_->connections.conn_to(member);
         return std::nullopt;
     } catch (const std::exception& e) {
         return e.what();

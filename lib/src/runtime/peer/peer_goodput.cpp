@@ -12,10 +12,16 @@
 #include <string>
 
 #include "hetcast/error.hpp"
-#include "peer_impl.hpp"
+#include "../job/job_state.hpp"
+#include "../wire/frames.hpp"
+#include "peer_goodput.hpp"
 
-namespace hetcast {
-using namespace detail;
+namespace hetcast::detail {
+using json = nlohmann::json;
+using net::ConnectionPtr;
+using net::Frame;
+using net::FrameHeader;
+using net::FrameType;
 
 namespace {
 
@@ -31,27 +37,26 @@ std::string seconds_text(double s) { return std::to_string(static_cast<int>(s));
 
 }  // namespace
 
-void Peer::Impl::on_bulk(const ConnectionPtr& c, const Frame& f) {
-    if (f.header.flags == net::bulk_start) return start_bulk(c, f);
-    bulk.on_data(c, f.header.flags, f.payload.size(), now_s());
+void Bulk::on_frame(const ConnectionPtr& c, const Frame& f) {
+    if (f.header.flags == net::bulk_start) return start(c, f);
+    transfers_.on_data(c, f.header.flags, f.payload.size(), now_s());
 }
 
-void Peer::Impl::start_bulk(const ConnectionPtr& c, const Frame& f) {
+void Bulk::start(const ConnectionPtr& c, const Frame& f) {
     const json p = json::parse(net::as_text(f.payload), nullptr, false);
     const double seconds = p.is_object() ? p.value("seconds", 0.0) : 0.0;
     const std::uint64_t bytes = p.is_object() ? p.value("max_bytes", std::uint64_t{0}) : 0;
-    if (!(seconds > 0 && seconds <= max_goodput_seconds) || bytes == 0) {
-        throw InputError("a bulk transfer needs 0 < seconds <= " + seconds_text(max_goodput_seconds) + " and max_bytes");
+    if (!(seconds > 0 && seconds <= Peer::max_goodput_seconds) || bytes == 0) {
+        throw InputError("a bulk transfer needs 0 < seconds <= " + seconds_text(Peer::max_goodput_seconds) + " and max_bytes");
     }
-    std::lock_guard lock(mu);
-    if (stopping) throw Error("this peer is stopping");
-    bulk.sending(c.get());
-    if (!spawn(slow, [this, c, seconds, bytes] { pump(c, seconds, std::min(bytes, bulk_max_bytes)); })) {
-        throw Error("busy: '" + cfg.name + "' has too many requests waiting");
+    if (core_.stopping) throw Error("this peer is stopping");
+    transfers_.sending(c.get());
+    if (!core_.spawn(core_.slow, [this, c, seconds, bytes] { pump(c, seconds, std::min(bytes, bulk_max_bytes)); })) {
+        throw Error("busy: '" + core_.cfg.name + "' has too many requests waiting");
     }
 }
 
-void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_bytes) {
+void Bulk::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_bytes) {
     struct Flow {
         std::mutex mu;
         std::condition_variable cv;
@@ -62,15 +67,15 @@ void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_
     // The receiver closes the connection when its window is over; this bounds one that
     // vanished without closing it.
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) +
-                       cfg.connect_timeout;
-    const auto open = [&] { return bulk.still_sending(c.get()); };
+                       core_.cfg.connect_timeout;
+    const auto open = [&] { return transfers_.still_sending(c.get()); };
     const auto wait = [&](auto pred) {
         std::unique_lock lock(flow->mu);
-        while (!pred() && !flow->broken && !stopping && Clock::now() < until) {
+        while (!pred() && !flow->broken && !core_.stopping && Clock::now() < until) {
             flow->cv.wait_for(lock, std::chrono::milliseconds(20));
             if (!open()) return false;
         }
-        return !flow->broken && !stopping && Clock::now() < until;
+        return !flow->broken && !core_.stopping && Clock::now() < until;
     };
     const std::vector<std::byte> filler(bulk_chunk);
     std::uint64_t sent = 0;
@@ -89,7 +94,7 @@ void Peer::Impl::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_
     }
     // A member that stops mid-transfer must not look like one that ran out of bytes: the
     // receiver then measures a window that was cut short. It closes, and the receiver fails.
-    if (stopping) {
+    if (core_.stopping) {
         c->close("the member is stopping");
         return;
     }
@@ -117,31 +122,29 @@ constexpr double bulk_ready_for = 60;
 
 }  // namespace
 
-std::uint64_t Peer::bulk_connect(const std::string& member) {
-    Impl& d = *impl_;
-    const auto m = d.address(member, nullptr);
+std::uint64_t Bulk::connect(const std::string& member) {
+    const auto m = members_.find(member);
     if (!m) throw Error("'" + member + "' is not a known member");
-    d.bulk.close_stale(now_s(), bulk_ready_for);
-    ConnectionPtr c = d.transport->connect(m->host, m->port, member);
+    transfers_.close_stale(now_s(), bulk_ready_for);
+    ConnectionPtr c = core_.transport->connect(m->host, m->port, member);
     if (c->peer() != member) {
         c->close();
         throw Error("the member at " + m->host + ":" + std::to_string(m->port) + " is '" + c->peer() + "', not '" +
                     member + "'");
     }
     // Known as a bulk connection from now on: its closing concerns no job.
-    return d.bulk.dialled(c, now_s());
+    return transfers_.dialled(c, now_s());
 }
 
-Peer::Goodput Peer::goodput_from(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
+Goodput Bulk::measure(const std::string& member, double seconds, double warmup, std::uint64_t max_bytes) {
     check_goodput(seconds, warmup, max_bytes);
-    return goodput_from(bulk_connect(member), seconds, warmup, max_bytes);
+    return measure(connect(member), seconds, warmup, max_bytes);
 }
 
-Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, double warmup, std::uint64_t max_bytes) {
-    Impl& d = *impl_;
+Goodput Bulk::measure(std::uint64_t connection, double seconds, double warmup, std::uint64_t max_bytes) {
     check_goodput(seconds, warmup, max_bytes);
     ConnectionPtr c;
-    std::future<Goodput> got = d.bulk.measure(connection, seconds, warmup, c);
+    std::future<Goodput> got = transfers_.measure(connection, seconds, warmup, c);
     struct Closer {
         ConnectionPtr& c;
         ~Closer() { c->close(); }
@@ -149,11 +152,11 @@ Peer::Goodput Peer::goodput_from(std::uint64_t connection, double seconds, doubl
     const json start{{"seconds", seconds}, {"max_bytes", max_bytes}};
     c->send(Frame{FrameHeader{FrameType::bulk, net::bulk_start, 0, 0, 0}, bytes_of(start.dump())});
     const auto bound = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds)) +
-                       d.cfg.connect_timeout;
+                       core_.cfg.connect_timeout;
     if (got.wait_for(bound) != std::future_status::ready) {
         throw Error("no goodput from '" + c->peer() + "' within " + std::to_string(bound.count()) + " ms");
     }
     return got.get();
 }
 
-}  // namespace hetcast
+}  // namespace hetcast::detail

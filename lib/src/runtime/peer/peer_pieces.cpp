@@ -9,10 +9,14 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/pieces.hpp"
-#include "peer_impl.hpp"
+#include "../wire/frames.hpp"
+#include "peer_pieces.hpp"
 
-namespace hetcast {
-using namespace detail;
+namespace hetcast::detail {
+using net::ConnectionPtr;
+using net::Frame;
+using net::FrameHeader;
+using net::FrameType;
 
 namespace {
 
@@ -50,20 +54,28 @@ std::vector<std::byte> read_back(const net::MessageBody& body, std::uint64_t off
 
 }  // namespace
 
-void Peer::Impl::take_pieces(Job& job, Recv& r, const ConnectionPtr& c, MessageId m, std::span<const std::byte> data) {
+Recv& expect(Job& job, const ConnectionPtr& c, MessageId m) {
+    const auto it = job.recv.find(m);
+    if (it == job.recv.end() || it->second.from != c->peer()) {
+        throw InputError("'" + c->peer() + "' sent " + message_label(m) + ", which this node does not expect from it");
+    }
+    return it->second;
+}
+
+void PieceRelay::take(Job& job, Recv& r, const ConnectionPtr& c, MessageId m, std::span<const std::byte> data) {
     if (r.sink) {
         r.sink->write(data);
     } else {
         r.buf_hash->add(data);
     }
     for (std::uint64_t k : r.pieces->add(data)) {
-        log(LogLevel::warn, "job " + std::to_string(job.plan.job) + ": piece " + std::to_string(k) + " of " + message_label(m) +
+        core_.log(LogLevel::warn, "job " + std::to_string(job.plan.job) + ": piece " + std::to_string(k) + " of " + message_label(m) +
             " from '" + c->peer() + "' failed its SHA-256; asking for it again");
-        request_piece(job, r, c, m, k);
+        ask_again(job, r, c, m, k);
     }
 }
 
-void Peer::Impl::request_piece(Job& job, Recv& r, const ConnectionPtr& c, MessageId m, std::uint64_t k) {
+void PieceRelay::ask_again(Job& job, Recv& r, const ConnectionPtr& c, MessageId m, std::uint64_t k) {
     if (++r.refetches[k] > max_refetches_per_piece) {
         r.error = "piece " + std::to_string(k) + " of " + message_label(m) + " from '" + c->peer() +
                   "' failed its SHA-256 again and again";
@@ -75,15 +87,14 @@ void Peer::Impl::request_piece(Job& job, Recv& r, const ConnectionPtr& c, Messag
     c->send(Frame{FrameHeader{FrameType::piece_request, 0, job.plan.job, m, 0}, std::move(payload)});
 }
 
-void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
+void PieceRelay::on_request(const ConnectionPtr& c, const Frame& f, const std::shared_ptr<Job>& job) {
     const MessageId m = f.header.message;
     const std::uint64_t k = get_index(f.payload);
     // What cannot be served is said to the asker, which then fails that message; the
     // connection stays (it may carry other jobs).
     const auto refuse = [&](const std::string& why) {
-        c->send(make_frame(FrameType::job_cancel, f.header.job, m, "'" + cfg.name + "' cannot send piece " + std::to_string(k) + " again: " + why));
+        c->send(make_frame(FrameType::job_cancel, f.header.job, m, "'" + core_.cfg.name + "' cannot send piece " + std::to_string(k) + " again: " + why));
     };
-    auto job = find_job(f.header.job);
     if (!job) return refuse("the job is over here");
     std::shared_ptr<const net::MessageBody> body;
     {
@@ -97,7 +108,7 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
     const std::uint64_t size = job->plan.messages.at(m).size, piece = job->plan.piece;
     if (!body || k >= piece_count(size, piece)) return refuse("no such piece here");
     // Reading back may take a while (a piece deep in a large file): not on the I/O thread.
-    const bool queued = spawn(slow, [this, c, job, body, m, k, piece, size] {
+    const bool queued = core_.spawn(core_.slow, [this, c, job, body, m, k, piece, size] {
                            try {
                                const auto n = static_cast<std::size_t>(std::min(size, (k + 1) * piece) - k * piece);
                                std::vector<std::byte> payload;
@@ -107,14 +118,13 @@ void Peer::Impl::on_piece_request(const ConnectionPtr& c, const Frame& f) {
                                payload.insert(payload.end(), bytes.begin(), bytes.end());
                                c->send(Frame{FrameHeader{FrameType::piece_data, 0, job->plan.job, m, 0}, std::move(payload)});
                            } catch (const std::exception& e) {
-                               log(LogLevel::warn, "cannot send piece " + std::to_string(k) + " of " + message_label(m) + " again: " + e.what());
+                               core_.log(LogLevel::warn, "cannot send piece " + std::to_string(k) + " of " + message_label(m) + " again: " + e.what());
                            }
                        });
     if (!queued) refuse("busy");
 }
 
-void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
-    auto job = find_job(f.header.job);
+void PieceRelay::on_data(const ConnectionPtr& c, const Frame& f, const std::shared_ptr<Job>& job) {
     if (!job) return c->abort("job " + std::to_string(f.header.job) + " is over here");  // as in on_data
     const std::uint64_t k = get_index(f.payload);
     std::vector<std::byte> payload = f.payload;
@@ -122,11 +132,11 @@ void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
     std::lock_guard lock(job->mu);
     Recv& r = expect(*job, c, f.header.message);
     if (!r.pieces || !r.error.empty() || r.done || job->aborted) return;
-    if (cfg.tamper) cfg.tamper(job->plan.job, f.header.message, k * job->plan.piece, bytes);
+    if (core_.cfg.tamper) core_.cfg.tamper(job->plan.job, f.header.message, k * job->plan.piece, bytes);
     if (!r.pieces->matches(k, bytes)) {
-        log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": piece " + std::to_string(k) + " of " +
+        core_.log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": piece " + std::to_string(k) + " of " +
             message_label(f.header.message) + " came again from '" + c->peer() + "' and failed its SHA-256 again");
-        request_piece(*job, r, c, f.header.message, k);
+        ask_again(*job, r, c, f.header.message, k);
         job->cv.notify_all();
         return;
     }
@@ -140,7 +150,7 @@ void Peer::Impl::on_piece_data(const ConnectionPtr& c, const Frame& f) {
     job->cv.notify_all();
 }
 
-void Peer::Impl::wait_first_piece(Job& job, MessageId m) {
+void PieceRelay::wait_first(Job& job, MessageId m) {
     std::unique_lock lock(job.mu);
     Recv& r = job.recv.at(m);
     const std::uint64_t first = std::min(job.plan.piece, job.plan.messages.at(m).size);
@@ -150,7 +160,7 @@ void Peer::Impl::wait_first_piece(Job& job, MessageId m) {
         job.cv.wait_for(lock, std::chrono::milliseconds(200));
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
-        } else if (const auto stall = receive_stall(job.plan, cfg.stall_timeout);
+        } else if (const auto stall = receive_stall(job.plan, core_.cfg.stall_timeout);
                    Clock::now() - std::max(last.second, job.heard_from(r.from)) > stall &&
                    (r.got > 0 || Clock::now() - started > 2 * stall)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " bytes";
@@ -160,4 +170,4 @@ void Peer::Impl::wait_first_piece(Job& job, MessageId m) {
     if (!r.error.empty()) throw Error(r.error);
 }
 
-}  // namespace hetcast
+}  // namespace hetcast::detail

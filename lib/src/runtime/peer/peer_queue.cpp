@@ -10,12 +10,11 @@
 #include <set>
 #include <string>
 
-#include "peer_impl.hpp"
+#include "peer_recover.hpp"
 
-namespace hetcast {
-using namespace detail;
+namespace hetcast::detail {
 
-JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point deadline, Try& result, JobReport report) {
+JobReport Recovery::wait_for_members(const JobSpec& spec, Clock::time_point deadline, Try& result, JobReport report) {
     // Whether a try failed to start only because members were busy.
     const auto only_busy = [](const Try& t) {
         return t.not_started && !t.failed.empty() && std::all_of(t.failed.begin(), t.failed.end(), [](const auto& kv) {
@@ -27,18 +26,18 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
     std::uint64_t owed = 0;
     for (const Message& m : spec.schedule.messages) owed += static_cast<std::uint64_t>(m.size) * m.dests.size();
     {
-        std::lock_guard lock(mu);
-        if (waiting.size() >= max_waiting) {
+        std::lock_guard lock(mu_);
+        if (waiting_.size() >= max_waiting) {
             for (Outcome& o : report.outcomes) {
-                if (!o.ok) o.error += " (and " + std::to_string(waiting.size()) + " pushes wait at this coordinator already)";
+                if (!o.ok) o.error += " (and " + std::to_string(waiting_.size()) + " pushes wait at this coordinator already)";
             }
             return report;
         }
-        waiting.push_back({id, spec.schedule.algorithm, now_s(), owed, {}});
+        waiting_.push_back({id, spec.schedule.algorithm, now_s(), owed, {}});
     }
     std::string busy;
     for (const auto& [who, why] : result.failed) busy += (busy.empty() ? "" : ", ") + who;
-    log(LogLevel::info, "job " + std::to_string(id) + ": waits for busy members (" + busy + ")");
+    core_.log(LogLevel::info, "job " + std::to_string(id) + ": waits for busy members (" + busy + ")");
     if (spec.progress) {
         JobProgress p;
         p.owed = owed;
@@ -46,10 +45,10 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
         spec.progress(p);
     }
     const auto leave = [&] {
-        std::lock_guard lock(mu);
-        waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [&](const Waiting& w) { return w.job == id; }),
-                      waiting.end());
-        waiting_cv.notify_all();
+        std::lock_guard lock(mu_);
+        waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [&](const Waiting& w) { return w.job == id; }),
+                      waiting_.end());
+        cv_.notify_all();
     };
     std::mt19937_64 jitter(id);
     // Coordinators polling the same members spread their tries: the first to see room
@@ -64,20 +63,20 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
         std::string stop;
         bool turn = false;
         {
-            std::unique_lock lock(mu);
+            std::unique_lock lock(mu_);
             const auto until = std::min(deadline, Clock::now() + backoff);
             const auto mine = [&] {
-                return std::find_if(waiting.begin(), waiting.end(), [&](const Waiting& w) { return w.job == id; });
+                return std::find_if(waiting_.begin(), waiting_.end(), [&](const Waiting& w) { return w.job == id; });
             };
-            waiting_cv.wait_until(lock, until, [&] { return stopping.load() || !mine()->cancelled.empty(); });
-            if (stopping) {
+            cv_.wait_until(lock, until, [&] { return core_.stopping.load() || !mine()->cancelled.empty(); });
+            if (core_.stopping) {
                 stop = "the coordinator is stopping";
-            } else if (!mine()->cancelled.empty() || coords.cancelled(id)) {
+            } else if (!mine()->cancelled.empty() || tries_.cancelled(id)) {
                 stop = "cancelled: " + (mine()->cancelled.empty() ? std::string("by the coordinator") : mine()->cancelled);
             } else if (Clock::now() >= deadline) {
                 stop = "timed out while waiting for busy members";
             }
-            turn = !waiting.empty() && waiting.front().job == id;
+            turn = !waiting_.empty() && waiting_.front().job == id;
         }
         if (!stop.empty()) {
             leave();
@@ -91,7 +90,7 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
         backoff = poll();
         if (!room(members)) continue;
         Try next;
-        JobReport r = run_try(spec, id, deadline, next);
+        JobReport r = coordinator_.run_try(spec, id, deadline, next);
         if (!only_busy(next)) {
             leave();
             result = std::move(next);
@@ -101,84 +100,33 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
     }
 }
 
-json Peer::Impl::flows_answer() {
-    json out = json::array();
-    std::size_t running = 0;
-    for (const auto& j : jobs.all()) {
-        std::lock_guard lock(j->mu);
-        // What make_job counts once it has reaped (never on this I/O thread: reaping joins).
-        if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
-        // A job set up but not started may be a try that another member refuses.
-        if (j->finished || j->aborted || j->started == 0) continue;
-        for (const auto& [m, r] : j->recv) {
-            if (r.done || !r.error.empty() || m >= j->plan.messages.size()) continue;
-            const std::uint64_t size = j->plan.messages[m].size;
-            if (r.got >= size) continue;
-            out.push_back({{"job", std::to_string(j->plan.job)},
-                           {"from", r.from},
-                           {"to", cfg.name},
-                           {"left", size - r.got},
-                           {"rate", j->plan.bwlimit}});
-        }
-    }
-    return {{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
-}
-
-std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members) {
-    std::vector<std::string> others;
-    std::vector<json> out;
-    for (const std::string& p : members) {
-        if (p == cfg.name) {
-            out.push_back(flows_answer());
-        } else {
-            others.push_back(p);
-        }
-    }
-    if (others.empty() || !owner) return out;
-    // Not worth a stall: a member slow to answer counts as running nothing.
-    const auto patience = std::min<std::chrono::milliseconds>(cfg.connect_timeout, std::chrono::seconds(1));
-    const Peer::Answers a = owner->call_all(others, {{"cmd", "flows"}}, patience);
-    for (const json& r : a.responses) {
-        if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
-    }
-    return out;
-}
-
-bool Peer::Impl::room(const std::vector<std::string>& members) {
-    for (const json& a : ask_flows(members)) {
-        try {
-            const auto most = a.at("max_jobs").get<std::uint64_t>();
-            if (most > 0 && a.at("running").get<std::uint64_t>() >= most) return false;
-        } catch (const json::exception&) {
-            // An older member: the try finds out.
-        }
-    }
+bool Recovery::cancel(std::uint64_t push, const std::string& why) {
+    std::lock_guard lock(mu_);
+    const auto w = std::find_if(waiting_.begin(), waiting_.end(), [&](const auto& x) { return x.job == push; });
+    if (w == waiting_.end()) return false;
+    if (w->cancelled.empty()) w->cancelled = why;
+    cv_.notify_all();
     return true;
 }
 
-Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants) {
-    std::vector<json> lists;
-    for (json& a : ask_flows(participants)) lists.push_back(std::move(a["flows"]));
-    // Each receiver names only its own receives: nothing is counted twice.
-    Beside out;
-    std::set<std::string> jobs_seen;
-    for (const json& list : lists) {
-        for (const json& f : list) {
-            try {
-                const auto from = net.find(f.at("from").get<std::string>()), to = net.find(f.at("to").get<std::string>());
-                const auto left = f.at("left").get<std::uint64_t>();
-                const auto rate = f.value("rate", std::uint64_t{0});
-                const auto job = f.at("job").get<std::string>();
-                if (!from || !to || *from == *to || left == 0) continue;
-                out.flows.push_back({*from, *to, static_cast<double>(left), static_cast<double>(rate)});
-                jobs_seen.insert(job);
-            } catch (const json::exception&) {
-                // Not a flow as flows_answer() writes it: nothing to share capacity with.
-            }
-        }
+void Recovery::info(std::vector<JobInfo>& out, double now) const {
+    std::lock_guard lock(mu_);
+    for (const auto& w : waiting_) {
+        JobInfo i;
+        i.job = w.job;
+        i.role = "coordinator";
+        i.coordinator = core_.cfg.name;
+        i.algorithm = w.algorithm;
+        i.seconds = now - w.since;
+        i.owed = w.owed;
+        i.state = "queued";
+        out.push_back(std::move(i));
     }
-    out.jobs = jobs_seen.size();
-    return out;
 }
 
-}  // namespace hetcast
+void Recovery::wake_all() {
+    std::lock_guard lock(mu_);
+    cv_.notify_all();
+}
+
+}  // namespace hetcast::detail

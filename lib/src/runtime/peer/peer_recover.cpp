@@ -9,18 +9,17 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "peer_impl.hpp"
+#include "peer_recover.hpp"
 
-namespace hetcast {
-using namespace detail;
+namespace hetcast::detail {
 
-JobReport Peer::Impl::run(JobSpec spec) {
+JobReport Recovery::run(JobSpec spec) {
     if (!spec.network) throw InputError("a job needs the network it was planned on");
     const Network& net = *spec.network;
     const auto deadline = spec.timeout > std::chrono::milliseconds::zero() ? Clock::now() + spec.timeout
                                                                            : Clock::time_point::max();
     Try result;
-    JobReport report = wait_for_members(spec, deadline, result, run_try(spec, 0, deadline, result));
+    JobReport report = wait_for_members(spec, deadline, result, coordinator_.run_try(spec, 0, deadline, result));
     const double first_start = result.started;
     std::map<std::string, std::string> failed = result.failed;
     const auto missing = [&] {
@@ -37,7 +36,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
         if (result.final || !spec.replan || !source_alive()) break;
         const auto dests = missing();
         if (dests.empty()) break;
-        if (stopping || coords.cancelled(report.job)) break;
+        if (core_.stopping || tries_.cancelled(report.job)) break;
         JobSpec again = spec;
         try {
             std::vector<NodeId> avoid;  // failed members relay nothing in the next try
@@ -46,7 +45,7 @@ JobReport Peer::Impl::run(JobSpec spec) {
             }
             again.schedule = spec.replan(dests, avoid);
         } catch (const std::exception& e) {
-            log(LogLevel::warn, "job " + std::to_string(report.job) + ": cannot plan the re-serving: " + e.what());
+            core_.log(LogLevel::warn, "job " + std::to_string(report.job) + ": cannot plan the re-serving: " + e.what());
             break;
         }
         if (again.schedule.relay == Relay::cut_through && spec.schedule.relay == Relay::cut_through) {
@@ -54,10 +53,10 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
         std::string names;
         for (NodeId d : dests) names += (names.empty() ? "" : ", ") + net.name(d);
-        log(LogLevel::info, "job " + std::to_string(report.job) + ": re-serving " + names + " (try " + std::to_string(attempt) + ", " +
+        core_.log(LogLevel::info, "job " + std::to_string(report.job) + ": re-serving " + names + " (try " + std::to_string(attempt) + ", " +
             again.schedule.algorithm + ")");
         Try next;
-        const JobReport r = run_try(again, report.job, deadline, next);
+        const JobReport r = coordinator_.run_try(again, report.job, deadline, next);
         // Times of this try count from the first try's start.
         const double elapsed_before = next.started - first_start;
         for (const auto& [who, why] : next.failed) failed.emplace(who, why);
@@ -84,8 +83,8 @@ JobReport Peer::Impl::run(JobSpec spec) {
         }
     }
     for (const auto& [who, why] : failed) report.failed_members.push_back({who, why});
-    coords.forget_cancel(report.job);
+    tries_.forget_cancel(report.job);
     return report;
 }
 
-}  // namespace hetcast
+}  // namespace hetcast::detail

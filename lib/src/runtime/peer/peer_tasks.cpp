@@ -1,5 +1,8 @@
-// A participant's task list (sends, receives, deliveries), run on the job's own thread;
-// reaping jobs that ended. Taking the plan and receiving data: peer_arrive.cpp.
+// A participant's task list (sends, receives, deliveries, bundles landing as trees), run
+// on the job's own thread, and the events it reports. Taking the plan: peer_setup.cpp;
+// receiving data: peer_arrivals.cpp.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -20,14 +23,15 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/tree.hpp"
-#include "peer_impl.hpp"
+#include "../transfer/pacing.hpp"
+#include "../wire/frames.hpp"
+#include "peer_tasks.hpp"
 
-namespace hetcast {
-namespace fs = std::filesystem;
-using namespace detail;
+namespace hetcast::detail {
+using net::ConnectionPtr;
+using net::FrameType;
 
-// --- a participant's task list ------------------------------------------------------
-std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageId m) {
+std::shared_ptr<const net::MessageBody> TaskRunner::wait_recv(Job& job, MessageId m) {
     std::unique_lock lock(job.mu);
     Recv& r = job.recv.at(m);
     const JobMessage& msg = job.plan.messages.at(m);
@@ -39,7 +43,7 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
         if (r.got != last.first) {
             last = {r.got, Clock::now()};
         } else if (r.got > 0 &&
-                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > receive_stall(job.plan, cfg.stall_timeout)) {
+                   Clock::now() - std::max(last.second, job.heard_from(r.from)) > receive_stall(job.plan, core_.cfg.stall_timeout)) {
             r.error = message_label(m) + " from '" + r.from + "' stalled at " + std::to_string(r.got) + " of " +
                       std::to_string(msg.size) + " bytes";
         }
@@ -79,24 +83,13 @@ std::shared_ptr<const net::MessageBody> Peer::Impl::wait_recv(Job& job, MessageI
     return body;
 }
 
-void Peer::Impl::deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body) {
+void TaskRunner::deliver(const Job& job, MessageId m, const std::shared_ptr<const net::MessageBody>& body) {
     const auto* buffer = dynamic_cast<const BufferBody*>(body.get());
     if (!buffer) return;
-    Delivery d{job.plan.messages[m].source, job.plan.job, m, buffer->bytes()};
-    std::function<void(Delivery)> cb;
-    {
-        std::lock_guard lock(mu);
-        cb = delivery_cb;
-        if (!cb) {
-            inbox.push_back(std::move(d));
-            inbox_cv.notify_all();
-            return;
-        }
-    }
-    cb(std::move(d));
+    inbox_.deliver(Delivery{job.plan.messages[m].source, job.plan.job, m, buffer->bytes()});
 }
 
-void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
+void TaskRunner::run(const std::shared_ptr<Job>& job) {
     const JobPlan& plan = job->plan;
     std::size_t i = 0;
     std::string failure;
@@ -106,7 +99,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     std::vector<MessageId> pending;  ///< cut-through messages whose sends started
     const auto take_whole = [&](MessageId m) {
         auto body = wait_recv(*job, m);
-        emulate_recv(static_cast<double>(plan.messages[m].size));
+        emulation_.recv(static_cast<double>(plan.messages[m].size));
         Recv& r = job->recv.at(m);
         {
             JobEvent hop{JobEvent::Kind::hop, r.last, m, plan.messages[m].size - r.resumed, {}};  // what this try carried
@@ -126,15 +119,10 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                     land_bundle(*job, m, *sink);
                 }
                 const JobMessage& lm = job->plan.messages[m];
-                log(LogLevel::info, "job " + std::to_string(job->plan.job) + ": landed " + (cfg.dest_root / lm.name).string() +
+                core_.log(LogLevel::info, "job " + std::to_string(job->plan.job) + ": landed " + (core_.cfg.dest_root / lm.name).string() +
                     (lm.tree.empty() ? "" : " (" + std::to_string(lm.tree.size()) + " entries)") + ", " +
                     std::to_string(lm.size) + " bytes, sha256 " + net::to_hex(lm.sha) + ", from '" + lm.source + "'");
-                std::function<void(Landed)> cb;
-                {
-                    std::lock_guard lock(mu);
-                    cb = landed_cb;
-                }
-                if (cb) cb(Landed{lm.source, job->plan.job, m, cfg.dest_root / lm.name, lm.size, lm.tree.size()});
+                inbox_.landed(Landed{lm.source, job->plan.job, m, core_.cfg.dest_root / lm.name, lm.size, lm.tree.size()});
                 emit(*job, JobEvent{JobEvent::Kind::delivered, now_s(), m, 0, {}});
             }));
         } else if (r.keep) {
@@ -161,10 +149,10 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                         body = suffix_of(std::move(body), it->second);
                     }
                 }
-                body = counted(std::move(body), stats, msg.source != cfg.name);
+                body = counted(std::move(body), core_.stats, msg.source != core_.cfg.name);
                 if (job->pace) body = detail::paced(std::move(body), job->pace);
-                emulate_send(t.peer, static_cast<double>(msg.size));
-                ConnectionPtr c = lane_to(*job, t.peer);
+                emulation_.send(t.peer, static_cast<double>(msg.size));
+                ConnectionPtr c = connections_.lane_to(*job, t.peer);
                 {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;
@@ -176,7 +164,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                                    std::lock_guard lock(job->mu);
                                    --job->outstanding;
                                    if (ec && !job->aborted) {
-                                       log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
+                                       core_.log(LogLevel::warn, "job " + std::to_string(job->plan.job) + ": sending " + message_label(m) +
                                            " to '" + peer + "' failed: " + ec.message());
                                    }
                                    job->cv.notify_all();
@@ -184,7 +172,7 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
             } else if (plan.relay == Relay::cut_through) {
                 // Sends of this message start once its first piece is in; the message is
                 // taken whole (verified, landed) after the task list.
-                wait_first_piece(*job, t.message);
+                pieces_.wait_first(*job, t.message);
                 std::lock_guard lock(job->mu);
                 Recv& r = job->recv.at(t.message);
                 job->held[t.message] = r.pieces->body(msg.sha);
@@ -213,18 +201,18 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
             const JobTask& t = plan.tasks[k];
             if (t.op != Op::send) continue;
             try {
-                conn_to(t.peer, &plan.participants)
+                connections_.conn_to(t.peer, &plan.participants)
                     ->send(make_frame(FrameType::job_cancel, plan.job, t.message,
-                                      "'" + cfg.name + "' failed: " + failure));
+                                      "'" + core_.cfg.name + "' failed: " + failure));
             } catch (const std::exception&) {
                 // That peer is unreachable too; its own connection loss tells it.
             }
         }
-        log(LogLevel::warn, "job " + std::to_string(plan.job) + " failed here: " + failure);
+        core_.log(LogLevel::warn, "job " + std::to_string(plan.job) + " failed here: " + failure);
     }
     {
         std::lock_guard lock(job->mu);
-        end_lanes(*job, !failure.empty(), failure);
+        connections_.end_lanes(*job, !failure.empty(), failure);
         // A cut-through child may still ask for a piece again after every byte went out:
         // what was sent stays readable until the job is reaped.
         if (plan.relay != Relay::cut_through || !failure.empty()) job->held.clear();
@@ -238,9 +226,9 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
                 const std::uint64_t v = r.pieces->verified();
                 if (v > 0 && v < msg.size && v % plan.piece == 0) {
                     const std::string key = r.sink->final_path().string();
-                    parked.park(key, Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job,
+                    parked_.park(key, Parked{std::move(r.sink), v, msg.sha, msg.size, plan.piece, now_s(), plan.job,
                                             plan.coordinator, job->coordinator.get()});
-                    log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
+                    core_.log(LogLevel::info, "job " + std::to_string(plan.job) + ": keeping " + std::to_string(v) + " verified bytes of " +
                         key + " for the next try");
                 }
             }
@@ -255,38 +243,25 @@ void Peer::Impl::run_tasks(const std::shared_ptr<Job>& job) {
     job->finished = true;
 }
 
-void Peer::Impl::reap() {
-    const double now = now_s();
-    // A job that never starts (its coordinator gone or cancelled before the start) is
-    // dropped with its temporary files once its start is overdue.
-    const double overdue = 2 * std::chrono::duration<double>(cfg.connect_timeout).count() +
-                           std::chrono::duration<double>(cfg.stall_timeout).count();
-    const std::vector<std::shared_ptr<Job>> all = jobs.all();
-    (void)parked.expire(now);  // their temporaries go
-    std::vector<std::shared_ptr<Job>> done;
-    for (const auto& j : all) {
-        std::lock_guard jl(j->mu);  // never under mu: a job's lock may be held while taking mu
-        if (!j->finished && !j->runner.joinable() && (j->aborted || now - j->planned > overdue)) {
-            j->finished = true;
-            if (!j->aborted) log(LogLevel::warn, "job " + std::to_string(j->plan.job) + " never started; dropped");
-        }
-        if (j->finished) done.push_back(j);
+void TaskRunner::land_bundle(const Job& job, MessageId m, const FileSink& bundle) const {
+    const JobMessage& msg = job.plan.messages[m];
+    const bool root = ::geteuid() == 0;
+    // As rsync: only root can give files away; others keep their own and say so.
+    if (msg.owner && !root) {
+        core_.log(LogLevel::warn,
+            "job " + std::to_string(job.plan.job) + ": owners not applied ('" + core_.cfg.name + "' does not run as root)");
     }
-    for (const auto& j : done) jobs.remove(j);
-    for (auto& j : done) {
-        if (j->runner.joinable()) j->runner.join();
+    const auto failed = land_tree(core_.cfg.dest_root, msg.name, msg.tree, *bundle.descriptor(),
+                                  LandOptions{msg.preserve, core_.cfg.umask, msg.owner && root});
+    if (!failed.empty()) throw Error(land_failures_text(failed, msg.tree.size()));
+}
+
+void TaskRunner::emit(Job& job, const JobEvent& e) {
+    if (job.coordinator) {
+        job.coordinator->send(json_frame(FrameType::job_report, job.plan.job, 0, to_json(e)));
+    } else {
+        local_(job.plan.job, core_.cfg.name, e);
     }
 }
 
-void Peer::Impl::abort_job(Job& job, const std::string& why) {
-    std::lock_guard lock(job.mu);
-    job.aborted = true;
-    job.abort_reason = why;
-    end_lanes(job, true, why);
-    for (auto& [m, r] : job.recv) {
-        if (r.pieces) r.pieces->fail(why);
-    }
-    job.cv.notify_all();
-}
-
-}  // namespace hetcast
+}  // namespace hetcast::detail

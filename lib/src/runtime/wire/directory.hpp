@@ -1,6 +1,6 @@
 #pragma once
 // The members this peer knows (name, host, port) and the control connection kept with
-// each: what a request, a ping or a job's plan goes out on. Peer::Impl holds one.
+// each: what a request, a ping or a job's plan goes out on. The peer's Connections holds one.
 #include <map>
 #include <memory>
 #include <mutex>

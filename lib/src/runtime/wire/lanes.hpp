@@ -1,7 +1,7 @@
 #pragma once
 // Which connections are data lanes (docs/protocol.md), of which job, and whether this
 // member receives on them: a lane that closes concerns its job only, and a control
-// connection that closes concerns every job it coordinates. Peer::Impl holds one.
+// connection that closes concerns every job it coordinates. The peer's Connections holds one.
 #include <cstddef>
 #include <cstdint>
 #include <map>

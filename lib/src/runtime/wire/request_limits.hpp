@@ -1,6 +1,6 @@
 #pragma once
 // Requests per peer (config key requests_per_peer): how many each peer has running here,
-// and on which connection. Peer::Impl holds one; the idle check asks it.
+// and on which connection. The peer's Admission holds one; the idle check asks it.
 #include <cstddef>
 #include <map>
 #include <memory>

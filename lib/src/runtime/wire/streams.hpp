@@ -1,7 +1,7 @@
 #pragma once
 // Streams that are no job (an operator's upload: runtime/upload.hpp): data frames whose
 // job id is a stream the service accepted go to that stream's hooks, not to a job.
-// Peer::Impl holds one StreamTable.
+// The peer's assembly (Peer::Impl) holds one StreamTable.
 #include <cstdint>
 #include <map>
 #include <memory>

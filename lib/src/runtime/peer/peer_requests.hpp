@@ -1,0 +1,73 @@
+#pragma once
+// Requests between members, both ways: answering those that come (on worker pools, at most
+// requests_per_peer each peer; pings at once on the I/O thread), and asking other members
+// (calls, pings) with the answers awaited by sequence number (wire/pending.hpp).
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetcast/net/transport.hpp"
+#include "hetcast/runtime/measure.hpp"
+#include "hetcast/runtime/peer.hpp"
+#include "../wire/pending.hpp"
+#include "peer_admission.hpp"
+#include "peer_connections.hpp"
+#include "peer_core.hpp"
+#include "peer_origins.hpp"
+
+namespace hetcast::detail {
+
+class Requests {
+public:
+    using Handler = std::function<void(const net::PeerIdentity&, const nlohmann::json&, Peer::Responder)>;
+    /// The parts outlive this (Peer::Impl holds them all). `flows` answers {"cmd": "flows"}
+    /// on the I/O thread (docs/protocol.md, "Running jobs' flows").
+    Requests(PeerCore& core, Connections& connections, Admission& admission, Origins& origins,
+             std::function<nlohmann::json()> flows)
+        : core_(core), connections_(connections), admission_(admission), origins_(origins), flows_(std::move(flows)) {}
+
+    /// What answers requests other than describe and flows (Peer::on_request).
+    void set_handler(Handler handler);
+    void on_request(const net::ConnectionPtr& c, const net::Frame& f);
+    static void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
+    void on_pong(const net::Frame& f);
+    void on_response(const net::Frame& f);
+
+    /// Peer::call_on, call_all and ping (runtime/peer.hpp).
+    nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
+                           std::chrono::milliseconds timeout);
+    Peer::Answers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
+                           std::chrono::milliseconds timeout);
+    std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps);
+    /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
+    /// for all; a member that does not answer in time, or not as Participant::flows_answer
+    /// does, has no entry.
+    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members);
+    /// Whether a call or a ping waits for its answer.
+    bool waiting() const { return !calls_.empty() || !pings_.empty(); }
+    /// The peer stops: every answer still awaited fails.
+    void clear() {
+        pings_.clear();
+        calls_.clear();
+    }
+
+private:
+    PeerCore& core_;
+    Connections& connections_;
+    Admission& admission_;
+    Origins& origins_;
+    std::function<nlohmann::json()> flows_;
+    std::mutex mu_;
+    Handler handler_;
+    /// Pings waiting for their pong: (the peer's clock, when the pong came).
+    Pending<std::pair<double, double>> pings_;
+    /// Requests waiting for their response.
+    Pending<nlohmann::json> calls_;
+};
+
+}  // namespace hetcast::detail
