@@ -72,3 +72,41 @@ TEST_CASE("probe: netlab's random --seed 12 (a 115 Mbit/s uplink in front of 265
     }
     CHECK(right >= 5);
 }
+
+namespace {
+
+/// Of 10 probes (FIFO switch ports and uplinks) of one LAN, how many find `want` exactly.
+int right_of_10(const std::vector<std::vector<std::pair<double, double>>>& hosts, const std::vector<double>& uplink,
+                const std::set<std::set<NodeId>>& want) {
+    int right = 0;
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+        std::mt19937_64 rng(seed);
+        const Truth t = make_truth(rng, hosts, uplink);
+        const ProbeResult r = probe_fifo(t, seed, false);
+        const bool same = as_sets(r.subnets) == want;
+        if (!same) MESSAGE("seed " << seed << "\n" << describe(t, r));
+        right += same ? 1 : 0;
+    }
+    return right;
+}
+
+std::pair<double, double> nic(double r) { return {r * mbit, r * mbit}; }
+
+}  // namespace
+
+TEST_CASE("probe: netlab's random --seed 7 (a slow host of one subnet as slow as another subnet's hosts)") {
+    // a: 430, 115, 55 behind 105; b: two of 50 behind 75; c: a slow sender (25 out, 300 in)
+    // and 300 behind 25.
+    const int right = right_of_10({{nic(430), nic(115), nic(55)}, {nic(50), nic(50)}, {{25 * mbit, 300 * mbit}, nic(300)}},
+                                  {105 * mbit, 75 * mbit, 25 * mbit}, {{0, 1, 2}, {3, 4}, {5, 6}});
+    CHECK(right >= 8);
+}
+
+TEST_CASE("probe: netlab's random --seed 13 (one host of 35 Mbit/s behind a 30 Mbit/s uplink)") {
+    // a: five of 170 (one sends at 50) behind 45; b: one of 35 behind 30; c: six of 170 (one
+    // sends at 11) behind 50.
+    const std::pair<double, double> a2{50 * mbit, 170 * mbit}, c2{11 * mbit, 170 * mbit};
+    const int right = right_of_10({{nic(170), a2, nic(170), nic(170), nic(170)}, {nic(35)}, {nic(170), c2, nic(170), nic(170), nic(170), nic(170)}},
+                                  {45 * mbit, 30 * mbit, 50 * mbit}, {{0, 1, 2, 3, 4}, {5}, {6, 7, 8, 9, 10, 11}});
+    CHECK(right >= 8);
+}

@@ -85,6 +85,7 @@ private:
     [[nodiscard]] bool closer(NodeId h, const Subnets& core, std::size_t a, std::size_t b) const;
     [[nodiscard]] std::vector<std::size_t> contradictions(NodeId h, const Subnets& core) const;
     [[nodiscard]] std::vector<Hidden> find_hidden(const Subnets& found);
+    [[nodiscard]] std::vector<NodeId> beside_uplink(const std::vector<NodeId>& cls, const std::vector<NodeId>& group);
     void split_hidden(Subnets& found, std::vector<char>& informative);
     void estimate_unmeasured(const std::vector<std::size_t>& sub, const std::vector<double>& uplink);
     void finish(Subnets& found);
