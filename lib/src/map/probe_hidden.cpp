@@ -178,7 +178,7 @@ std::vector<NodeId> Prober::beside_uplink(const std::vector<NodeId>& cls, const 
         sets.push_back(all);
         sets.back().erase(sets.back().begin() + static_cast<std::ptrdiff_t>(k));
     }
-    const auto got = passes(sets, "hidden members", 1, 2);
+    const auto got = passes(sets, "hidden", 1, 2);
     const auto sum = [&](std::size_t s) {
         double best = 0;
         for (const auto& pass : got[s]) {
