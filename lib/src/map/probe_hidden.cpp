@@ -150,10 +150,12 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
 // class (a 55 Mbit/s host of a beside two of b's 50 Mbit/s). Per class of three or more
 // behind an uplink: the class sends out with all its hosts, and without each in turn. A host
 // behind the uplink takes a share of what the others already fill; one beside it adds what
-// it sends alone. Only where the others fill something without it (their sum held by half
-// the tolerance), or its flow would add to a link with room. Two passes, the larger sum of
-// each counting (a pass that load elsewhere slowed must not move a host). 2 (m + 1)
-// measurements for a class of m: classes of more than six are left as they are.
+// it sends alone. Only where the others fill something without it (their sum held back by
+// half the tolerance): else its flow adds to a link with room wherever it is. The larger
+// sum of two passes with all counts; a host that seems beside the uplink is measured
+// without once more (a pass that load elsewhere slowed must not move a host): m + 2
+// measurements for a class of m, one more per host that seems beside; classes of more than
+// six are left as they are.
 std::vector<NodeId> Prober::beside_uplink(const std::vector<NodeId>& cls, const std::vector<NodeId>& group) {
     std::vector<NodeId> receivers;
     for (NodeId h : group) {
@@ -173,33 +175,31 @@ std::vector<NodeId> Prober::beside_uplink(const std::vector<NodeId>& cls, const 
     for (NodeId j : receivers) {
         if (taken[j] > in_[j]) return {};
     }
-    std::vector<std::vector<FlowPair>> sets{all};
-    for (std::size_t k = 0; k < cls.size(); ++k) {
-        sets.push_back(all);
-        sets.back().erase(sets.back().begin() + static_cast<std::ptrdiff_t>(k));
-    }
-    const auto got = passes(sets, "hidden", 1, 2);
-    const auto sum = [&](std::size_t s) {
-        double best = 0;
-        for (const auto& pass : got[s]) {
-            double t = 0;
-            for (double r : pass) t += rated(r) ? r : 0;
-            best = std::max(best, t);
-        }
-        return best;
+    const auto sum = [](const std::vector<double>& pass) {
+        double t = 0;
+        for (double r : pass) t += rated(r) ? r : 0;
+        return t;
     };
-    const double with = sum(0), held = 1 + opt_.tolerance / 2;
+    double with = 0;
+    const auto got = passes({all}, "hidden", 1, 2);
+    for (const auto& pass : got[0]) with = std::max(with, sum(pass));
+    const double held = 1 + opt_.tolerance / 2;
     const double total = std::accumulate(alone.begin(), alone.end(), 0.0);
     std::vector<NodeId> out;
     for (std::size_t k = 0; k < cls.size(); ++k) {
-        const double without = sum(k + 1);
-        const bool others_full = without * held < total - alone[k];
-        if (others_full && with * held >= without + alone[k]) {
-            out.push_back(cls[k]);
-            out_.notes.push_back(name(cls[k]) + ": not behind the uplink of hosts like " +
-                                 name(cls[k == 0 ? 1 : 0]) + ", though as fast: their flows out carried " +
-                                 mbit(without) + " without it and " + mbit(with) + " with its " + mbit(alone[k]));
-        }
+        std::vector<FlowPair> others = all;
+        others.erase(others.begin() + static_cast<std::ptrdiff_t>(k));
+        const auto beside = [&](double without) {
+            return without * held < total - alone[k] && with * held >= without + alone[k];
+        };
+        double without = sum(once(others, "hidden"));
+        if (!beside(without)) continue;
+        without = std::max(without, sum(once(others, "hidden")));
+        if (!beside(without)) continue;
+        out.push_back(cls[k]);
+        out_.notes.push_back(name(cls[k]) + ": not behind the uplink of hosts like " + name(cls[k == 0 ? 1 : 0]) +
+                             ", though as fast: their flows out carried " + mbit(without) + " without it and " +
+                             mbit(with) + " with its " + mbit(alone[k]));
     }
     return out;
 }
