@@ -346,6 +346,7 @@ bool Prober::dissolve(Subnets& found, std::vector<char>& informative) {
         for (NodeId a : by_latency[g]) group[ids[a]] = g;
     }
     const auto apart = [&](std::size_t k) {
+        if (found[k].size() == 1 && set_apart_.count(found[k][0])) return true;
         for (NodeId h : found[k]) {
             for (NodeId j = 0; j < n_; ++j) {
                 if (informative[j] && model_.subnet[j] != k && group[j] == group[h]) return false;

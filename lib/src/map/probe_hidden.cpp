@@ -12,6 +12,8 @@
 namespace hetcast::probing {
 namespace {
 
+constexpr std::size_t max_tested = 6;
+
 /// Hosts of `group` by what they receive, fastest first, cut where the next is more than
 /// `factor` slower: a subnet's hosts have one NIC rate, give or take noise. What a host
 /// receives, not what it sends: a slow sender stays with its subnet.
@@ -144,12 +146,80 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
     return groups;
 }
 
+// 9a. Classes are cut by rate alone, and a host of another subnet can have the rate of a
+// class (a 55 Mbit/s host of a beside two of b's 50 Mbit/s). Per class of three or more
+// behind an uplink: the class sends out with all its hosts, and without each in turn. A host
+// behind the uplink takes a share of what the others already fill; one beside it adds what
+// it sends alone. Only where the others fill something without it (their sum held back by
+// half the tolerance): else its flow adds to a link with room wherever it is. The larger
+// sum of two passes with all counts; a host that seems beside the uplink is measured
+// without once more (a pass that load elsewhere slowed must not move a host): m + 2
+// measurements for a class of m, one more per host that seems beside; classes of more than
+// six are left as they are.
+std::vector<NodeId> Prober::beside_uplink(const std::vector<NodeId>& cls, const std::vector<NodeId>& group) {
+    std::vector<NodeId> receivers;
+    for (NodeId h : group) {
+        if (std::find(cls.begin(), cls.end(), h) == cls.end()) receivers.push_back(h);
+    }
+    if (cls.size() < 3 || cls.size() > max_tested || receivers.empty()) return {};
+    receivers = fastest(receivers, in_);
+    std::vector<FlowPair> all;
+    std::vector<double> alone, taken(n_, 0);
+    for (std::size_t k = 0; k < cls.size(); ++k) {
+        const NodeId i = cls[k], j = receivers[k % receivers.size()];
+        all.emplace_back(i, j);
+        alone.push_back(std::min(eg_[i], in_[j]));
+        taken[j] += alone.back();
+    }
+    // Receivers that would hold the flows back say nothing of an uplink.
+    for (NodeId j : receivers) {
+        if (taken[j] > in_[j]) return {};
+    }
+    const auto sum = [](const std::vector<double>& pass) {
+        double t = 0;
+        for (double r : pass) t += rated(r) ? r : 0;
+        return t;
+    };
+    double with = 0;
+    const auto got = passes({all}, "hidden", 1, 2);
+    for (const auto& pass : got[0]) with = std::max(with, sum(pass));
+    const double held = 1 + opt_.tolerance / 2;
+    const double total = std::accumulate(alone.begin(), alone.end(), 0.0);
+    std::vector<NodeId> out;
+    for (std::size_t k = 0; k < cls.size(); ++k) {
+        std::vector<FlowPair> others = all;
+        others.erase(others.begin() + static_cast<std::ptrdiff_t>(k));
+        const auto beside = [&](double without) {
+            return without * held < total - alone[k] && with * held >= without + alone[k];
+        };
+        double without = sum(once(others, "hidden"));
+        if (!beside(without)) continue;
+        without = std::max(without, sum(once(others, "hidden")));
+        if (!beside(without)) continue;
+        out.push_back(cls[k]);
+        out_.notes.push_back(name(cls[k]) + ": not behind the uplink of hosts like " + name(cls[k == 0 ? 1 : 0]) +
+                             ", though as fast: their flows out carried " + mbit(without) + " without it and " +
+                             mbit(with) + " with its " + mbit(alone[k]));
+    }
+    return out;
+}
+
 // 9b. Each class behind an uplink of its own becomes a subnet, the round's aggregate its
 // uplink unless its own measurement finds one; the other classes of two or more hosts stay
 // together; hosts alone in their class are placed again, like those set aside.
 void Prober::split_hidden(Subnets& found, std::vector<char>& informative) {
-    const std::vector<Hidden> hidden = find_hidden(found);
+    std::vector<Hidden> hidden = find_hidden(found);
     if (hidden.empty()) return;
+    std::vector<NodeId> again;
+    for (Hidden& g : hidden) {
+        for (std::size_t c = 0; c < g.classes.size(); ++c) {
+            if (!g.behind[c]) continue;
+            for (NodeId h : beside_uplink(g.classes[c], found[g.index])) {
+                std::erase(g.classes[c], h);
+                again.push_back(h);
+            }
+        }
+    }
     std::map<std::vector<NodeId>, std::pair<double, bool>> carried;  // and whether by the whole tolerance
     Subnets next;
     std::vector<char> split(found.size(), 0);
@@ -174,6 +244,7 @@ void Prober::split_hidden(Subnets& found, std::vector<char>& informative) {
     for (const auto& sub : next) {
         for (NodeId h : sub) informative[h] = 1;
     }
+    for (NodeId h : again) informative[h] = 0;
     found = std::move(next);
     use(found);
     // The hosts placed again get new notes.

@@ -192,6 +192,13 @@ void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
             break;
         }
     }
+    if (outside(h, where, core)) {
+        set_apart_.insert(h);
+        model_.subnet[h] = found.size();
+        model_.uplink.push_back(inf);
+        found.push_back({h});
+        return;
+    }
     found[where].push_back(h);
     model_.subnet[h] = where;
     if (core.size() >= 2 && why.rfind("by affinity and latency", 0) == 0) doubt_[h] = name(h) + " placed " + why;
@@ -200,6 +207,45 @@ void Prober::place(NodeId h, const Subnets& core, Subnets& found) {
                          " " + why);
 }
 
+
+// 7b. A host behind an uplink of its own that no single flow fills (35 Mbit/s behind 30)
+// reads like a slow host anywhere, and a sharing test through the uplinks its flows cross
+// shows sharing wherever it is tested. What a host of the subnet it was placed in sends it
+// tells: from inside nothing crosses that subnet's uplink, from outside it does, beside a
+// flow out of the subnet that fills it.
+bool Prober::outside(NodeId h, std::size_t k, const Subnets& core) {
+    if (core.size() < 2 || core[k].size() < 2 || !std::isfinite(model_.uplink[k])) return false;
+    const std::vector<NodeId> eg = fastest(core[k], eg_);
+    NodeId y = static_cast<NodeId>(n_);
+    for (std::size_t l = 0; l < core.size(); ++l) {
+        if (l == k) continue;
+        const NodeId r = fastest(core[l], in_)[0];
+        if (y == n_ || in_[r] > in_[y]) y = r;
+    }
+    const Design d{{{eg[0], y}}, {{eg[0], y}, {eg[1], h}}, 0};
+    Model alone = model_;
+    alone.subnet[h] = alone.uplink.size();
+    alone.uplink.push_back(inf);
+    const double log_drop = predicted_log_drop(alone, d);
+    if (log_drop > std::log(1 - least_drop)) return false;
+    // A pass that load elsewhere slowed shows a drop that is not there: a drop must show
+    // twice, its absence once (most hosts tested are where they were placed).
+    auto& base = baselines_[d.base];
+    std::vector<double> drops;
+    for (int p = 0; p < opt_.repeats && drops.size() < 2; ++p) {
+        if (base.size() <= static_cast<std::size_t>(p)) base.push_back(once(d.base, "placing"));
+        const auto with = once(d.test, "placing");
+        if (!rated(base[p][0]) || !rated(with[0])) continue;
+        const double drop = std::log(with[0] / base[p][0]);
+        if (drop / log_drop <= 0.5) return false;
+        drops.push_back(drop);
+    }
+    if (drops.size() < 2) return false;
+    out_.notes.push_back(name(h) + ": behind an uplink of its own: " + flow_name(d.base[0]) + " kept " +
+                         percent(std::exp(median(drops))) + " of its rate beside " + flow_name(d.test[1]) + " (" +
+                         percent(std::exp(log_drop)) + " predicted from outside " + name(core[k][0]) + "'s subnet, 100% from inside)");
+    return true;
+}
 
 /// Pairs no measurement rated get what the map's model allows them alone: the smaller NIC
 /// rate, and across subnets the uplinks on the way.

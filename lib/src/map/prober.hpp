@@ -81,10 +81,12 @@ private:
     double uplink_of(const UplinkRun& run, std::size_t k, const Subnets& found);
     [[nodiscard]] bool held_back(const UplinkRun& run, std::size_t k, double factor) const;
     void place(NodeId h, const Subnets& core, Subnets& found);
+    [[nodiscard]] bool outside(NodeId h, std::size_t k, const Subnets& core);
     void receive_only(const std::vector<FlowPair>& flows, int count);
     [[nodiscard]] bool closer(NodeId h, const Subnets& core, std::size_t a, std::size_t b) const;
     [[nodiscard]] std::vector<std::size_t> contradictions(NodeId h, const Subnets& core) const;
     [[nodiscard]] std::vector<Hidden> find_hidden(const Subnets& found);
+    [[nodiscard]] std::vector<NodeId> beside_uplink(const std::vector<NodeId>& cls, const std::vector<NodeId>& group);
     void split_hidden(Subnets& found, std::vector<char>& informative);
     void estimate_unmeasured(const std::vector<std::size_t>& sub, const std::vector<double>& uplink);
     void finish(Subnets& found);
@@ -106,6 +108,7 @@ private:
     Model model_;
     std::map<std::vector<FlowPair>, std::vector<std::vector<double>>> baselines_;  ///< [pass][flow]
     std::vector<UplinkRun> runs_;
+    std::set<NodeId> set_apart_;  ///< hosts outside() found behind an uplink of their own
     std::map<NodeId, std::string> doubt_;  ///< hosts placed on no evidence, and why
     ProbeResult out_;
 };

@@ -119,6 +119,11 @@ struct ProbeResult {
 ///    host is behind that subnet's uplink. The two of them with the best affinity
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
 ///    says so. A pass in which some flow was not rated says nothing.
+///    7b. Then, when the uplink of the subnet it went to is known: a flow out of that subnet
+///    alone, and beside a flow from another of its hosts to the host. From inside nothing
+///    of that crosses the uplink; from behind an uplink of its own (35 Mbit/s behind 30,
+///    reading like a slow host anywhere) the watched flow drops: the host becomes a subnet
+///    of its own, which 6b keeps. No drop once, or a drop not seen twice: it stays.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
 /// 9. Uplinks no single flow fills (faster than any one host's flow through them, slower
 ///    than their hosts together), which ECO joins to their neighbours: per subnet of three
@@ -131,7 +136,12 @@ struct ProbeResult {
 ///    (flows into slow senders left out) sits behind an uplink of its own: it becomes a
 ///    subnet, its uplink measured as in step 6 with as many flows as it has hosts, else the
 ///    most that crossed it in the round; the other classes of two or more stay together;
-///    hosts alone in their class are placed again as in step 7. A class that fell short by
+///    hosts alone in their class are placed again as in step 7. Classes are cut by rate
+///    alone, so each class found behind an uplink, of three to six hosts, sends out again,
+///    with every host and without each in turn (two passes each): a host whose flow adds
+///    what it sends alone while the others fill something without it is beside that uplink
+///    (a 55 Mbit/s host of one subnet in a class with 50 Mbit/s hosts of another) and is
+///    placed again as in step 7. A class that fell short by
 ///    less than the whole tolerance must also show its own measurement held back, by half
 ///    the tolerance, beyond what the NICs and the other uplinks found allow (on FIFO links a
 ///    host's ACKs queued behind its own data lower a round's sums too); else it goes as in 6b.
