@@ -47,32 +47,37 @@ JobSpec broadcast(const Network& net, NodeId root, std::size_t bytes, std::uint6
     return spec;
 }
 
+/// A peer per node of `net` on loopback, its links emulated as `net` says; stopped at the end.
+struct Cluster {
+    test::TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    explicit Cluster(const Network& net) {
+        std::vector<Member> members;
+        for (std::size_t i = 0; i < net.size(); ++i) {
+            PeerConfig c;
+            c.name = net.name(i);
+            c.identity = test::identity(c.name);
+            c.dest_root = dir.path / c.name;
+            c.chunk = 64 << 10;
+            c.connect_timeout = std::chrono::milliseconds(3000);
+            c.link_profile = net;
+            peers.push_back(std::make_unique<Peer>(c));
+            peers.back()->start();
+            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+        }
+        for (auto& p : peers) p->set_members(members);
+    }
+    ~Cluster() {
+        for (auto& p : peers) p->stop();
+    }
+};
+
 }  // namespace
 
 TEST_CASE("peer: a push started while another runs is planned beside it, and predicts a later end than alone") {
     const Network net = slow_two_subnets();
-    test::TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    std::vector<Member> members;
-    for (std::size_t i = 0; i < net.size(); ++i) {
-        PeerConfig c;
-        c.name = net.name(i);
-        c.identity = test::identity(c.name);
-        c.dest_root = dir.path / c.name;
-        c.chunk = 64 << 10;
-        c.connect_timeout = std::chrono::milliseconds(3000);
-        c.link_profile = net;
-        peers.push_back(std::make_unique<Peer>(c));
-        peers.back()->start();
-        members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-    }
-    for (auto& p : peers) p->set_members(members);
-    struct Stop {
-        std::vector<std::unique_ptr<Peer>>& peers;
-        ~Stop() {
-            for (auto& p : peers) p->stop();
-        }
-    } stop{peers};
+    Cluster cluster(net);
+    auto& peers = cluster.peers;
 
     auto first = std::async(std::launch::async, [&] { return peers[0]->run(broadcast(net, 0, 3 << 20, 1)); });
     // p1 receives the first push's message: once bytes arrive there, its flow is running.
@@ -94,4 +99,37 @@ TEST_CASE("peer: a push started while another runs is planned beside it, and pre
     const JobReport after = peers[2]->run(broadcast(net, 2, 256 << 10, 3));
     CHECK(after.beside == 0);
     CHECK(after.predicted == doctest::Approx(alone));
+}
+
+TEST_CASE("peer: of two pushes planned at the same moment, the later waits until the earlier is planned and plans beside it") {
+    const Network net = slow_two_subnets();
+    Cluster cluster(net);
+    auto& peers = cluster.peers;
+    const std::vector<std::string> all = net.names();
+
+    // p0 announces its push first: nothing was announced before it, so it plans at once.
+    const Peer::Beside first = peers[0]->beside(net, all, true);
+    CHECK(first.flows.empty());
+    REQUIRE(!first.planning.empty());
+    // p2 announces its own while p0 still plans: it waits for p0's plan.
+    auto second = std::async(std::launch::async, [&] { return peers[2]->beside(net, all, true); });
+    REQUIRE(test::wait_for([&] {
+        const auto a = peers[3]->call("p1", {{"cmd", "flows"}}, std::chrono::seconds(2));
+        return a.contains("seen") && a["seen"].size() == 2;
+    }));
+    JobSpec a = broadcast(net, 0, 3 << 20, 1);
+    a.planning = first.planning;
+    auto ran = std::async(std::launch::async, [&] { return peers[0]->run(std::move(a)); });
+    const Peer::Beside b = second.get();
+    CHECK(b.jobs == 1);
+    CHECK(b.flows.size() == 3);  // p0's message to each of the other three
+
+    JobSpec spec = broadcast(net, 2, 256 << 10, 2);
+    spec.planning = b.planning;
+    const double alone = simulate(net, spec.schedule, ExecModel::nonblocking).completion;
+    const JobReport r = peers[2]->run(std::move(spec));
+    CHECK(r.ok());
+    CHECK(r.beside == 1);
+    CHECK(r.predicted > alone * 1.2);
+    CHECK(ran.get().ok());
 }

@@ -43,10 +43,10 @@ std::size_t pick(const Network& net, const PlanRequest& req, const std::vector<c
     for (std::size_t k = 0; k < times.size(); ++k) tied = tied || (k != best && times[k] <= times[best] * (1 + near_tie));
     if (const auto fifo = tied && req.model == ExecModel::nonblocking ? all_fifo(net) : std::nullopt) {
         std::size_t robust = best;
-        double robust_time = weighed_completion(*fifo, *candidates[best], req.model);
+        double robust_time = weighed_completion(*fifo, *candidates[best], req.model, req.beside);
         for (std::size_t k = 0; k < times.size(); ++k) {
             if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
-            const double t = weighed_completion(*fifo, *candidates[k], req.model);
+            const double t = weighed_completion(*fifo, *candidates[k], req.model, req.beside);
             if (t < robust_time * (1 - 1e-9)) {
                 robust = k;
                 robust_time = t;
@@ -62,7 +62,7 @@ AutoChoice exhaustive(const Network& net, const PlanRequest& req) {
     std::vector<double> times;
     std::vector<std::pair<std::string, double>> predicted;
     const auto consider = [&](Schedule s) {
-        const double t = weighed_completion(net, s, req.model);
+        const double t = weighed_completion(net, s, req.model, req.beside);
         predicted.emplace_back(s.algorithm, t);
         candidates.push_back(std::move(s));
         times.push_back(t);
@@ -107,7 +107,7 @@ bool affordable(const Network& net, const std::string& name, std::size_t partici
 /// (schedule_lower_bound() plus what its pieces cost) is above the least by more than
 /// piece_tie. Of those weighed, the largest within piece_tie of the least, like
 /// choose_piece(), which weighs them all.
-PieceChoice walk_pieces(const Network& net, const Schedule& s, double known) {
+PieceChoice walk_pieces(const Network& net, const Schedule& s, double known, const std::vector<BackgroundFlow>& beside) {
     double largest = 0;
     for (const Message& m : s.messages) largest = std::max(largest, m.size);
     const std::vector<std::uint64_t> pieces = piece_candidates(largest);
@@ -121,7 +121,7 @@ PieceChoice walk_pieces(const Network& net, const Schedule& s, double known) {
         Schedule c = s;
         c.piece = pieces[i];
         if (schedule_lower_bound(net, c) + piece_overhead(net, c) > least * (1 + piece_tie)) return false;
-        time[i] = weighed_completion(net, c, ExecModel::nonblocking);
+        time[i] = weighed_completion(net, c, ExecModel::nonblocking, beside);
         least = std::min(least, time[i]);
         return true;
     };
@@ -194,7 +194,7 @@ AutoChoice scaled(const Network& net, const PlanRequest& req) {
     double least = std::numeric_limits<double>::infinity();
     for (std::size_t k : order) {
         if (all[k].bound > least * (1 + near_tie)) continue;
-        const double t = weighed_completion(net, all[k].s, req.model);
+        const double t = weighed_completion(net, all[k].s, req.model, req.beside);
         views.push_back(&all[k].s);
         times.push_back(t);
         predicted.emplace_back(all[k].s.algorithm, t);
@@ -203,7 +203,7 @@ AutoChoice scaled(const Network& net, const PlanRequest& req) {
     const std::size_t best = pick(net, req, views, times);
     Schedule choice = *views[best];
     if (choice.relay == Relay::cut_through && req.options.piece == 0) {
-        const PieceChoice p = walk_pieces(net, choice, times[best]);
+        const PieceChoice p = walk_pieces(net, choice, times[best], req.beside);
         choice.piece = p.piece;
         predicted[best].second = p.weighed;
     }

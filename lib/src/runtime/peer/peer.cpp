@@ -190,6 +190,10 @@ std::vector<JobInfo> Peer::jobs() const {
     return out;
 }
 
+Peer::Beside Peer::beside(const Network& net, const std::vector<std::string>& participants, bool plan) {
+    return impl_->beside(net, participants, plan);
+}
+
 JobReport Peer::run(JobSpec spec) {
     const Schedule& s = spec.schedule;
     if (s.relay == Relay::cut_through && spec.network) {

@@ -259,6 +259,7 @@ void Peer::Impl::on_request(const ConnectionPtr& c, const Frame& f) {
         return;
     }
     if (req.value("cmd", "") == "flows") {
+        board.note(req, c->peer(), now_s());
         respond(flows_answer());
         return;
     }

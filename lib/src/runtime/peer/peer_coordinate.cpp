@@ -140,6 +140,13 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         others = beside(net, names);
     }
     const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
+    // Until it starts, pushes planned after this one count its flows from here.
+    struct EndPlanning {
+        detail::PlanBoard& board;
+        const std::string& key;
+        ~EndPlanning() { board.end(key); }
+    } end_planning{board, spec.planning};
+    if (!spec.planning.empty()) board.planned(spec.planning, planned_flows(net, s, spec.bwlimit), now_s());
     result.started = now_s();
 
     JobReport report;
@@ -372,6 +379,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         }
     }
     if (own) start_runner(own);
+    board.end(spec.planning);
 
     const std::uint64_t owed = k->owed;
     // What the caller saw last: (delivered, everywhere) and every member's state.

@@ -38,6 +38,7 @@
 #include "../job/coord_table.hpp"
 #include "../job/job_state.hpp"
 #include "../job/job_table.hpp"
+#include "../job/plan_board.hpp"
 #include "../transfer/pacing.hpp"
 #include "../transfer/parked.hpp"
 #include "../wire/directory.hpp"
@@ -310,7 +311,9 @@ struct Peer::Impl {
     /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
     /// for all; a member that does not answer in time, or not as flows_answer() does, has no
     /// entry.
-    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members);
+    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members,
+                                          const nlohmann::json& request = {{"cmd", "flows"}},
+                                          std::map<std::string, nlohmann::json>* by_member = nullptr);
     /// Whether none of `members` that answers is at its max_jobs: the head of the queue
     /// tries its plan again only then (a question answered at once, where a try sets a
     /// whole job up).
@@ -318,11 +321,10 @@ struct Peer::Impl {
     /// The flows of other jobs that a try of a job on `net` runs beside: asked of the
     /// participants (this member's own read directly); a member that does not answer in
     /// time adds nothing. Flows naming members outside `net` are left out.
-    struct Beside {
-        std::vector<BackgroundFlow> flows;
-        std::size_t jobs = 0;  ///< the distinct jobs they belong to
-    };
-    Beside beside(const Network& net, const std::vector<std::string>& participants);
+    using Beside = Peer::Beside;
+    Beside beside(const Network& net, const std::vector<std::string>& participants, bool plan = false);
+    /// Pushes planned here and elsewhere at the same moment (job/plan_board.hpp).
+    detail::PlanBoard board;
 };
 
 }  // namespace hetcast

@@ -121,15 +121,19 @@ json Peer::Impl::flows_answer() {
                            {"rate", j->plan.bwlimit}});
         }
     }
-    return {{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
+    json a{{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
+    board.answer(a, now_s());
+    return a;
 }
 
-std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members) {
+std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members, const json& request,
+                                         std::map<std::string, json>* by_member) {
     std::vector<std::string> others;
     std::vector<json> out;
     for (const std::string& p : members) {
         if (p == cfg.name) {
             out.push_back(flows_answer());
+            if (by_member) (*by_member)[p] = out.back();
         } else {
             others.push_back(p);
         }
@@ -137,9 +141,12 @@ std::vector<json> Peer::Impl::ask_flows(const std::vector<std::string>& members)
     if (others.empty() || !owner) return out;
     // Not worth a stall: a member slow to answer counts as running nothing.
     const auto patience = std::min<std::chrono::milliseconds>(cfg.connect_timeout, std::chrono::seconds(1));
-    const Peer::Answers a = owner->call_all(others, {{"cmd", "flows"}}, patience);
-    for (const json& r : a.responses) {
-        if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
+    const Peer::Answers a = owner->call_all(others, request, patience);
+    for (std::size_t i = 0; i < a.responses.size() && i < others.size(); ++i) {
+        const json& r = a.responses[i];
+        const bool good = r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array();
+        if (good) out.push_back(r);
+        if (by_member) (*by_member)[others[i]] = good ? r : json::object();
     }
     return out;
 }
@@ -156,11 +163,39 @@ bool Peer::Impl::room(const std::vector<std::string>& members) {
     return true;
 }
 
-Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants) {
-    std::vector<json> lists;
-    for (json& a : ask_flows(participants)) lists.push_back(std::move(a["flows"]));
-    // Each receiver names only its own receives: nothing is counted twice.
+Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants, bool plan) {
     Beside out;
+    std::vector<json> lists;
+    if (!plan) {
+        for (json& a : ask_flows(participants)) lists.push_back(std::move(a["flows"]));
+    } else {
+        // Announced to the members asked, so that a push planned after this one waits for it;
+        // this one waits for those announced before it, until their coordinators planned them.
+        out.planning = board.begin(cfg.name,
+                                   static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  std::chrono::system_clock::now().time_since_epoch())
+                                                                  .count()),
+                                   now_s());
+        const json request{{"cmd", "flows"}, {"planning", out.planning}};
+        std::vector<std::string> asked = participants;
+        const auto until = Clock::now() + std::chrono::duration<double>(PlanBoard::wait_most);
+        for (;;) {
+            std::map<std::string, json> answers;
+            std::vector<json> got = ask_flows(asked, request, &answers);
+            std::vector<std::string> also;
+            const bool wait = !earlier_planning(out.planning, answers, also).empty() && Clock::now() < until;
+            if (!wait) {
+                for (json& a : got) lists.push_back(std::move(a["flows"]));
+                break;
+            }
+            asked.insert(asked.end(), also.begin(), also.end());
+            std::unique_lock lock(mu);
+            waiting_cv.wait_for(lock, std::chrono::milliseconds(10), [&] { return stopping.load(); });
+            if (stopping) break;
+        }
+    }
+    // Each receiver names only its own receives, each coordinator only its planned pushes'
+    // flows: nothing is counted twice.
     std::set<std::string> jobs_seen;
     for (const json& list : lists) {
         for (const json& f : list) {

@@ -417,12 +417,24 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const std::string started = utc_now();
     JobReport r;
     if (!dests.empty()) {
+        // Planned beside the jobs that run and the pushes planned at the same moment: auto
+        // weighs its candidates with their flows (issue 27).
+        PlanRequest request = make_request(*net, root, dests, size, model);
+        std::string planning;
+        if (net->capacities() && model == ExecModel::nonblocking) {
+            std::vector<std::string> members{cfg.name};
+            for (NodeId v : dests) members.push_back(net->name(v));
+            Peer::Beside others = peer->beside(*net, members, true);
+            request.beside = std::move(others.flows);
+            planning = std::move(others.planning);
+        }
         JobSpec spec = plan_around_down(
-            *net, make_request(*net, root, dests, size, model), algo.name, piece,
+            *net, request, algo.name, piece,
             [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
             [&](const std::string& line) { say(LogLevel::warn, line); });
         spec.bwlimit = bwlimit;
         spec.timeout = options.timeout;
+        spec.planning = std::move(planning);
         spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(input));
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
