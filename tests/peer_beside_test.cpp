@@ -101,35 +101,36 @@ TEST_CASE("peer: a push started while another runs is planned beside it, and pre
     CHECK(after.predicted == doctest::Approx(alone));
 }
 
-TEST_CASE("peer: of two pushes planned at the same moment, the later waits until the earlier is planned and plans beside it") {
+TEST_CASE("peer: a push planned while another is planned but not started plans and predicts beside it") {
     const Network net = slow_two_subnets();
     Cluster cluster(net);
     auto& peers = cluster.peers;
     const std::vector<std::string> all = net.names();
 
-    // p0 announces its push first: nothing was announced before it, so it plans at once.
-    const Peer::Beside first = peers[0]->beside(net, all, true);
+    // p0 announces its push with its plan; nothing else is planned or runs.
+    JobSpec a = broadcast(net, 0, 3 << 20, 1);
+    const Peer::Beside first = peers[0]->beside(net, all, &a.schedule);
     CHECK(first.flows.empty());
     REQUIRE(!first.planning.empty());
-    // p2 announces its own while p0 still plans: it waits for p0's plan.
-    auto second = std::async(std::launch::async, [&] { return peers[2]->beside(net, all, true); });
-    REQUIRE(test::wait_for([&] {
-        const auto a = peers[3]->call("p1", {{"cmd", "flows"}}, std::chrono::seconds(2));
-        return a.contains("seen") && a["seen"].size() == 2;
-    }));
-    JobSpec a = broadcast(net, 0, 3 << 20, 1);
+    // p2's push, announced before p0's starts, sees its three flows, once each: from p0
+    // itself, or from the members p0 announced it to when p0 is not asked.
+    JobSpec b = broadcast(net, 2, 256 << 10, 2);
+    const Peer::Beside second = peers[2]->beside(net, all, &b.schedule);
+    CHECK(second.jobs == 1);
+    CHECK(second.flows.size() == 3);
+    const Peer::Beside without_p0 = peers[3]->beside(net, {"p1", "p2", "p3"});
+    CHECK(without_p0.jobs == 2);  // p2's too, seen by p1 and p3
+    CHECK(without_p0.flows.size() == 6);
+
     a.planning = first.planning;
     auto ran = std::async(std::launch::async, [&] { return peers[0]->run(std::move(a)); });
-    const Peer::Beside b = second.get();
-    CHECK(b.jobs == 1);
-    CHECK(b.flows.size() == 3);  // p0's message to each of the other three
-
-    JobSpec spec = broadcast(net, 2, 256 << 10, 2);
-    spec.planning = b.planning;
-    const double alone = simulate(net, spec.schedule, ExecModel::nonblocking).completion;
-    const JobReport r = peers[2]->run(std::move(spec));
+    b.planning = second.planning;
+    const double alone = simulate(net, b.schedule, ExecModel::nonblocking).completion;
+    const JobReport r = peers[2]->run(std::move(b));
     CHECK(r.ok());
     CHECK(r.beside == 1);
     CHECK(r.predicted > alone * 1.2);
     CHECK(ran.get().ok());
+    // Both ran: nothing of them is left to plan beside.
+    CHECK(test::wait_for([&] { return peers[3]->beside(net, all).flows.empty(); }));
 }

@@ -1,7 +1,6 @@
-// Pushes planned at the same moment (lib/src/runtime/job/plan_board.hpp, internal): keys
-// order by time, a member lists the keys announced to it while they live, a coordinator
-// lists what it still plans and the flows of what it planned until the push starts, and a
-// push waits only for earlier keys whose coordinator still plans them.
+// Pushes planned but not started (lib/src/runtime/job/plan_board.hpp, internal): keys order
+// by time, a coordinator reports its push's flows until it starts, a member reports the
+// flows announced to it until their coordinator sets a job up there or they grow old.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -12,81 +11,71 @@
 
 #include "../lib/src/runtime/job/plan_board.hpp"
 
-using hetcast::detail::earlier_planning;
 using hetcast::detail::PlanBoard;
+using hetcast::detail::PlannedFlow;
+using hetcast::detail::planned_flows_from_json;
+using hetcast::detail::planning_key;
 using json = nlohmann::json;
 
 namespace {
 
-json answer_of(PlanBoard& b, double now) {
+json answer_of(PlanBoard& b, double now, const std::map<std::string, double>& set_up = {}) {
     json a{{"ok", true}, {"flows", json::array()}};
-    b.answer(a, now);
-    return a;
+    b.answer(a, "m", now, set_up);
+    return a["flows"];
 }
 
 }  // namespace
 
 TEST_CASE("plan board: keys order by time, then by member") {
-    PlanBoard a, b;
-    const std::string early = b.begin("zz", 999, 0), late = a.begin("aa", 1000, 0), later = a.begin("aa", 1000, 0);
-    CHECK(early < late);
-    CHECK(late != later);
-    CHECK(a.begin("aa", 123456789012, 0) > a.begin("aa", 99999999999, 0));
+    CHECK(planning_key("zz", 999, 5) < planning_key("aa", 1000, 0));
+    CHECK(planning_key("aa", 99999999999, 0) < planning_key("aa", 123456789012, 0));
+    PlanBoard b;
+    CHECK(b.key("aa", 1000) != b.key("aa", 1000));
 }
 
-TEST_CASE("plan board: a coordinator lists what it plans, then the planned flows until the push starts") {
+TEST_CASE("plan board: a coordinator reports its push's flows, the last it said, until the push starts") {
     PlanBoard c;
-    const std::string key = c.begin("c", 1000, 10.0);
-    json a = answer_of(c, 10.1);
-    CHECK(a["planning"] == json::array({key}));
-    CHECK(a["flows"].empty());
-    c.planned(key, {{"c", "d", 4096, 0}, {"d", "e", 4096, 100}, {"c", "e", 0, 0}}, 10.2);
-    a = answer_of(c, 10.3);
-    CHECK(a["planning"].empty());
-    REQUIRE(a["flows"].size() == 2);  // nothing left of a flow of 0 bytes
-    CHECK(a["flows"][1] == json{{"job", key}, {"from", "d"}, {"to", "e"}, {"left", 4096}, {"rate", 100}});
+    const std::string key = c.key("m", 1000);
+    c.planned(key, {{"m", "d", 4096, 0}, {"m", "e", 0, 0}}, 10.0);
+    CHECK(answer_of(c, 10.1) == json::array({json{{"job", key}, {"coordinator", "m"}, {"from", "m"}, {"to", "d"},
+                                                  {"left", 4096}, {"rate", 0}}}));  // nothing of 0 bytes
+    c.planned(key, {{"m", "e", 4096, 100}, {"e", "d", 4096, 100}}, 10.2);
+    const json flows = answer_of(c, 10.3);
+    REQUIRE(flows.size() == 2);
+    CHECK(flows[1]["from"] == "e");
+    CHECK(flows[1]["rate"] == 100);
     c.end(key);
-    a = answer_of(c, 10.4);
-    CHECK(a["flows"].empty());
-    CHECK(a["planning"].empty());
-    // Never planned nor ended: it stops holding others up after intent_life.
-    const std::string stuck = c.begin("c", 2000, 20.0);
-    CHECK(answer_of(c, 20.0 + PlanBoard::intent_life / 2)["planning"].size() == 1);
-    CHECK(answer_of(c, 20.1 + PlanBoard::intent_life)["planning"].empty());
-    c.planned(stuck, {{"c", "d", 1, 0}}, 30.0);
-    CHECK(answer_of(c, 30.0 + PlanBoard::planned_life / 2)["flows"].size() == 1);
-    CHECK(answer_of(c, 30.1 + PlanBoard::planned_life)["flows"].empty());
+    CHECK(answer_of(c, 10.4).empty());
+    // Never started nor ended: reported for planned_life.
+    c.planned(c.key("m", 2000), {{"m", "d", 1, 0}}, 30.0);
+    CHECK(answer_of(c, 30.0 + PlanBoard::planned_life / 2).size() == 1);
+    CHECK(answer_of(c, 30.1 + PlanBoard::planned_life).empty());
 }
 
-TEST_CASE("plan board: a member lists the keys announced to it while they live") {
+TEST_CASE("plan board: a member reports announced flows until their coordinator sets a job up there, or for seen_life") {
     PlanBoard m;
     m.note({{"cmd", "flows"}}, "a", 0);
-    m.note({{"cmd", "flows"}, {"planning", 7}}, "a", 0);  // not a key
-    CHECK(answer_of(m, 0)["seen"].empty());
-    m.note({{"cmd", "flows"}, {"planning", "k1"}}, "a", 0);
-    m.note({{"cmd", "flows"}, {"planning", "k2"}}, "b", 1);
-    CHECK(answer_of(m, 1)["seen"] == json::array({json{{"key", "k1"}, {"coordinator", "a"}},
-                                                  json{{"key", "k2"}, {"coordinator", "b"}}}));
-    CHECK(answer_of(m, 0.5 + PlanBoard::intent_life)["seen"].size() == 1);
-    m.note({{"cmd", "flows"}, {"planning", "k2"}}, "b", PlanBoard::intent_life);  // asked again: lives on
-    CHECK(answer_of(m, 1.5 + PlanBoard::intent_life)["seen"].size() == 1);
+    m.note({{"cmd", "flows"}, {"planning", 7}, {"planned", json::array()}}, "a", 0);  // not a key
+    CHECK(answer_of(m, 0).empty());
+    const json planned = json::array({json{{"from", "a"}, {"to", "m"}, {"left", 10}, {"rate", 0}},
+                                      json{{"from", "a"}, {"to", "x"}, {"left", -1}},  // not a count of bytes
+                                      json{{"to", "x"}, {"left", 5}}});
+    m.note({{"cmd", "flows"}, {"planning", "k1"}, {"planned", planned}}, "a", 1.0);
+    m.note({{"cmd", "flows"}, {"planning", "k2"}, {"planned", planned}}, "b", 1.0);
+    json flows = answer_of(m, 1.5);
+    REQUIRE(flows.size() == 2);
+    CHECK(flows[0] == json{{"job", "k1"}, {"coordinator", "a"}, {"from", "a"}, {"to", "m"}, {"left", 10}, {"rate", 0}});
+    CHECK(flows[1]["coordinator"] == "b");
+    // a set a job up here after it announced k1: a's receivers report that job from now on.
+    flows = answer_of(m, 1.6, {{"a", 1.2}, {"b", 0.5}});
+    REQUIRE(flows.size() == 1);
+    CHECK(flows[0]["job"] == "k2");
+    CHECK(answer_of(m, 1.1 + PlanBoard::seen_life).empty());
 }
 
-TEST_CASE("plan board: a push waits for earlier keys that their coordinator still plans, and only those") {
-    const json seen = json::array({json{{"key", "k1"}, {"coordinator", "a"}}, json{{"key", "k3"}, {"coordinator", "c"}},
-                                   json{{"key", "k0"}, {"coordinator", "z"}}});
-    std::map<std::string, json> answers{{"m", {{"seen", seen}}},
-                                        {"a", {{"planning", json::array({"k1"})}}},
-                                        {"c", {{"planning", json::array({"k3"})}}}};
-    std::vector<std::string> also;
-    // k3 is later than k2; z, not asked yet, must be.
-    CHECK(earlier_planning("k2", answers, also) == std::vector<std::string>{"k0", "k1"});
-    CHECK(also == std::vector<std::string>{"z"});
-    // z answered without it (planned), or not at all (an empty answer): no wait for k0.
-    answers["z"] = json::object();
-    answers["a"]["planning"] = json::array();
-    also.clear();
-    CHECK(earlier_planning("k2", answers, also).empty());
-    CHECK(also.empty());
-    CHECK(earlier_planning("k0", answers, also).empty());
+TEST_CASE("plan board: planned flows in a request are read as far as they are flows") {
+    CHECK(planned_flows_from_json(json::object()).empty());
+    CHECK(planned_flows_from_json(json::array({1, "x", json{{"from", "a"}, {"to", "b"}, {"left", 3}}})) ==
+          std::vector<PlannedFlow>{{"a", "b", 3, 0}});
 }

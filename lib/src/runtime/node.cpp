@@ -181,16 +181,16 @@ JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, S
 }
 
 JobSpec Node::Impl::plan_beside(const Network& net, PlanRequest req, const PushOptions& options) {
-    std::string planning;
-    if (net.capacities() && req.model == ExecModel::nonblocking) {
-        std::vector<std::string> members{net.name(req.root)};
-        for (NodeId v : req.dests) members.push_back(net.name(v));
-        Peer::Beside others = peer.beside(net, members, true);
-        req.beside = std::move(others.flows);
-        planning = std::move(others.planning);
-    }
     JobSpec spec = plan_push(net, req, options.algo, options.piece);
-    spec.planning = std::move(planning);
+    if (!net.capacities() || req.model != ExecModel::nonblocking) return spec;
+    std::vector<std::string> members{net.name(req.root)};
+    for (NodeId v : req.dests) members.push_back(net.name(v));
+    Peer::Beside others = peer.beside(net, members, &spec.schedule, options.bwlimit);
+    if (!others.flows.empty() && options.algo == "auto") {
+        req.beside = std::move(others.flows);
+        spec = plan_push(net, req, options.algo, options.piece);
+    }
+    spec.planning = std::move(others.planning);
     return spec;
 }
 

@@ -77,8 +77,9 @@ struct Node::Impl {
     JobHandle launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
                      std::function<void(JobReport&)> finish);
     void join_threads();
-    /// plan_push() beside the jobs that run and the pushes planned at the same moment
-    /// (Peer::beside): auto weighs its candidates with their flows (issue 27).
+    /// plan_push(), announced with its plan alone, then planned beside the jobs that run and
+    /// the pushes announced before it (Peer::beside): auto weighs its candidates with their
+    /// flows (issue 27).
     [[nodiscard]] JobSpec plan_beside(const Network& net, PlanRequest req, const PushOptions& options);
 };
 

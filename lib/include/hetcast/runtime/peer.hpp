@@ -155,16 +155,17 @@ public:
     /// The flows of other jobs that a push on `net` among `participants` runs beside (issue
     /// 27): the running jobs' remaining flows and those of pushes planned but not started,
     /// asked of the participants (this member's own read directly); a member that does not
-    /// answer in time adds nothing, nor do flows naming members outside `net`. With `plan`,
-    /// the push is announced as being planned (its key in `planning`, for JobSpec::planning)
-    /// and waits, at most a second, until the pushes announced before it are planned, so
-    /// that pushes started at the same moment plan one beside the other.
+    /// answer in time adds nothing, nor do flows naming members outside `net`. With `plan`
+    /// (the push's plan as it would run alone, its members sending at most `rate` bytes/s,
+    /// 0: no cap), the push is announced with that plan's flows under a key (`planning`,
+    /// for JobSpec::planning): pushes asking after it plan beside it, without waiting.
     struct Beside {
         std::vector<BackgroundFlow> flows;
         std::size_t jobs = 0;  ///< the distinct jobs they belong to
         std::string planning;
     };
-    [[nodiscard]] Beside beside(const Network& net, const std::vector<std::string>& participants, bool plan = false);
+    [[nodiscard]] Beside beside(const Network& net, const std::vector<std::string>& participants,
+                                const Schedule* plan = nullptr, std::uint64_t rate = 0);
 
     /// Cancels a job this peer coordinates (the id its report and JobSpec::started give):
     /// every participant drops it and removes its temporary files, and run() returns a

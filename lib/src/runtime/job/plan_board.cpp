@@ -1,7 +1,6 @@
 #include "plan_board.hpp"
 
 #include <cstdio>
-#include <set>
 
 namespace hetcast::detail {
 
@@ -18,19 +17,43 @@ std::vector<PlannedFlow> planned_flows(const Network& net, const Schedule& s, st
     return out;
 }
 
-std::string PlanBoard::begin(const std::string& self, std::uint64_t wall_ms, double now) {
-    std::lock_guard lock(mu_);
-    // Fixed width, so that keys compare as their times do.
+json to_json(const std::vector<PlannedFlow>& flows) {
+    json out = json::array();
+    for (const PlannedFlow& f : flows) out.push_back({{"from", f.from}, {"to", f.to}, {"left", f.bytes}, {"rate", f.rate}});
+    return out;
+}
+
+std::vector<PlannedFlow> planned_flows_from_json(const json& j) {
+    std::vector<PlannedFlow> out;
+    if (!j.is_array()) return out;
+    for (const json& f : j) {
+        if (out.size() >= max_planned_flows) break;
+        if (!f.is_object()) continue;
+        const auto from = f.find("from"), to = f.find("to"), left = f.find("left"), rate = f.find("rate");
+        if (from == f.end() || !from->is_string() || to == f.end() || !to->is_string() || left == f.end() ||
+            !left->is_number_unsigned() || (rate != f.end() && !rate->is_number_unsigned())) {
+            continue;
+        }
+        out.push_back({from->get<std::string>(), to->get<std::string>(), left->get<std::uint64_t>(),
+                       rate == f.end() ? 0 : rate->get<std::uint64_t>()});
+    }
+    return out;
+}
+
+std::string planning_key(const std::string& self, std::uint64_t wall_ms, std::uint64_t n) {
     char stamp[32];
     std::snprintf(stamp, sizeof stamp, "%015llu", static_cast<unsigned long long>(wall_ms));
-    std::string key = std::string(stamp) + "/" + self + "/" + std::to_string(next_++);
-    own_[key] = Own{true, now, {}};
-    return key;
+    return std::string(stamp) + "/" + self + "/" + std::to_string(n);
+}
+
+std::string PlanBoard::key(const std::string& self, std::uint64_t wall_ms) {
+    std::lock_guard lock(mu_);
+    return planning_key(self, wall_ms, next_++);
 }
 
 void PlanBoard::planned(const std::string& key, std::vector<PlannedFlow> flows, double now) {
     std::lock_guard lock(mu_);
-    own_[key] = Own{false, now, std::move(flows)};
+    own_[key] = Own{now, std::move(flows)};
 }
 
 void PlanBoard::end(const std::string& key) {
@@ -39,71 +62,41 @@ void PlanBoard::end(const std::string& key) {
 }
 
 void PlanBoard::note(const json& request, const std::string& asker, double now) {
-    const auto it = request.find("planning");
-    if (it == request.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return;
+    const auto key = request.find("planning");
+    if (key == request.end() || !key->is_string() || key->get_ref<const std::string&>().empty()) return;
+    std::vector<PlannedFlow> flows = planned_flows_from_json(request.value("planned", json::array()));
     std::lock_guard lock(mu_);
-    seen_[it->get<std::string>()] = Seen{asker, now + intent_life};
+    seen_[key->get<std::string>()] = Seen{asker, now, std::move(flows)};
 }
 
-void PlanBoard::answer(json& out, double now) {
+void PlanBoard::answer(json& out, const std::string& self, double now, const std::map<std::string, double>& set_up) {
     std::lock_guard lock(mu_);
-    json planning = json::array(), seen = json::array();
+    json& list = out["flows"];
+    const auto add = [&](const std::string& key, const std::string& coordinator, const std::vector<PlannedFlow>& flows) {
+        for (const PlannedFlow& f : flows) {
+            if (f.bytes == 0) continue;
+            list.push_back({{"job", key},       {"coordinator", coordinator}, {"from", f.from},
+                            {"to", f.to},       {"left", f.bytes},            {"rate", f.rate}});
+        }
+    };
     for (auto it = own_.begin(); it != own_.end();) {
-        const Own& o = it->second;
-        if (now - o.since > (o.planning ? intent_life : planned_life)) {
+        if (now - it->second.since > planned_life) {
             it = own_.erase(it);
             continue;
         }
-        if (o.planning) planning.push_back(it->first);
-        for (const PlannedFlow& f : o.flows) {
-            if (f.bytes == 0) continue;
-            out["flows"].push_back({{"job", it->first}, {"from", f.from}, {"to", f.to}, {"left", f.bytes}, {"rate", f.rate}});
-        }
+        add(it->first, self, it->second.flows);
         ++it;
     }
     for (auto it = seen_.begin(); it != seen_.end();) {
-        if (it->second.until < now) {
+        const Seen& s = it->second;
+        const auto up = set_up.find(s.coordinator);
+        if (now - s.noted > seen_life || (up != set_up.end() && up->second >= s.noted)) {
             it = seen_.erase(it);
             continue;
         }
-        seen.push_back({{"key", it->first}, {"coordinator", it->second.coordinator}});
+        add(it->first, s.coordinator, s.flows);
         ++it;
     }
-    out["planning"] = std::move(planning);
-    out["seen"] = std::move(seen);
-}
-
-std::vector<std::string> earlier_planning(const std::string& key, const std::map<std::string, json>& answers,
-                                          std::vector<std::string>& ask_also) {
-    std::map<std::string, std::string> earlier;  // key -> coordinator
-    for (const auto& [member, a] : answers) {
-        const auto seen = a.find("seen");
-        if (seen == a.end() || !seen->is_array()) continue;
-        for (const json& s : *seen) {
-            if (!s.is_object() || !s.contains("key") || !s["key"].is_string() || !s.contains("coordinator") ||
-                !s["coordinator"].is_string()) {
-                continue;
-            }
-            const auto k = s["key"].get<std::string>();
-            if (k < key) earlier[k] = s["coordinator"].get<std::string>();
-        }
-    }
-    std::vector<std::string> out;
-    std::set<std::string> also;
-    for (const auto& [k, coordinator] : earlier) {
-        const auto a = answers.find(coordinator);
-        if (a == answers.end()) {
-            if (also.insert(coordinator).second) ask_also.push_back(coordinator);
-            out.push_back(k);
-            continue;
-        }
-        const auto planning = a->second.find("planning");
-        if (planning == a->second.end() || !planning->is_array()) continue;  // an older member: nothing to wait for
-        for (const json& p : *planning) {
-            if (p.is_string() && p.get<std::string>() == k) out.push_back(k);
-        }
-    }
-    return out;
 }
 
 }  // namespace hetcast::detail

@@ -1,15 +1,14 @@
 #pragma once
-// Pushes being planned, and planned but not started (issue 27), so that pushes planned at
-// the same moment see each other. A coordinator announces each push it plans, by a key that
-// orders it among simultaneous ones, to the members it asks for their running flows
-// ({"cmd": "flows", "planning": KEY}); they list the keys they saw. A push that finds an
-// earlier key still being planned by its coordinator waits, a short while at most, until
-// that coordinator has planned it, and then plans beside its flows, which the coordinator
-// reports with its running ones until the push has started. Peer::Impl holds one.
+// Pushes planned but not started (issue 27), so that pushes planned at the same moment see
+// each other without waiting for each other. A coordinator about to plan a push announces
+// the flows of its plan alone, under a key, with the request that asks its participants
+// for their running flows ({"cmd": "flows", "planning": KEY, "planned": [...]}); each member
+// reports them to whoever asks next, until the push is set up there (its own flows are then
+// reported) or for seen_life at most. The coordinator reports the flows of its push, those
+// of its final plan once it has one, until the push starts. Peer::Impl holds one.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -26,62 +25,59 @@ struct PlannedFlow {
     std::string to;
     std::uint64_t bytes = 0;
     std::uint64_t rate = 0;
+    bool operator==(const PlannedFlow&) const = default;
 };
 
 /// The flows of schedule `s` on `net`: per receive, the whole message from its sender, at
 /// most `rate` bytes/s (a --bwlimit; 0: no cap).
 [[nodiscard]] std::vector<PlannedFlow> planned_flows(const Network& net, const Schedule& s, std::uint64_t rate);
+[[nodiscard]] nlohmann::json to_json(const std::vector<PlannedFlow>& flows);
+/// At most max_planned_flows entries of the form to_json() writes; others are left out.
+[[nodiscard]] std::vector<PlannedFlow> planned_flows_from_json(const nlohmann::json& j);
+inline constexpr std::size_t max_planned_flows = 100000;
 
-/// Thread safe. Times are seconds on any clock that only goes forward (now_s()).
+/// A key for a push `self` plans: the wall clock in milliseconds (fixed width), the name and
+/// `n`, unique per member when `n` is.
+[[nodiscard]] std::string planning_key(const std::string& self, std::uint64_t wall_ms, std::uint64_t n);
+
+/// Thread safe. Times are seconds on a clock that only goes forward (now_s()).
 class PlanBoard {
 public:
-    /// How long a key announced to a member counts after its last announcement, and how long
-    /// a key may stay "planning" at its coordinator: a coordinator that stopped answering
-    /// or never ran its plan holds nobody up for longer.
-    static constexpr double intent_life = 2.0;
-    /// How long a planned push's flows are reported when it never starts nor ends.
+    /// How long a member reports a push announced to it, at most.
+    static constexpr double seen_life = 2.0;
+    /// How long a coordinator reports a push of its own that never starts nor ends.
     static constexpr double planned_life = 30.0;
-    /// The longest a push waits for earlier ones to be planned.
-    static constexpr double wait_most = 1.0;
 
-    /// A new key for a push this member (`self`) plans; it counts as planning until
-    /// planned() or end(). Keys order by `wall_ms` (milliseconds since the epoch, the
-    /// same clock on every member as far as NTP keeps it), then by name.
-    [[nodiscard]] std::string begin(const std::string& self, std::uint64_t wall_ms, double now);
-    /// The push `key` is planned: its flows are reported until end() (or planned_life).
+    /// A new key for a push this member (`self`) plans.
+    [[nodiscard]] std::string key(const std::string& self, std::uint64_t wall_ms);
+    /// This member's push `key` will run `flows` (replacing what was said of it before),
+    /// reported until end() or for planned_life.
     void planned(const std::string& key, std::vector<PlannedFlow> flows, double now);
-    /// The push `key` started (its members report its flows now), or will not run.
+    /// The push `key` started (its receivers report its flows now), or will not run.
     void end(const std::string& key);
 
-    /// What a {"cmd": "flows"} request from `asker` announces: remembered for intent_life.
+    /// What a {"cmd": "flows"} request from `asker` announces ("planning", "planned").
     void note(const nlohmann::json& request, const std::string& asker, double now);
-    /// Adds to a flows answer: "planning" (the keys this member plans now), "seen" (the live
-    /// keys others announced here: [{"key", "coordinator"}]) and, to "flows", the planned
-    /// pushes' flows with their key as "job".
-    void answer(nlohmann::json& out, double now);
+    /// Adds to a flows answer's "flows" the planned pushes' flows, each with its key as
+    /// "job" and its "coordinator": this member's own (`self`), and those announced to it,
+    /// except the ones whose coordinator has set a job up here since (`set_up`: per
+    /// coordinator, the latest time one of its jobs was set up here).
+    void answer(nlohmann::json& out, const std::string& self, double now, const std::map<std::string, double>& set_up);
 
 private:
     struct Own {
-        bool planning = true;
         double since = 0;
         std::vector<PlannedFlow> flows;
     };
     struct Seen {
         std::string coordinator;
-        double until = 0;
+        double noted = 0;
+        std::vector<PlannedFlow> flows;
     };
     std::mutex mu_;
     std::uint64_t next_ = 0;
     std::map<std::string, Own> own_;
     std::map<std::string, Seen> seen_;
 };
-
-/// The earlier pushes a push planned under `key` must wait for, from its members' flows
-/// answers (`answers`, by member name): each key below `key` that some member saw, whose
-/// coordinator still lists it as planning, or was not asked (its name is then in
-/// `ask_also`). Empty: plan now.
-[[nodiscard]] std::vector<std::string> earlier_planning(const std::string& key,
-                                                        const std::map<std::string, nlohmann::json>& answers,
-                                                        std::vector<std::string>& ask_also);
 
 }  // namespace hetcast::detail

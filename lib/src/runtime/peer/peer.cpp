@@ -190,8 +190,9 @@ std::vector<JobInfo> Peer::jobs() const {
     return out;
 }
 
-Peer::Beside Peer::beside(const Network& net, const std::vector<std::string>& participants, bool plan) {
-    return impl_->beside(net, participants, plan);
+Peer::Beside Peer::beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan,
+                          std::uint64_t rate) {
+    return impl_->beside(net, participants, plan, rate);
 }
 
 JobReport Peer::run(JobSpec spec) {

@@ -137,7 +137,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         for (NodeId n = 0; n < net.size(); ++n) {
             if (!s.tasks[n].empty()) names.push_back(net.name(n));
         }
-        others = beside(net, names);
+        others = beside(net, names, nullptr, 0, spec.planning);
     }
     const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
     // Until it starts, pushes planned after this one count its flows from here.
@@ -352,6 +352,8 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         return report;
     }
 
+    // From here its participants report its flows (counted once: those planned end first).
+    board.end(spec.planning);
     const double t0 = now_s();
     result.started = t0;
     {
@@ -379,7 +381,6 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
         }
     }
     if (own) start_runner(own);
-    board.end(spec.planning);
 
     const std::uint64_t owed = k->owed;
     // What the caller saw last: (delivered, everywhere) and every member's state.

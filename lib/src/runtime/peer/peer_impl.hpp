@@ -322,7 +322,9 @@ struct Peer::Impl {
     /// participants (this member's own read directly); a member that does not answer in
     /// time adds nothing. Flows naming members outside `net` are left out.
     using Beside = Peer::Beside;
-    Beside beside(const Network& net, const std::vector<std::string>& participants, bool plan = false);
+    /// Peer::beside(); the flows of push `own` (a key) are not its own neighbours.
+    Beside beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan = nullptr,
+                  std::uint64_t rate = 0, const std::string& own = {});
     /// Pushes planned here and elsewhere at the same moment (job/plan_board.hpp).
     detail::PlanBoard board;
 };

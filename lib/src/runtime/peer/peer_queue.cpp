@@ -104,8 +104,11 @@ JobReport Peer::Impl::wait_for_members(const JobSpec& spec, Clock::time_point de
 json Peer::Impl::flows_answer() {
     json out = json::array();
     std::size_t running = 0;
+    std::map<std::string, double> set_up;  // per coordinator, its latest job set up here
     for (const auto& j : jobs.all()) {
         std::lock_guard lock(j->mu);
+        double& up = set_up[j->plan.coordinator];
+        up = std::max(up, j->planned);
         // What make_job counts once it has reaped (never on this I/O thread: reaping joins).
         if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
         // A job set up but not started may be a try that another member refuses.
@@ -122,7 +125,7 @@ json Peer::Impl::flows_answer() {
         }
     }
     json a{{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", cfg.max_jobs}};
-    board.answer(a, now_s());
+    board.answer(a, cfg.name, now_s(), set_up);
     return a;
 }
 
@@ -163,39 +166,46 @@ bool Peer::Impl::room(const std::vector<std::string>& members) {
     return true;
 }
 
-Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants, bool plan) {
+Peer::Impl::Beside Peer::Impl::beside(const Network& net, const std::vector<std::string>& participants,
+                                      const Schedule* plan, std::uint64_t rate, const std::string& own) {
     Beside out;
-    std::vector<json> lists;
-    if (!plan) {
-        for (json& a : ask_flows(participants)) lists.push_back(std::move(a["flows"]));
-    } else {
-        // Announced to the members asked, so that a push planned after this one waits for it;
-        // this one waits for those announced before it, until their coordinators planned them.
-        out.planning = board.begin(cfg.name,
-                                   static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                  std::chrono::system_clock::now().time_since_epoch())
-                                                                  .count()),
-                                   now_s());
-        const json request{{"cmd", "flows"}, {"planning", out.planning}};
-        std::vector<std::string> asked = participants;
-        const auto until = Clock::now() + std::chrono::duration<double>(PlanBoard::wait_most);
-        for (;;) {
-            std::map<std::string, json> answers;
-            std::vector<json> got = ask_flows(asked, request, &answers);
-            std::vector<std::string> also;
-            const bool wait = !earlier_planning(out.planning, answers, also).empty() && Clock::now() < until;
-            if (!wait) {
-                for (json& a : got) lists.push_back(std::move(a["flows"]));
-                break;
-            }
-            asked.insert(asked.end(), also.begin(), also.end());
-            std::unique_lock lock(mu);
-            waiting_cv.wait_for(lock, std::chrono::milliseconds(10), [&] { return stopping.load(); });
-            if (stopping) break;
-        }
+    json request{{"cmd", "flows"}};
+    if (plan) {
+        // Announced before it is planned beside the others: a push asking after this one
+        // sees it, and none waits for another.
+        const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch());
+        out.planning = board.key(cfg.name, static_cast<std::uint64_t>(wall.count()));
+        std::vector<PlannedFlow> flows = planned_flows(net, *plan, rate);
+        request["planning"] = out.planning;
+        request["planned"] = to_json(flows);
+        board.planned(out.planning, std::move(flows), now_s());
     }
-    // Each receiver names only its own receives, each coordinator only its planned pushes'
-    // flows: nothing is counted twice.
+    std::map<std::string, json> answers;
+    (void)ask_flows(participants, request, &answers);
+    // A planned push's flows as its coordinator reports them when it answered (it knows
+    // whether its plan changed or started), else as the first member that saw them.
+    std::set<std::string> planned_seen;
+    std::vector<json> lists;
+    for (auto& [member, a] : answers) {
+        json list = json::array();
+        std::set<std::string> here;
+        for (json& f : a.value("flows", json::array())) {
+            if (!f.is_object()) continue;
+            const std::string job = f.value("job", ""), coordinator = f.value("coordinator", "");
+            if (!own.empty() && job == own) continue;
+            if (job == out.planning && !out.planning.empty()) continue;
+            if (!coordinator.empty()) {
+                const bool by_it = coordinator == member;
+                if (!by_it && (answers.count(coordinator) || planned_seen.count(job))) continue;
+                here.insert(job);
+            }
+            list.push_back(std::move(f));
+        }
+        planned_seen.insert(here.begin(), here.end());
+        lists.push_back(std::move(list));
+    }
+    // A started job's flows are named once, by their receivers; a planned one's once, above.
     std::set<std::string> jobs_seen;
     for (const json& list : lists) {
         for (const json& f : list) {
