@@ -44,26 +44,20 @@ std::optional<NodeId> relay_of(const Schedule& s) {
 
 TEST_CASE("auto beside running flows: it drops its pick alone when the running flows make it slower") {
     const Network net = two_subnets();
-    for (const std::vector<NodeId>& dests : {std::vector<NodeId>{2, 4, 6}, std::vector<NodeId>{}}) {
-        CAPTURE(dests.size());
-        PlanRequest req = make_request(net, 0, dests, 16e6, ExecModel::nonblocking);
-        const AutoChoice alone = plan_auto_explained(net, req);
-        const auto relay = relay_of(alone.best);
-        REQUIRE(relay);
-        // Two flows of another job leave the relay auto picked alone for its own subnet,
-        // taking most of its NIC out.
-        for (NodeId v : net.subnets()->at(net.subnet_of()[*relay])) {
-            if (v != *relay && v != 0 && req.beside.size() < 2) req.beside.push_back({*relay, v, 400e6, 0});
-        }
-        REQUIRE(req.beside.size() == 2);
-        const AutoChoice next_to = plan_auto_explained(net, req);
-        CHECK(next_to.best.tasks != alone.best.tasks);
-        const double kept = weighed_completion(net, alone.best, req.model, req.beside);
-        const double picked = weighed_completion(net, next_to.best, req.model, req.beside);
-        CHECK(picked < kept * 0.9);
-        // What it weighed is each candidate beside them, its pick the least.
-        for (const auto& [name, t] : next_to.predicted) CHECK(picked <= t * (1 + 0.03 + 1e-9));
-    }
+    PlanRequest req = make_request(net, 0, {2, 4}, 16e6, ExecModel::nonblocking);
+    const AutoChoice alone = plan_auto_explained(net, req);
+    const auto relay = relay_of(alone.best);
+    REQUIRE(relay);
+    // Two flows of another job leave the relay auto picked alone for h6 (not in this push),
+    // taking two thirds of its NIC out.
+    req.beside = {{*relay, 6, 400e6, 0}, {*relay, 6, 400e6, 0}};
+    const AutoChoice next_to = plan_auto_explained(net, req);
+    CHECK(next_to.best.tasks != alone.best.tasks);
+    const double kept = weighed_completion(net, alone.best, req.model, req.beside);
+    const double picked = weighed_completion(net, next_to.best, req.model, req.beside);
+    CHECK(picked < kept * 0.7);
+    // What it weighed is each candidate beside them, its pick the least but for a near tie.
+    for (const auto& [name, t] : next_to.predicted) CHECK(picked <= t * (1 + 0.03 + 1e-9));
 }
 
 TEST_CASE("auto beside running flows: none, or flows on links the plan does not use, change nothing") {

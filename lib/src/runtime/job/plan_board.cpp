@@ -30,8 +30,10 @@ std::vector<PlannedFlow> planned_flows_from_json(const json& j) {
         if (out.size() >= max_planned_flows) break;
         if (!f.is_object()) continue;
         const auto from = f.find("from"), to = f.find("to"), left = f.find("left"), rate = f.find("rate");
+        // JSON text reads a count as unsigned; one built in code may hold it signed.
+        const auto count = [](const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; };
         if (from == f.end() || !from->is_string() || to == f.end() || !to->is_string() || left == f.end() ||
-            !left->is_number_unsigned() || (rate != f.end() && !rate->is_number_unsigned())) {
+            !count(*left) || (rate != f.end() && !count(*rate))) {
             continue;
         }
         out.push_back({from->get<std::string>(), to->get<std::string>(), left->get<std::uint64_t>(),
