@@ -80,4 +80,11 @@ private:
     std::map<std::string, Seen> seen_;
 };
 
+/// Ends push `key` on `board` when it goes out of scope (a try that returns early).
+struct EndPlanning {
+    PlanBoard& board;
+    const std::string& key;
+    ~EndPlanning() { board.end(key); }
+};
+
 }  // namespace hetcast::detail

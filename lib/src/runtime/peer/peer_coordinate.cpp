@@ -141,11 +141,7 @@ JobReport Peer::Impl::run_try(const JobSpec& spec, std::uint64_t push, Clock::ti
     }
     const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
     // Until it starts, pushes planned after this one count its flows from here.
-    struct EndPlanning {
-        detail::PlanBoard& board;
-        const std::string& key;
-        ~EndPlanning() { board.end(key); }
-    } end_planning{board, spec.planning};
+    const detail::EndPlanning end_planning{board, spec.planning};
     if (!spec.planning.empty()) board.planned(spec.planning, planned_flows(net, s, spec.bwlimit), now_s());
     result.started = now_s();
 
