@@ -2,6 +2,7 @@
 // jobs already running (PlanRequest::beside), not as if the network were its own.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -58,6 +59,25 @@ TEST_CASE("auto beside running flows: it drops its pick alone when the running f
     CHECK(picked < kept * 0.7);
     // What it weighed is each candidate beside them, its pick the least but for a near tie.
     for (const auto& [name, t] : next_to.predicted) CHECK(picked <= t * (1 + 0.03 + 1e-9));
+}
+
+TEST_CASE("auto beside running flows: a pick alone that they slow less than 10% behind another stays") {
+    const Network net = two_subnets();
+    PlanRequest req = make_request(net, 0, {2, 4}, 16e6, ExecModel::nonblocking);
+    const AutoChoice alone = plan_auto_explained(net, req);
+    const auto relay = relay_of(alone.best);
+    REQUIRE(relay);
+    req.beside = {{*relay, 6, 9e6, 0}, {*relay, 6, 9e6, 0}};
+    const AutoChoice next_to = plan_auto_explained(net, req);
+    const double kept = weighed_completion(net, alone.best, req.model, req.beside);
+    double least = kept;
+    for (const auto& [name, t] : next_to.predicted) least = std::min(least, t);
+    CAPTURE(kept);
+    CAPTURE(least);
+    REQUIRE(least < kept);  // another candidate is faster beside them...
+    REQUIRE(kept <= least * 1.10);  // ...but by less than the margin
+    CHECK(next_to.best.tasks == alone.best.tasks);
+    CHECK(kept > least * 1.03);
 }
 
 TEST_CASE("auto beside running flows: none, or flows on links the plan does not use, change nothing") {
