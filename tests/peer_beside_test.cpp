@@ -47,32 +47,37 @@ JobSpec broadcast(const Network& net, NodeId root, std::size_t bytes, std::uint6
     return spec;
 }
 
+/// A peer per node of `net` on loopback, its links emulated as `net` says; stopped at the end.
+struct Cluster {
+    test::TempDir dir;
+    std::vector<std::unique_ptr<Peer>> peers;
+    explicit Cluster(const Network& net) {
+        std::vector<Member> members;
+        for (std::size_t i = 0; i < net.size(); ++i) {
+            PeerConfig c;
+            c.name = net.name(i);
+            c.identity = test::identity(c.name);
+            c.dest_root = dir.path / c.name;
+            c.chunk = 64 << 10;
+            c.connect_timeout = std::chrono::milliseconds(3000);
+            c.link_profile = net;
+            peers.push_back(std::make_unique<Peer>(c));
+            peers.back()->start();
+            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
+        }
+        for (auto& p : peers) p->set_members(members);
+    }
+    ~Cluster() {
+        for (auto& p : peers) p->stop();
+    }
+};
+
 }  // namespace
 
 TEST_CASE("peer: a push started while another runs is planned beside it, and predicts a later end than alone") {
     const Network net = slow_two_subnets();
-    test::TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    std::vector<Member> members;
-    for (std::size_t i = 0; i < net.size(); ++i) {
-        PeerConfig c;
-        c.name = net.name(i);
-        c.identity = test::identity(c.name);
-        c.dest_root = dir.path / c.name;
-        c.chunk = 64 << 10;
-        c.connect_timeout = std::chrono::milliseconds(3000);
-        c.link_profile = net;
-        peers.push_back(std::make_unique<Peer>(c));
-        peers.back()->start();
-        members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-    }
-    for (auto& p : peers) p->set_members(members);
-    struct Stop {
-        std::vector<std::unique_ptr<Peer>>& peers;
-        ~Stop() {
-            for (auto& p : peers) p->stop();
-        }
-    } stop{peers};
+    Cluster cluster(net);
+    auto& peers = cluster.peers;
 
     auto first = std::async(std::launch::async, [&] { return peers[0]->run(broadcast(net, 0, 3 << 20, 1)); });
     // p1 receives the first push's message: once bytes arrive there, its flow is running.
@@ -94,4 +99,38 @@ TEST_CASE("peer: a push started while another runs is planned beside it, and pre
     const JobReport after = peers[2]->run(broadcast(net, 2, 256 << 10, 3));
     CHECK(after.beside == 0);
     CHECK(after.predicted == doctest::Approx(alone));
+}
+
+TEST_CASE("peer: a push planned while another is planned but not started plans and predicts beside it") {
+    const Network net = slow_two_subnets();
+    Cluster cluster(net);
+    auto& peers = cluster.peers;
+    const std::vector<std::string> all = net.names();
+
+    // p0 announces its push with its plan; nothing else is planned or runs.
+    JobSpec a = broadcast(net, 0, 3 << 20, 1);
+    const Peer::Beside first = peers[0]->beside(net, all, &a.schedule);
+    CHECK(first.flows.empty());
+    REQUIRE(!first.planning.empty());
+    // p2's push, announced before p0's starts, sees its three flows, once each: from p0
+    // itself, or from the members p0 announced it to when p0 is not asked.
+    JobSpec b = broadcast(net, 2, 256 << 10, 2);
+    const Peer::Beside second = peers[2]->beside(net, all, &b.schedule);
+    CHECK(second.jobs == 1);
+    CHECK(second.flows.size() == 3);
+    const Peer::Beside without_p0 = peers[3]->beside(net, {"p1", "p2", "p3"});
+    CHECK(without_p0.jobs == 2);  // p2's too, seen by p1 and p3
+    CHECK(without_p0.flows.size() == 6);
+
+    a.planning = first.planning;
+    auto ran = std::async(std::launch::async, [&] { return peers[0]->run(std::move(a)); });
+    b.planning = second.planning;
+    const double alone = simulate(net, b.schedule, ExecModel::nonblocking).completion;
+    const JobReport r = peers[2]->run(std::move(b));
+    CHECK(r.ok());
+    CHECK(r.beside == 1);
+    CHECK(r.predicted > alone * 1.2);
+    CHECK(ran.get().ok());
+    // Both ran: nothing of them is left to plan beside.
+    CHECK(test::wait_for([&] { return peers[3]->beside(net, all).flows.empty(); }));
 }

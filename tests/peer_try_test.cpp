@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,14 +31,14 @@ Network three() {
 
 TEST_CASE("peer try: the flows beside a try are those naming two of its members, each job counted once") {
     const Network net = three();
-    std::vector<json> answers{
-        {{"ok", true}, {"flows", {{{"job", "1"}, {"from", "a"}, {"to", "b"}, {"left", 100}, {"rate", 5}},
-                                  {{"job", "1"}, {"from", "a"}, {"to", "c"}, {"left", 50}}}}},
-        {{"ok", true},
+    std::map<std::string, json> answers{
+        {"b", {{"ok", true}, {"flows", {{{"job", "1"}, {"from", "a"}, {"to", "b"}, {"left", 100}, {"rate", 5}},
+                                  {{"job", "1"}, {"from", "a"}, {"to", "c"}, {"left", 50}}}}}},
+        {"c", {{"ok", true},
          {"flows", {{{"job", "2"}, {"from", "x"}, {"to", "b"}, {"left", 10}},   // x is no member of the try
                     {{"job", "3"}, {"from", "b"}, {"to", "b"}, {"left", 10}},   // to itself
                     {{"job", "4"}, {"from", "a"}, {"to", "c"}, {"left", 0}},    // nothing left
-                    {{"from", "a"}}}}}};                                           // not a flow
+                    {{"from", "a"}}}}}}};                                          // not a flow
     const hetcast::detail::Beside b = hetcast::detail::beside_of(net, answers);
     REQUIRE(b.flows.size() == 2);
     CHECK(b.jobs == 1);

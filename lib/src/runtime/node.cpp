@@ -180,6 +180,20 @@ JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, S
     return JobHandle(state);
 }
 
+JobSpec Node::Impl::plan_beside(const Network& net, PlanRequest req, const PushOptions& options) {
+    JobSpec spec = plan_push(net, req, options.algo, options.piece);
+    if (!net.capacities() || req.model != ExecModel::nonblocking) return spec;
+    std::vector<std::string> members{net.name(req.root)};
+    for (NodeId v : req.dests) members.push_back(net.name(v));
+    Peer::Beside others = peer.beside(net, members, &spec.schedule, options.bwlimit);
+    if (!others.flows.empty() && options.algo == "auto") {
+        req.beside = std::move(others.flows);
+        spec = plan_push(net, req, options.algo, options.piece);
+    }
+    spec.planning = std::move(others.planning);
+    return spec;
+}
+
 namespace {
 /// `net` as the job sees it, after the options are checked.
 std::shared_ptr<const Network> planned_on(std::shared_ptr<const Network> net, const PushOptions& options) {
@@ -210,7 +224,7 @@ JobHandle Node::start_multicast(Bytes bytes, std::vector<std::string> dests, Sen
     }
     const double size = static_cast<double>(bytes->size());
     const PlanRequest req = make_request(*net, net->id(name()), std::move(ids), size, ExecModel::nonblocking);
-    JobSpec spec = plan_push(*net, req, options.algo, options.piece);
+    JobSpec spec = impl_->plan_beside(*net, req, options);
     spec.inputs.emplace_back(std::make_shared<BufferBody>(std::move(bytes)), "");
     return impl_->launch(std::move(spec), net, options, finish);
 }
@@ -310,7 +324,7 @@ JobHandle Node::start_push(PushFiles files, SendOptions options) {
     if (ids.empty()) throw Error(all ? "no other member can be reached" : "no destination can be reached");
     const double size = static_cast<double>(input.body->size());
     const PlanRequest req = make_request(*net, net->id(name()), std::move(ids), size, ExecModel::nonblocking);
-    JobSpec spec = plan_push(*net, req, options.algo, options.piece);
+    JobSpec spec = impl_->plan_beside(*net, req, options);
     spec.inputs.push_back(std::move(input));
     return impl_->launch(std::move(spec), net, options, std::move(finish));
 }

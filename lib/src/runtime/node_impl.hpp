@@ -16,7 +16,10 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "hetcast/error.hpp"
+#include "hetcast/runtime/job.hpp"
 #include "hetcast/runtime/node.hpp"
+#include "hetcast/runtime/push_options.hpp"
+#include "hetcast/sched/plan.hpp"
 
 namespace hetcast {
 
@@ -74,6 +77,10 @@ struct Node::Impl {
     JobHandle launch(JobSpec spec, std::shared_ptr<const Network> net, SendOptions& options,
                      std::function<void(JobReport&)> finish);
     void join_threads();
+    /// plan_push(), announced with its plan alone, then planned beside the jobs that run and
+    /// the pushes announced before it (Peer::beside): auto weighs its candidates with their
+    /// flows (issue 27).
+    [[nodiscard]] JobSpec plan_beside(const Network& net, PlanRequest req, const PushOptions& options);
 };
 
 }  // namespace hetcast

@@ -242,8 +242,9 @@ double piece_overhead(const Network& net, const Schedule& s) {
     return plan + static_cast<double>(relay_depth(s)) * (piece_hop_seconds + piece / piece_hop_rate);
 }
 
-double weighed_completion(const Network& net, const Schedule& s, ExecModel model) {
-    return simulate(net, s, model).completion + piece_overhead(net, s);
+double weighed_completion(const Network& net, const Schedule& s, ExecModel model,
+                          const std::vector<BackgroundFlow>& beside) {
+    return simulate_beside(net, s, model, beside).completion + piece_overhead(net, s);
 }
 
 std::vector<std::uint64_t> piece_candidates(double size) {

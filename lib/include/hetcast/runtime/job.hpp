@@ -205,6 +205,9 @@ struct JobSpec {
     /// fed are served again by this plan, relaying through none of `avoid` (the failed).
     /// Empty: they are reported failed.
     std::function<Schedule(const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid)> replan;
+    /// The key Peer::beside() announced this push's planning under (empty: none): the
+    /// coordinator reports the plan's flows to pushes planned after it until it starts.
+    std::string planning;
 };
 
 /// A job a peer takes part in, as Peer::jobs() lists it.

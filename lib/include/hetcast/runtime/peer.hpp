@@ -32,6 +32,7 @@
 #include "hetcast/runtime/wire.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
+#include "hetcast/sim/flow.hpp"
 
 namespace hetcast {
 
@@ -150,6 +151,21 @@ public:
     /// Never throws for a failure of another node: the report names it. Throws InputError
     /// for a malformed spec (a participant that is not a member, a missing input).
     [[nodiscard]] JobReport run(JobSpec spec);
+
+    /// The flows of other jobs that a push on `net` among `participants` runs beside (issue
+    /// 27): the running jobs' remaining flows and those of pushes planned but not started,
+    /// asked of the participants (this member's own read directly); a member that does not
+    /// answer in time adds nothing, nor do flows naming members outside `net`. With `plan`
+    /// (the push's plan as it would run alone, its members sending at most `rate` bytes/s,
+    /// 0: no cap), the push is announced with that plan's flows under a key (`planning`,
+    /// for JobSpec::planning): pushes asking after it plan beside it, without waiting.
+    struct Beside {
+        std::vector<BackgroundFlow> flows;
+        std::size_t jobs = 0;  ///< the distinct jobs they belong to
+        std::string planning;
+    };
+    [[nodiscard]] Beside beside(const Network& net, const std::vector<std::string>& participants,
+                                const Schedule* plan = nullptr, std::uint64_t rate = 0);
 
     /// Cancels a job this peer coordinates (the id its report and JobSpec::started give):
     /// every participant drops it and removes its temporary files, and run() returns a

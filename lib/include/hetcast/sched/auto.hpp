@@ -43,11 +43,14 @@ inline constexpr std::size_t auto_quadratic_max = 2000;
 /// when cuts_through() holds (sched/pipeline.hpp) and the schedule stores and forwards, by
 /// the same task lists cut through ("X+ct") with the piece the planner chooses for them
 /// (or the request's). Each is weighed with weighed_completion() (simulate() under the
-/// request's model, plus what pieces cost beyond it); the least wins, ties to the earlier
+/// request's model, beside the running flows of PlanRequest::beside, plus what pieces cost
+/// beyond it); the least wins, ties to the earlier
 /// candidate. On a network with capacities whose links are not all FIFOs (non-blocking
 /// model), a candidate within 3% of the least wins instead when its prediction with every
-/// link a FIFO is lower: it depends less on how TCP shares them. `optimal` takes part when
-/// it applies.
+/// link a FIFO is lower: it depends less on how TCP shares them. With running flows
+/// (PlanRequest::beside) the pick alone stays unless another candidate's completion beside
+/// them is lower by more than 10%; then, of those within 3% of the least, the one best alone.
+/// `optimal` takes part when it applies.
 /// Above auto_exhaustive_max participants (AutoScope::by_size), AutoScope::scaled.
 [[nodiscard]] AutoChoice plan_auto_explained(const Network& net, const PlanRequest& req,
                                              AutoScope scope = AutoScope::by_size);

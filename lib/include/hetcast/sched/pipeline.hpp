@@ -30,9 +30,10 @@ namespace hetcast {
 /// and read back before it goes on. 0 for a store-and-forward schedule.
 [[nodiscard]] double piece_overhead(const Network& net, const Schedule& s);
 
-/// What the planner weighs a schedule by: simulate() under `model`, plus piece_overhead()
-/// when it cuts through.
-[[nodiscard]] double weighed_completion(const Network& net, const Schedule& s, ExecModel model);
+/// What the planner weighs a schedule by: simulate() under `model` (simulate_beside() with
+/// the flows of running jobs `beside`), plus piece_overhead() when it cuts through.
+[[nodiscard]] double weighed_completion(const Network& net, const Schedule& s, ExecModel model,
+                                        const std::vector<BackgroundFlow>& beside = {});
 
 /// The piece sizes weighed for a schedule whose largest message has `size` bytes:
 /// min_planned_piece, doubled up to max_cut_through_piece, each cutting it into at most

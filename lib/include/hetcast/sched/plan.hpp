@@ -8,6 +8,7 @@
 #include "hetcast/model/network.hpp"
 #include "hetcast/sched/schedule.hpp"
 #include "hetcast/sim/exec_model.hpp"
+#include "hetcast/sim/flow.hpp"
 
 namespace hetcast {
 
@@ -33,6 +34,10 @@ struct PlanRequest {
     double size = 1 << 20;
     ExecModel model = ExecModel::nonblocking;
     PlanOptions options;
+    /// Flows of other jobs running when this one starts (issue 27): `auto` weighs its
+    /// candidates by their completion simulated beside them (simulate_beside()); each
+    /// algorithm's own rules ignore them.
+    std::vector<BackgroundFlow> beside = {};
     /// Participants ranked from the root in node order, wrapping around (ECO Fig. 1d):
     /// root first, then the destinations.
     [[nodiscard]] std::vector<NodeId> ranked() const;

@@ -130,6 +130,11 @@ std::vector<JobInfo> Peer::jobs() const {
     return out;
 }
 
+Peer::Beside Peer::beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan,
+                          std::uint64_t rate) {
+    return impl_->requests.beside(net, participants, plan, rate);
+}
+
 JobReport Peer::run(JobSpec spec) {
     const Schedule& s = spec.schedule;
     if (s.relay == Relay::cut_through && spec.network) {

@@ -38,9 +38,12 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         for (NodeId n = 0; n < net.size(); ++n) {
             if (!s.tasks[n].empty()) names.push_back(net.name(n));
         }
-        others = beside_of(net, requests_.ask_flows(names));
+        others = requests_.beside(net, names, nullptr, 0, spec.planning);
     }
     const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
+    // Until it starts, pushes planned after this one count its flows from here.
+    const EndPlanning end_planning{core_.board, spec.planning};
+    if (!spec.planning.empty()) core_.board.planned(spec.planning, planned_flows(net, s, spec.bwlimit), now_s());
     result.started = now_s();
     JobReport report = report_of(spec, predicted, others.jobs);
     JobPlan common = plan_of(spec, *self_id, core_.cfg.name, core_.cfg.chunk, report);
@@ -173,6 +176,8 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         return report;
     }
 
+    // From here its participants report its flows (counted once: those planned end first).
+    core_.board.end(spec.planning);
     const double t0 = now_s();
     result.started = t0;
     {

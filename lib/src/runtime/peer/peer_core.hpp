@@ -10,6 +10,7 @@
 
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/peer.hpp"
+#include "../job/plan_board.hpp"
 #include "../wire/worker_pool.hpp"
 
 namespace hetcast::detail {
@@ -28,6 +29,8 @@ struct PeerCore {
     /// other requests, quick or not.
     WorkerPool live{2, 4096};
     WorkerPool slow{16, 64};
+    /// Pushes planned here and elsewhere at the same moment (job/plan_board.hpp).
+    PlanBoard board;
 
     explicit PeerCore(PeerConfig c) : cfg(std::move(c)) {}
 

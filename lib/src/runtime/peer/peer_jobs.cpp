@@ -71,8 +71,11 @@ void Participant::abort(Job& job, const std::string& why) {
 json Participant::flows_answer() const {
     json out = json::array();
     std::size_t running = 0;
+    std::map<std::string, double> set_up;  // per coordinator, its latest job set up here
     for (const auto& j : jobs_.all()) {
         std::lock_guard lock(j->mu);
+        double& up = set_up[j->plan.coordinator];
+        up = std::max(up, j->planned);
         // What JobSetup::make counts once it has reaped (never on this I/O thread: reaping joins).
         if (!j->finished && !(j->aborted && !j->runner.joinable())) ++running;
         // A job set up but not started may be a try that another member refuses.
@@ -88,7 +91,9 @@ json Participant::flows_answer() const {
                            {"rate", j->plan.bwlimit}});
         }
     }
-    return {{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", core_.cfg.max_jobs}};
+    json a{{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", core_.cfg.max_jobs}};
+    core_.board.answer(a, core_.cfg.name, now_s(), set_up);
+    return a;
 }
 
 void Participant::closed(const ConnectionPtr& c, const std::optional<Lane>& lane, const std::string& why) {

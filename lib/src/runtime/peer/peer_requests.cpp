@@ -77,6 +77,7 @@ void Requests::on_request(const ConnectionPtr& c, const Frame& f) {
         return;
     }
     if (req.value("cmd", "") == "flows") {
+        core_.board.note(req, c->peer(), now_s());
         respond(flows_());
         return;
     }
@@ -195,12 +196,14 @@ std::vector<PingSample> Requests::ping(const std::string& member, const std::vec
     return out;
 }
 
-std::vector<json> Requests::ask_flows(const std::vector<std::string>& members) {
+std::vector<json> Requests::ask_flows(const std::vector<std::string>& members, const json& request,
+                                      std::map<std::string, json>* by_member) {
     std::vector<std::string> others;
     std::vector<json> out;
     for (const std::string& p : members) {
         if (p == core_.cfg.name) {
             out.push_back(flows_());
+            if (by_member) (*by_member)[p] = out.back();
         } else {
             others.push_back(p);
         }
@@ -208,10 +211,35 @@ std::vector<json> Requests::ask_flows(const std::vector<std::string>& members) {
     if (others.empty()) return out;
     // Not worth a stall: a member slow to answer counts as running nothing.
     const auto patience = std::min<std::chrono::milliseconds>(core_.cfg.connect_timeout, std::chrono::seconds(1));
-    const Peer::Answers a = call_all(others, {{"cmd", "flows"}}, patience);
-    for (const json& r : a.responses) {
-        if (r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array()) out.push_back(r);
+    const Peer::Answers a = call_all(others, request, patience);
+    for (std::size_t i = 0; i < a.responses.size() && i < others.size(); ++i) {
+        const json& r = a.responses[i];
+        const bool good = r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array();
+        if (good) out.push_back(r);
+        if (by_member) (*by_member)[others[i]] = good ? r : json::object();
     }
+    return out;
+}
+
+Peer::Beside Requests::beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan,
+                              std::uint64_t rate, const std::string& own) {
+    json request{{"cmd", "flows"}};
+    std::string planning;
+    if (plan) {
+        // Announced before it is planned beside the others: a push asking after this one
+        // sees it, and none waits for another.
+        const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch());
+        planning = core_.board.key(core_.cfg.name, static_cast<std::uint64_t>(wall.count()));
+        std::vector<PlannedFlow> flows = planned_flows(net, *plan, rate);
+        request["planning"] = planning;
+        request["planned"] = to_json(flows);
+        core_.board.planned(planning, std::move(flows), now_s());
+    }
+    std::map<std::string, json> answers;
+    (void)ask_flows(participants, request, &answers);
+    Peer::Beside out = beside_of(net, std::move(answers), own, planning);
+    out.planning = planning;
     return out;
 }
 

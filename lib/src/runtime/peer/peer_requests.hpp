@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -47,7 +48,12 @@ public:
     /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
     /// for all; a member that does not answer in time, or not as Participant::flows_answer
     /// does, has no entry.
-    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members);
+    std::vector<nlohmann::json> ask_flows(const std::vector<std::string>& members,
+                                          const nlohmann::json& request = {{"cmd", "flows"}},
+                                          std::map<std::string, nlohmann::json>* by_member = nullptr);
+    /// Peer::beside(); the flows of push `own` (a key) are not its own neighbours.
+    Peer::Beside beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan = nullptr,
+                        std::uint64_t rate = 0, const std::string& own = {});
     /// Whether a call or a ping waits for its answer.
     bool waiting() const { return !calls_.empty() || !pings_.empty(); }
     /// The peer stops: every answer still awaited fails.

@@ -157,10 +157,29 @@ void tally(Coord& k, const JobSpec& spec, const std::string& stop_reason, const 
     }
 }
 
-Beside beside_of(const Network& net, std::vector<json> answers) {
+Beside beside_of(const Network& net, std::map<std::string, json> answers, const std::string& own,
+                 const std::string& planning) {
+    std::set<std::string> planned_seen;
     std::vector<json> lists;
-    for (json& a : answers) lists.push_back(std::move(a["flows"]));
-    // Each receiver names only its own receives: nothing is counted twice.
+    for (auto& [member, a] : answers) {
+        json list = json::array();
+        std::set<std::string> here;
+        for (json& f : a.value("flows", json::array())) {
+            if (!f.is_object()) continue;
+            const std::string job = f.value("job", ""), coordinator = f.value("coordinator", "");
+            if (!own.empty() && job == own) continue;
+            if (!planning.empty() && job == planning) continue;
+            if (!coordinator.empty()) {
+                const bool by_it = coordinator == member;
+                if (!by_it && (answers.count(coordinator) || planned_seen.count(job))) continue;
+                here.insert(job);
+            }
+            list.push_back(std::move(f));
+        }
+        planned_seen.insert(here.begin(), here.end());
+        lists.push_back(std::move(list));
+    }
+    // A started job's flows are named once, by their receivers; a planned one's once, above.
     Beside out;
     std::set<std::string> jobs_seen;
     for (const json& list : lists) {

@@ -26,10 +26,7 @@ struct Try {
 };
 
 /// The flows of other jobs that a try runs beside.
-struct Beside {
-    std::vector<BackgroundFlow> flows;
-    std::size_t jobs = 0;  ///< the distinct jobs they belong to
-};
+using Beside = Peer::Beside;
 
 /// The report of a try before it runs: the prediction, and one outcome per destination.
 JobReport report_of(const JobSpec& spec, const Timeline& predicted, std::size_t beside);
@@ -40,9 +37,12 @@ JobPlan plan_of(const JobSpec& spec, NodeId self, const std::string& name, std::
 /// outcome delivered or why not, the hops' times from `t0`; the last progress to the spec.
 void tally(Coord& k, const JobSpec& spec, const std::string& stop_reason, const std::set<std::string>& ended_before,
            double t0, Try& result, JobReport& report);
-/// The flows in members' {"cmd": "flows"} answers that name two members of `net`: each
-/// receiver names only its own receives, so nothing is counted twice.
-Beside beside_of(const Network& net, std::vector<nlohmann::json> answers);
+/// The flows in members' {"cmd": "flows"} answers (by member) that name two members of
+/// `net`: each receiver names only its own receives, and a planned push's flows count once,
+/// as its coordinator reports them when it answered, else as the first member that saw
+/// them; push `own` and push `planning` (this one's keys) are left out.
+Beside beside_of(const Network& net, std::map<std::string, nlohmann::json> answers, const std::string& own = {},
+                 const std::string& planning = {});
 /// Whether none of the members that answered is at its max_jobs.
 bool has_room(const std::vector<nlohmann::json>& answers);
 

@@ -417,12 +417,30 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const std::string started = utc_now();
     JobReport r;
     if (!dests.empty()) {
-        JobSpec spec = plan_around_down(
-            *net, make_request(*net, root, dests, size, model), algo.name, piece,
-            [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
-            [&](const std::string& line) { say(LogLevel::warn, line); });
+        PlanRequest request = make_request(*net, root, dests, size, model);
+        const auto plan = [&] {
+            return plan_around_down(
+                *net, request, algo.name, piece,
+                [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
+                [&](const std::string& line) { say(LogLevel::warn, line); });
+        };
+        JobSpec spec = plan();
+        // Announced with its plan alone, then planned beside the jobs that run and the pushes
+        // announced before it: auto weighs its candidates with their flows (issue 27).
+        std::string planning;
+        if (net->capacities() && model == ExecModel::nonblocking) {
+            std::vector<std::string> members{cfg.name};
+            for (NodeId v : dests) members.push_back(net->name(v));
+            Peer::Beside others = peer->beside(*net, members, &spec.schedule, bwlimit);
+            planning = std::move(others.planning);
+            if (!others.flows.empty() && algo.name == "auto") {
+                request.beside = std::move(others.flows);
+                spec = plan();
+            }
+        }
         spec.bwlimit = bwlimit;
         spec.timeout = options.timeout;
+        spec.planning = std::move(planning);
         spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(input));
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
