@@ -111,12 +111,16 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
 /// measure again; one that could not connect, or whose receiver did not answer, fails the
 /// measurement.
 std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::string>& names,
-                                  const std::vector<FlowPair>& flows, double seconds, const Offsets& offsets) {
+                                  const std::vector<FlowPair>& flows, double seconds, const Offsets& offsets,
+                                  ProbeTimes& times) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point t1;
     const double warmup = std::min(0.1, seconds / 3);
     std::vector<double> rates(flows.size(), 0);
     std::vector<Arrivals> seen(flows.size());
     std::vector<std::string> failed(flows.size()), unrated(flows.size());
-    std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()));
+    std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()),
+                           [&t1]() noexcept { t1 = std::chrono::steady_clock::now(); });
     std::vector<std::thread> ts;
     for (std::size_t k = 0; k < flows.size(); ++k) {
         ts.emplace_back([&, k] {
@@ -160,6 +164,9 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
         });
     }
     for (auto& t : ts) t.join();
+    const auto t2 = std::chrono::steady_clock::now();
+    times.setup += std::chrono::duration<double>(t1 - t0).count();
+    times.measuring += std::chrono::duration<double>(t2 - t1).count();
     for (const auto& f : failed) {
         if (!f.empty()) throw Error("measuring " + f);
     }
@@ -199,8 +206,14 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     }
     if (names.size() < 2) throw InputError("probe: fewer than two members to measure");
     const std::size_t n = names.size();
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    const auto t0 = std::chrono::steady_clock::now();
     Offsets offsets;
+    ProbeTimes times;
     const Matrix lat = ping_latency(link, names, reps, offsets, progress);
+    times.latency = since(t0);
     options.names = names;
     if (progress) {
         options.progress = [&progress](std::string_view phase, std::size_t done) {
@@ -208,7 +221,7 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
         };
     }
     ProbeResult result = probe_capacities(
-        lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets); },
+        lat, [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets, times); },
         options);
     std::vector<Overhead> send(n), recv(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -221,7 +234,8 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     Network network = Network::parametric(names, lat, result.bandwidth, send, recv);
     network.set_subnets(result.subnets);
     network.set_capacities(result.capacities);
-    return {std::move(network), std::move(result), std::move(offsets)};
+    times.other = std::max(0.0, since(t0) - times.latency - times.setup - times.measuring);
+    return {std::move(network), std::move(result), std::move(offsets), times};
 }
 
 json answer_goodput(Peer& peer, const std::string& self, const json& req) {

@@ -66,7 +66,12 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
         say(LogLevel::warn, "probe: leaving out '" + name + "': " + why);
         down.push_back({{"name", name}, {"error", why}});
     }
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    const double answering = since(t0);
     const MeasuredCluster measured = measure_cluster(probe_link(), names, reps, o, respond);
+    const auto t_store = std::chrono::steady_clock::now();
     const ProbeResult& r = measured.result;
     const std::string text = format_network(measured.network, utc_now());
     std::vector<std::string> not_updated;
@@ -81,6 +86,9 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
             not_updated.push_back(m.name);
         }
     }
+    const ProbeTimes& pt = measured.times;
+    const json times{{"answering", answering}, {"latency", pt.latency},   {"setup", pt.setup},
+                     {"measuring", pt.measuring}, {"other", pt.other}, {"storing", since(t_store)}};
     json subnets = json::array();
     for (const auto& g : r.subnets) {
         json names_of = json::array();
@@ -97,7 +105,8 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
             {"pairs", n * (n - 1) / 2},
             {"measurements", r.measurements},
             {"measured_seconds", r.measured_seconds},
-            {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+            {"seconds", since(t0)},
+            {"times", times},
             {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
             {"not_updated", not_updated},
             {"unreachable", down}};
