@@ -74,17 +74,25 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
     const auto t_store = std::chrono::steady_clock::now();
     const ProbeResult& r = measured.result;
     const std::string text = format_network(measured.network, utc_now());
-    std::vector<std::string> not_updated;
+    // To every member at once: one after the other took 3.8 s at 48 members.
+    std::vector<std::future<bool>> stored;
     for (const auto& m : members) {
-        try {
-            if (m.name == cfg.name) {
-                set_map(text);
-            } else if (!get_or<bool>(peer->call(m.name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false)) {
-                not_updated.push_back(m.name);
+        stored.push_back(std::async(std::launch::async, [this, &text, &req, name = m.name]() -> bool {
+            try {
+                if (name == cfg.name) {
+                    set_map(text);
+                    return true;
+                }
+                return get_or<bool>(peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout),
+                                    "ok", false);
+            } catch (const std::exception&) {
+                return false;
             }
-        } catch (const std::exception&) {
-            not_updated.push_back(m.name);
-        }
+        }));
+    }
+    std::vector<std::string> not_updated;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        if (!stored[i].get()) not_updated.push_back(members[i].name);
     }
     const ProbeTimes& pt = measured.times;
     const json times{{"answering", answering}, {"latency", pt.latency},   {"setup", pt.setup},
