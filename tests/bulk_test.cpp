@@ -132,3 +132,25 @@ TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement,
     CHECK_FALSE(b.still_sending(out.get()));
     CHECK_FALSE(b.forget(out.get()));
 }
+
+TEST_CASE("bulk transfers: a window whose flow starves ends at its deadline with what arrived, not at the next frame") {
+    BulkTransfers b;
+    // Two frames, then nothing: before, the window waited for a frame past its end.
+    auto c = std::make_shared<FakeConnection>("m1");
+    hetcast::net::ConnectionPtr taken;
+    std::future<Goodput> got = b.measure(b.dialled(c, 0.0), 0.05, 0.0, taken);
+    b.on_data(c, hetcast::net::bulk_data, 1000, 1.0);
+    b.on_data(c, hetcast::net::bulk_data, 1000, 1.01);
+    REQUIRE(got.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    const Goodput g = got.get();
+    CHECK(g.bytes == 2000);
+    CHECK(g.rate == doctest::Approx(1000 / 0.01));
+    CHECK(c->closed == 0);  // the waiter closes it
+    b.on_data(c, hetcast::net::bulk_data, 1000, 1.5);  // arrives after the deadline: ignored
+
+    // Nothing at all: too little to measure.
+    auto silent = std::make_shared<FakeConnection>("m2");
+    std::future<Goodput> none = b.measure(b.dialled(silent, 0.0), 0.05, 0.0, taken);
+    REQUIRE(none.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK_THROWS_WITH_AS(none.get(), "'m2' sent too little to measure", hetcast::Error);
+}

@@ -192,3 +192,31 @@ TEST_CASE("probe at scale: bad input") {
     CHECK_THROWS_AS((void)probe_join(31, 0, s.subnets, s.capacities, f), InputError);
 }
 
+
+TEST_CASE("probe at scale: each hint of the next measurement's flows names the flows measured next") {
+    // A prober dials the flows it is told of while the measurement before them runs.
+    const Site s = random_site(100, 2);
+    SiteMeasure m(s, 62);
+    ProbeOptions o;
+    std::vector<std::vector<FlowPair>> measured;
+    std::vector<std::pair<std::size_t, std::vector<FlowPair>>> hints;  // (measurements made before it, flows)
+    o.prepare = [&](const std::vector<FlowPair>& next) { hints.emplace_back(measured.size(), next); };
+    const std::size_t n = s.subnet_of.size();
+    const ProbeResult r = probe_capacities(Matrix(n, std::vector<double>(n, 1e-4)),
+                                           [&](const auto& f, double sec) {
+                                               measured.push_back(f);
+                                               return m(f, sec);
+                                           },
+                                           o);
+    check_found(s, r, "100 hosts with hints");
+    REQUIRE(!hints.empty());
+    std::size_t right = 0;
+    for (const auto& [before, flows] : hints) {
+        // Given before measurement `before`, it names measurement `before` + 1.
+        REQUIRE(before + 1 < measured.size());
+        if (measured[before + 1] == flows) ++right;
+    }
+    CHECK(right == hints.size());
+    MESSAGE(hints.size() << " of " << measured.size() << " measurements hinted");
+    CHECK(2 * hints.size() >= measured.size());
+}

@@ -318,7 +318,7 @@ int cmd_probe(const std::vector<std::string>& args) {
     if (vm.count("json")) {
         json out = json_document("probe");
         out["map"] = map_json(net, measured_at(map));
-        for (const char* key : {"seconds", "measurements", "measured_seconds", "pairs", "offsets", "notes", "doubts", "goodput"}) {
+        for (const char* key : {"seconds", "measurements", "measured_seconds", "times", "pairs", "offsets", "notes", "doubts", "goodput"}) {
             if (a.contains(key)) out[key] = a[key];
         }
         out["tolerance"] = tolerance;
@@ -331,6 +331,13 @@ int cmd_probe(const std::vector<std::string>& args) {
               << a.value("measurements", 0) << " measurements, " << fixed(a.value("measured_seconds", 0.0), 1)
               << " s of transfers); " << subnets.size() << " subnet"
               << (subnets.size() == 1 ? "" : "s") << " at tolerance " << tolerance << ":\n";
+    if (a.contains("times")) {
+        const json& t = a["times"];
+        std::cout << "time: pinging " << a.value("pairs", 0) << " pairs " << fixed(t.value("latency", 0.0), 1)
+                  << " s, measurements: set-up " << fixed(t.value("setup", 0.0), 1) << " s, measuring "
+                  << fixed(t.value("measuring", 0.0), 1) << " s; the rest " << fixed(t.value("answering", 0.0) + t.value("other", 0.0) + t.value("storing", 0.0), 1)
+                  << " s\n";
+    }
     print_subnets(std::cout, net);
     print_nics(std::cout, net);
     if (!unreachable.empty()) {

@@ -69,16 +69,20 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
     if (pass_readings) pass_readings->assign(sets.size(), {});
     for (std::size_t s = 0; s < sets.size(); ++s) best[s].assign(sets[s].size(), std::nan(""));
     // Passes one after the other, so that what disturbs the network for a while hits different sets.
+    std::vector<std::size_t> order;
     for (int pass = 0; pass < std::min(opt_.repeats, 2); ++pass) {
         for (std::size_t s = 0; s < sets.size(); ++s) {
-            const auto& flows = sets[s];
-            if (flows.empty()) continue;
-            const std::vector<double> r = measure_once(measure_, opt_, out_, flows, phase, scale);
-            for (std::size_t f = 0; f < r.size(); ++f) {
-                if (pass_readings) (*pass_readings)[s].push_back(r[f]);
-                if (std::isnan(r[f])) continue;  // not rated: no reading
-                if (!(best[s][f] >= r[f])) best[s][f] = r[f];
-            }
+            if (!sets[s].empty()) order.push_back(s);
+        }
+    }
+    for (std::size_t at = 0; at < order.size(); ++at) {
+        const std::size_t s = order[at];
+        if (opt_.prepare && at + 1 < order.size()) opt_.prepare(sets[order[at + 1]]);
+        const std::vector<double> r = measure_once(measure_, opt_, out_, sets[s], phase, scale);
+        for (std::size_t f = 0; f < r.size(); ++f) {
+            if (pass_readings) (*pass_readings)[s].push_back(r[f]);
+            if (std::isnan(r[f])) continue;  // not rated: no reading
+            if (!(best[s][f] >= r[f])) best[s][f] = r[f];
         }
     }
     for (std::size_t s = 0; s < sets.size(); ++s) {

@@ -44,6 +44,10 @@ struct ProbeOptions {
     /// false: probe_structure() leaves goodput and bandwidth empty (at 5000 hosts the two
     /// n × n matrices are 400 MB); the subnets and capacities are the map.
     bool pair_matrices = true;
+    /// May be empty. Called with the flows of the measurement probe_structure() makes after
+    /// the one it is about to make, so that a prober can set them up (dial) meanwhile; a
+    /// hint only, as the flows of any call of `measure` are unknown before it.
+    std::function<void(const std::vector<FlowPair>& next)> prepare;
 };
 
 struct ProbeResult {

@@ -28,10 +28,19 @@ struct ProbeLink {
     std::function<void(const std::string&)> note;
 };
 
+/// Where a probe's wall-clock time went, seconds.
+struct ProbeTimes {
+    double latency = 0;    ///< pinging the pairs
+    double setup = 0;      ///< measurements: every receiver dialling its sender
+    double measuring = 0;  ///< measurements: from the start request to the last answer
+    double other = 0;      ///< the rest of measure_cluster: the probe's own work, the hellos
+};
+
 struct MeasuredCluster {
     Network network;     ///< latency, bandwidth, overheads, subnets and capacities, on `names`
     ProbeResult result;  ///< what the probe found and how (notes, doubts, measurements)
     std::map<std::string, double> offsets;  ///< each member's clock minus the prober's, seconds
+    ProbeTimes times;
 };
 
 /// Measures `names` (the prober among them): `reps` pings per pair, then probe_capacities

@@ -1,5 +1,6 @@
 #include "bulk.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -41,6 +42,47 @@ Goodput GoodputWindow::result() {
     return g;
 }
 
+BulkTransfers::~BulkTransfers() {
+    {
+        std::lock_guard lock(mu_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+}
+
+void BulkTransfers::finish(In& b) {
+    Goodput g = b.window->result();
+    b.done = true;
+    if (g.rate > 0) {
+        b.result->set_value(std::move(g));
+    } else {
+        b.result->set_exception(std::make_exception_ptr(Error("'" + b.peer + "' sent too little to measure")));
+    }
+}
+
+void BulkTransfers::watch() {
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+        auto next = Clock::time_point::max();
+        const auto now = Clock::now();
+        for (auto& [c, b] : in_) {
+            if (!b.window || b.done) continue;
+            if (b.deadline <= now) {
+                // The measurement's waiter closes the connection once it has the result.
+                finish(b);
+            } else {
+                next = std::min(next, b.deadline);
+            }
+        }
+        if (next == Clock::time_point::max()) {
+            changed_.wait(lock);
+        } else {
+            changed_.wait_until(lock, next);
+        }
+    }
+}
+
 std::uint64_t BulkTransfers::dialled(const net::ConnectionPtr& c, double now) {
     std::lock_guard lock(mu_);
     in_[c.get()] = In{};
@@ -69,6 +111,11 @@ std::future<Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, do
     const auto b = in_.find(c.get());
     if (b == in_.end()) throw Error("the bulk connection to '" + c->peer() + "' closed while it waited");
     b->second.window.emplace(seconds, warmup);
+    b->second.peer = c->peer();
+    b->second.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds + late_for(seconds)));
+    if (!watcher_.joinable()) watcher_ = std::thread([this] { watch(); });
+    changed_.notify_all();
     return b->second.result->get_future();
 }
 
@@ -80,13 +127,7 @@ void BulkTransfers::on_data(const net::ConnectionPtr& c, std::uint16_t flags, st
     if (b.done) return;  // what was in flight when the window closed
     if (!b.window) throw InputError("bulk data before it was asked for");
     if (!b.window->arrive(now, bytes, flags == net::bulk_end)) return;
-    Goodput g = b.window->result();
-    b.done = true;
-    if (g.rate > 0) {
-        b.result->set_value(std::move(g));
-    } else {
-        b.result->set_exception(std::make_exception_ptr(Error("'" + c->peer() + "' sent too little to measure")));
-    }
+    finish(b);
     // Closing with data still coming resets the connection: the sender's kernel drops what
     // its socket holds instead of sending it, for seconds on a slow link, into the next
     // measurement.

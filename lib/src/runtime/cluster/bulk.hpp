@@ -2,6 +2,8 @@
 // Bulk transfers for goodput measurements (the probe, docs/protocol.md "Probing"): the
 // receiver's window over what arrives, and which connections carry bulk transfers, each
 // way. The peer's Bulk (peer/peer_goodput.hpp) holds one, dials and pumps.
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <future>
@@ -10,6 +12,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -44,13 +48,21 @@ private:
 /// (waiting for their measurement, then measuring) and those it sends one on. Thread safe.
 class BulkTransfers {
 public:
+    BulkTransfers() = default;
+    BulkTransfers(const BulkTransfers&) = delete;
+    BulkTransfers& operator=(const BulkTransfers&) = delete;
+    ~BulkTransfers();
+
     /// A connection dialled by this peer to receive a bulk transfer; from now on its
     /// closing concerns no job. Returns the id measure() takes.
     std::uint64_t dialled(const net::ConnectionPtr& c, double now);
     /// Closes and forgets dialled connections no measurement took within `stale` seconds.
     void close_stale(double now, double stale);
     /// Takes dialled connection `id` for a window: `c` is set to it, and the future holds
-    /// the measurement once the window is over. Throws Error when no such connection waits.
+    /// the measurement once the window is over, or at the latest `seconds` + late_for(seconds)
+    /// from now with what arrived by then (a flow starved by the others then holds up no
+    /// measurement until its next frame; too little is a failure as ever). Throws Error
+    /// when no such connection waits.
     std::future<Goodput> measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c);
     /// Data of a bulk transfer this peer receives on `c` (flags: net::bulk_data or
     /// bulk_end). When the window is over the measurement is set and `c` closed. Throws
@@ -67,14 +79,26 @@ public:
     /// Whether `c` carries a bulk transfer either way. Never waits: true when the state is
     /// locked by another thread (the caller, the idle check, looks again later).
     [[nodiscard]] bool busy_or_locked(const net::Connection* c);
+    /// How late after it was asked a window may start and still be whole.
+    [[nodiscard]] static double late_for(double seconds) { return seconds + 0.1; }
 
 private:
+    using Clock = std::chrono::steady_clock;
     struct In {
         std::optional<GoodputWindow> window;  ///< set when a measurement takes it
+        std::string peer;
+        Clock::time_point deadline;           ///< the window is over then, whatever arrived
         bool done = false;
         std::shared_ptr<std::promise<Goodput>> result = std::make_shared<std::promise<Goodput>>();
     };
+    /// Sets the measurement from what arrived (mu_ held).
+    static void finish(In& b);
+    /// Ends the windows whose deadline passed; runs while the object lives.
+    void watch();
     std::mutex mu_;
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    std::thread watcher_;  ///< started by the first measure()
     std::map<const net::Connection*, In> in_;   ///< connections this peer receives bulk transfers on
     std::set<const net::Connection*> out_;      ///< connections it sends them on
     /// Dialled connections waiting for their measurement, and when they were dialled.
