@@ -11,6 +11,7 @@
 #include "hetcast/error.hpp"
 #include "../job/job_state.hpp"
 #include "../wire/frames.hpp"
+#include "peer_try.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;

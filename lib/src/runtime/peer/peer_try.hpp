@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hetcast/runtime/job.hpp"
+#include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "../job/job_state.hpp"
