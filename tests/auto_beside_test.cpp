@@ -3,32 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "support.hpp"
 
 using namespace hetcast;
 
 namespace {
-
-/// 8 hosts in 2 subnets (h0, h2, ... and h1, h3, ...): 25 MB/s NICs and pairs, 5 MB/s
-/// uplinks, 1 ms latency, no overheads.
-Network two_subnets() {
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    const std::size_t n = 8;
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < n; ++i) names.push_back("h" + std::to_string(i));
-    Matrix lat(n, std::vector<double>(n, 1e-3)), bw(n, std::vector<double>(n, 25e6));
-    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    net.set_subnets({{0, 2, 4, 6}, {1, 3, 5, 7}});
-    net.set_capacities({std::vector<double>(n, 25e6), std::vector<double>(n, 25e6), std::vector<double>(n, inf),
-                        std::vector<double>(2, 5e6)});
-    return net;
-}
 
 /// The first node of `s` other than its source that sends: a relay.
 std::optional<NodeId> relay_of(const Schedule& s) {
@@ -44,7 +29,7 @@ std::optional<NodeId> relay_of(const Schedule& s) {
 }  // namespace
 
 TEST_CASE("auto beside running flows: it drops its pick alone when the running flows make it slower") {
-    const Network net = two_subnets();
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 1e-3);
     PlanRequest req = make_request(net, 0, {2, 4}, 16e6, ExecModel::nonblocking);
     const AutoChoice alone = plan_auto_explained(net, req);
     const auto relay = relay_of(alone.best);
@@ -62,7 +47,7 @@ TEST_CASE("auto beside running flows: it drops its pick alone when the running f
 }
 
 TEST_CASE("auto beside running flows: a pick alone that they slow less than 10% behind another stays") {
-    const Network net = two_subnets();
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 1e-3);
     PlanRequest req = make_request(net, 0, {2, 4}, 16e6, ExecModel::nonblocking);
     const AutoChoice alone = plan_auto_explained(net, req);
     const auto relay = relay_of(alone.best);
@@ -81,7 +66,7 @@ TEST_CASE("auto beside running flows: a pick alone that they slow less than 10% 
 }
 
 TEST_CASE("auto beside running flows: none, or flows on links the plan does not use, change nothing") {
-    const Network net = two_subnets();
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 1e-3);
     PlanRequest req = make_request(net, 0, {2, 4, 6}, 16e6, ExecModel::nonblocking);
     const AutoChoice alone = plan_auto_explained(net, req);
     req.beside = {{3, 5, 400e6, 0}};  // inside the other subnet

@@ -12,26 +12,13 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
+#include "support.hpp"
 
 using namespace hetcast;
 
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-/// 8 hosts in 2 subnets (h0, h2, ... and h1, h3, ...): 25 MB/s NICs and pairs, 5 MB/s
-/// uplinks, no latency and no overheads, so that a send issued first starts at time 0.
-Network two_subnets() {
-    const std::size_t n = 8;
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < n; ++i) names.push_back("h" + std::to_string(i));
-    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 25e6));
-    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    net.set_subnets({{0, 2, 4, 6}, {1, 3, 5, 7}});
-    net.set_capacities({std::vector<double>(n, 25e6), std::vector<double>(n, 25e6), std::vector<double>(n, inf),
-                        std::vector<double>(2, 5e6)});
-    return net;
-}
 
 /// The latest completion of message m's transfers.
 double done_of(const Timeline& tl, MessageId m) {
@@ -59,7 +46,7 @@ Schedule together(const Schedule& s, const std::vector<BackgroundFlow>& beside) 
 }  // namespace
 
 TEST_CASE("beside running flows: a plan ends later than alone, as it does simulated together with them") {
-    const Network net = two_subnets();
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 0);
     const double m = 4e6;
     const PlanRequest req = make_request(net, 0, {}, m, ExecModel::nonblocking);
     // Another job's flows still crossing the uplink out of h0's subnet, and into it.
@@ -82,7 +69,7 @@ TEST_CASE("beside running flows: a plan ends later than alone, as it does simula
 }
 
 TEST_CASE("beside running flows: a flow held to its rate cap slows a plan less, and none is alone") {
-    const Network net = two_subnets();
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 0);
     const Schedule s = find_algorithm("lcf").plan(net, make_request(net, 0, {}, 4e6, ExecModel::nonblocking));
     const double alone = simulate_flows(net, s).completion;
     const double full = simulate_flows(net, s, {{2, 3, 6e6, 0}}).completion;

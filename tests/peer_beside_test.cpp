@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <future>
-#include <limits>
 #include <random>
 
 #include "hetcast/runtime/body.hpp"
@@ -13,27 +12,13 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "identity.hpp"
+#include "support.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
 
 using namespace hetcast;
 
 namespace {
-
-/// Four peers in two subnets (p0, p2 and p1, p3): 2 MB/s links, NICs and uplinks, so that
-/// a push of a few MB takes seconds.
-Network slow_two_subnets() {
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    const std::size_t n = 4;
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < n; ++i) names.push_back("p" + std::to_string(i));
-    Matrix lat(n, std::vector<double>(n, 1e-3)), bw(n, std::vector<double>(n, 2e6));
-    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
-    net.set_subnets({{0, 2}, {1, 3}});
-    net.set_capacities({std::vector<double>(n, 2e6), std::vector<double>(n, 2e6), std::vector<double>(n, inf),
-                        std::vector<double>(2, 2e6)});
-    return net;
-}
 
 JobSpec broadcast(const Network& net, NodeId root, std::size_t bytes, std::uint64_t seed) {
     auto v = std::make_shared<std::vector<std::byte>>(bytes);
@@ -75,7 +60,7 @@ struct Cluster {
 }  // namespace
 
 TEST_CASE("peer: a push started while another runs is planned beside it, and predicts a later end than alone") {
-    const Network net = slow_two_subnets();
+    const Network net = test::alternate_two_subnets(4, "p", 2e6, 2e6, 1e-3);
     Cluster cluster(net);
     auto& peers = cluster.peers;
 
@@ -102,7 +87,7 @@ TEST_CASE("peer: a push started while another runs is planned beside it, and pre
 }
 
 TEST_CASE("peer: a push planned while another is planned but not started plans and predicts beside it") {
-    const Network net = slow_two_subnets();
+    const Network net = test::alternate_two_subnets(4, "p", 2e6, 2e6, 1e-3);
     Cluster cluster(net);
     auto& peers = cluster.peers;
     const std::vector<std::string> all = net.names();

@@ -35,6 +35,25 @@ struct Edge {
     friend bool operator==(const Edge&, const Edge&) = default;
 };
 
+/// `n` hosts PREFIX0.. in two subnets, the even ones and the odd ones, every NIC and pair at
+/// `nic` bytes/s, both uplinks at `uplink`, `latency` between every pair, no overheads.
+inline Network alternate_two_subnets(std::size_t n, const std::string& prefix, double nic, double uplink,
+                                     double latency) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::vector<std::string> names;
+    Subnets subnets(2);
+    for (std::size_t i = 0; i < n; ++i) {
+        names.push_back(prefix + std::to_string(i));
+        subnets[i % 2].push_back(static_cast<NodeId>(i));
+    }
+    Matrix lat(n, std::vector<double>(n, latency)), bw(n, std::vector<double>(n, nic));
+    Network net = Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets(subnets);
+    net.set_capacities({std::vector<double>(n, nic), std::vector<double>(n, nic), std::vector<double>(n, inf),
+                        std::vector<double>(2, uplink)});
+    return net;
+}
+
 // Bhat's worked examples (paper 001).
 inline Matrix bhat_eq1() { return {{0, 10, 995}, {2000, 0, 10}, {70, 5, 0}}; }
 inline Matrix bhat_eq2() {
