@@ -16,26 +16,13 @@ src=$(realpath "$3")
 netlab=$src/scripts/netlab
 
 test_name="netlab congestion test"
-# shellcheck source=netlab_skip.sh
-source "$(dirname "$0")/netlab_skip.sh"
+# shellcheck source=netlab_lib.sh
+source "$(dirname "$0")/netlab_lib.sh"
 
 lab=nlc$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-congestion.XXXXXX")
-cleanup() {
-    local rc=$?
-    set +e
-    trap "" PIPE INT TERM
-    "$netlab" down "$lab" > /dev/null 2>&1
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^hcl-$lab\."); do ip netns del "$ns"; done
-    if [[ $rc -ne 0 ]]; then
-        for f in "$tmp"/*.out; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 20 "$f" >&2; }; done
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "netlab congestion test: FAILED: $*" >&2; exit 1; }
-step() { echo "netlab congestion test: $*"; }
+netlab_labs=("$lab")
+netlab_cleanup "$netlab" "$lab\." "$tmp" "*.out"
 
 {
     echo "name: $lab"

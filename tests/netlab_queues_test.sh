@@ -12,21 +12,13 @@ set -euo pipefail
 src=$(realpath "$1")
 netlab=$src/scripts/netlab
 test_name="netlab queues test"
-# shellcheck source=netlab_skip.sh
-source "$(dirname "$0")/netlab_skip.sh"
+# shellcheck source=netlab_lib.sh
+source "$(dirname "$0")/netlab_lib.sh"
 
 tag=nqt$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-queues.XXXXXX")
-cleanup() {
-    set +e
-    trap "" PIPE INT TERM
-    "$netlab" down "$tag" >/dev/null 2>&1
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^hcl-$tag"); do ip netns del "$ns"; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "netlab queues test: FAILED: $*" >&2; exit 1; }
+netlab_labs=("$tag")
+netlab_cleanup "$netlab" "$tag" "$tmp"
 
 # leaves NS DEV: "CLASSES BFIFO_LIMITS" of DEV's egress: HTB leaf classes, and the bfifo limits.
 leaves() {

@@ -13,8 +13,8 @@ hetcastd=$(realpath "$1")
 hetcast=$(realpath "$2")
 src=$(realpath "$3")
 test_name="netlab random bench test"
-# shellcheck source=netlab_skip.sh
-source "$(dirname "$0")/netlab_skip.sh"
+# shellcheck source=netlab_lib.sh
+source "$(dirname "$0")/netlab_lib.sh"
 command -v socat >/dev/null || { echo "$test_name: skipped: needs socat (scripts/deps)"; exit 77; }
 build=$(dirname "$(dirname "$hetcastd")")
 [[ "$build/tools/hetcast" -ef "$hetcast" ]] || { echo "$test_name: $hetcast is not $build/tools/hetcast" >&2; exit 2; }
@@ -22,16 +22,8 @@ build=$(dirname "$(dirname "$hetcastd")")
 tag=nrb$$-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-random-bench.XXXXXX")
 chmod 755 "$tmp"
-cleanup() {
-    set +e
-    trap "" PIPE INT TERM
-    "$src/scripts/netlab" down "${tag}random-42" >/dev/null 2>&1
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^hcl-$tag"); do ip netns del "$ns"; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "$test_name: FAILED: $*" >&2; exit 1; }
+netlab_labs=("${tag}random-42")
+netlab_cleanup "$src/scripts/netlab" "$tag" "$tmp"
 
 "$src/scripts/bench-netlab" --random 1 --seed0 42 --sizes 4MiB --queues realistic,fifo --lab-prefix "$tag" \
     --build-dir "$build" -o "$tmp/out" > "$tmp/summary" 2> "$tmp/log" || { tail -20 "$tmp/log" >&2; fail "bench-netlab exited non-zero"; }

@@ -18,22 +18,13 @@ src=$(realpath "$3")
 netlab=$src/scripts/netlab
 
 test_name="netlab scale test"
-# shellcheck source=netlab_skip.sh
-source "$(dirname "$0")/netlab_skip.sh"
+# shellcheck source=netlab_lib.sh
+source "$(dirname "$0")/netlab_lib.sh"
 
 lab=nls$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-scale.XXXXXX")
-cleanup() {
-    set +e
-    trap "" PIPE INT TERM
-    "$netlab" down "$lab" >/dev/null 2>&1
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^hcl-$lab\."); do ip netns del "$ns"; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "netlab scale test: FAILED: $*" >&2; exit 1; }
-step() { echo "netlab scale test: $*"; }
+netlab_labs=("$lab")
+netlab_cleanup "$netlab" "$lab\." "$tmp"
 
 "$netlab" up "$src/conf/netlab/scale/hosts-48.yaml" --name "$lab" > "$tmp/up.out" 2> "$tmp/up.err" \
     || fail "up: $(cat "$tmp/up.err")"

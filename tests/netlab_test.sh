@@ -32,38 +32,22 @@ netlab=$src/scripts/netlab
 [[ -x $hetcastd && -x $hetcast && -x $netlab ]] || { echo "usage: $0 HETCASTD HETCAST SOURCE_DIR" >&2; exit 2; }
 
 test_name="netlab test"
-# shellcheck source=netlab_skip.sh
-source "$(dirname "$0")/netlab_skip.sh"
+# shellcheck source=netlab_lib.sh
+source "$(dirname "$0")/netlab_lib.sh"
 
 t_start=$(date +%s)
 tag=nlt$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetcast-netlab-test.XXXXXX")
-labs=()
-cleanup() {
-    local rc=$?
-    set +e
-    trap "" PIPE INT TERM
-    for lab in "${labs[@]}"; do "$netlab" down "$lab" >/dev/null 2>&1; done
-    # Whatever a failed 'down' might have left of this test's labs.
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^hcl-$tag"); do ip netns del "$ns"; done
-    if [[ $rc -ne 0 ]]; then
-        for f in "$tmp"/*.log; do [[ -f $f ]] && { echo "--- $f (last lines)" >&2; tail -n 15 "$f" >&2; }; done
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+netlab_cleanup "$netlab" "$tag" "$tmp" "*.log"
 
-fail() { echo "netlab test: FAILED: $*" >&2; exit 1; }
 # hetcastd_runs PID: PID is a hetcastd and not a zombie (init may reap the daemons late).
 hetcastd_runs() {
     [[ $(cat "/proc/$1/comm" 2>/dev/null) == hetcastd ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) != Z ]]
 }
-step() { echo "netlab test: $*"; }
 
 # up TOPOLOGY LAB: builds a shipped topology under this test's name for it.
 up() {
-    labs+=("$2")
+    netlab_labs+=("$2")
     "$netlab" up "$src/conf/netlab/$1.yaml" --name "$2" > "$tmp/up.out" 2> "$tmp/up.err" \
         || fail "up $1: $(cat "$tmp/up.err")"
 }
@@ -137,7 +121,7 @@ done
 step "bad topology files: one line each ($(head -c 100 "$tmp/bad.err")...), nothing left"
 
 # A failure half-way through 'up' (an impossible GSO size, set after the namespaces exist).
-labs+=("$tag-half")
+netlab_labs+=("$tag-half")
 rc=0
 NETLAB_GSO_MAX=bogus "$netlab" up "$src/conf/netlab/two-subnets.yaml" --name "$tag-half" 2> "$tmp/half.err" >/dev/null || rc=$?
 [[ $rc -eq 1 ]] || fail "up failing half-way: exit status $rc"
@@ -153,7 +137,7 @@ if command -v setpriv >/dev/null; then
 fi
 
 printf 'name: %s-lat\nsubnets:\n  - name: a\n    uplink: 40Mbit\n    latency: 2ms\n    hosts:\n      - {name: a1, nic: 20Mbit, latency: 1ms, disk: 50MB/s}\n      - {name: a2, nic: 20Mbit, latency: 1ms}\n' "$tag" > "$tmp/lat.yaml"
-labs+=("$tag-lat")
+netlab_labs+=("$tag-lat")
 "$netlab" up "$tmp/lat.yaml" > /dev/null 2> "$tmp/lat.err" || fail "up with latency: $(cat "$tmp/lat.err")"
 if ! ip netns exec "hcl-$tag-lat.router" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then
     [[ $(grep -c "no delay emulation" "$tmp/lat.err") -eq 1 ]] || fail "latency without netem: $(cat "$tmp/lat.err")"
@@ -191,7 +175,7 @@ goodput "$lab" 40 0.10 b4:a3           # and the other way
 goodput "$lab" 100,100 0.15 a1:a2 a1:a3    # two streams out of one NIC (fair): half each
 goodput "$lab" 200 0.10 a2:a1 a3:a1        # into one NIC (a FIFO switch port): all of it
 goodput "$lab" 40 0.10 a1:b1 a2:b2         # through one FIFO uplink: all of it, split as TCP does
-labs+=("$lab-fair")
+netlab_labs+=("$lab-fair")
 "$netlab" up "$src/conf/netlab/two-subnets.yaml" --name "$lab-fair" --queues fair > /dev/null 2> "$tmp/up.err" \
     || fail "up --queues fair: $(cat "$tmp/up.err")"
 goodput "$lab-fair" 100,100 0.15 a2:a1 a3:a1   # fair queues everywhere: half each
