@@ -24,6 +24,18 @@ void print_plans(nlohmann::json plans) {
     std::cout << dump_json(out) << '\n';
 }
 
+// Every algorithm's result: a JSON array of plans, or the comparison table.
+template <class Request, class Results>
+void print_all(const Network& net, const Request& req, const Results& results, bool json) {
+    if (!json) {
+        print_comparison(std::cout, results);
+        return;
+    }
+    nlohmann::json plans = nlohmann::json::array();
+    for (const auto& p : results) plans.push_back(to_json(net, req, p));
+    print_plans(std::move(plans));
+}
+
 // `--pattern FILE`: several sources, each with its own message and destinations (Wu).
 int plan_pattern(const Network& net, const std::string& file, ExecModel model, const std::string& algo, bool json) {
     if (algo != "all" && algo != "auto") {
@@ -45,14 +57,7 @@ int plan_pattern(const Network& net, const std::string& file, ExecModel model, c
     req.model = model;
 
     if (algo == "all") {
-        const auto results = plan_pattern_all(net, req);
-        if (json) {
-            nlohmann::json plans = nlohmann::json::array();
-            for (const auto& p : results) plans.push_back(to_json(net, req, p));
-            print_plans(std::move(plans));
-        } else {
-            print_comparison(std::cout, results);
-        }
+        print_all(net, req, plan_pattern_all(net, req), json);
         return 0;
     }
     const PatternResult result =
@@ -149,14 +154,7 @@ int cmd_plan(const std::vector<std::string>& args) {
     const PlanRequest req = make_request(net, r, std::move(d), parse_bytes(size), parse_exec_model(model), options);
 
     if (algo == "all") {
-        const auto results = plan_all(net, req);
-        if (json) {
-            nlohmann::json plans = nlohmann::json::array();
-            for (const auto& p : results) plans.push_back(to_json(net, req, p));
-            print_plans(std::move(plans));
-        } else {
-            print_comparison(std::cout, results);
-        }
+        print_all(net, req, plan_all(net, req), json);
         return 0;
     }
     const PlanResult result = plan_and_simulate(net, req, find_algorithm(algo));
