@@ -66,7 +66,7 @@ done < <(grep -rl '#include ".*peer_impl.hpp"' . | sort)
 # --- arrows point down -----------------------------------------------------------------
 declare -A floor=([wire]=1 [transfer]=2 [job]=3 [cluster]=4 [config]=5 [peer]=6 [service]=7 [node]=8)
 # Public headers that no .cpp names: the folder they belong to.
-declare -A folder_of=([order_scope]=wire [wire]=wire)
+declare -A folder_of=([order_scope]=wire [wire]=wire [peer_types]=peer)
 for h in "$pub"/*.hpp; do
     name=$(basename "$h" .hpp)
     [[ -n ${folder_of[$name]:-} ]] && continue

@@ -9,6 +9,9 @@
 
 namespace hetcast {
 
+/// The longest goodput measurement a peer sends or takes.
+inline constexpr double max_goodput_seconds = 10;
+
 /// What the receiving member measured of a bulk transfer (Peer::goodput_from).
 struct Goodput {
     double rate = 0;          ///< bytes/s from the end of the warm-up to the end of the window

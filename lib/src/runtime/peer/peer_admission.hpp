@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../cluster/revocations.hpp"
 #include "../wire/directory.hpp"
 #include "../wire/request_limits.hpp"

@@ -9,7 +9,8 @@
 #include <utility>
 
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
+#include "hetcast/runtime/stats.hpp"
 #include "../job/plan_board.hpp"
 #include "../wire/worker_pool.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../cluster/link_state.hpp"
 #include "../job/job_state.hpp"
 

@@ -46,8 +46,8 @@ void Bulk::start(const ConnectionPtr& c, const Frame& f) {
     const json p = json::parse(net::as_text(f.payload), nullptr, false);
     const double seconds = p.is_object() ? p.value("seconds", 0.0) : 0.0;
     const std::uint64_t bytes = p.is_object() ? p.value("max_bytes", std::uint64_t{0}) : 0;
-    if (!(seconds > 0 && seconds <= Peer::max_goodput_seconds) || bytes == 0) {
-        throw InputError("a bulk transfer needs 0 < seconds <= " + seconds_text(Peer::max_goodput_seconds) + " and max_bytes");
+    if (!(seconds > 0 && seconds <= max_goodput_seconds) || bytes == 0) {
+        throw InputError("a bulk transfer needs 0 < seconds <= " + seconds_text(max_goodput_seconds) + " and max_bytes");
     }
     if (core_.stopping) throw Error("this peer is stopping");
     transfers_.sending(c.get());
@@ -111,8 +111,8 @@ void Bulk::pump(const ConnectionPtr& c, double seconds, std::uint64_t max_bytes)
 namespace {
 
 void check_goodput(double seconds, double warmup, std::uint64_t max_bytes) {
-    if (!(seconds > 0 && seconds <= Peer::max_goodput_seconds && warmup >= 0 && warmup < seconds) || max_bytes == 0) {
-        throw InputError("goodput: 0 <= warmup < seconds <= " + seconds_text(Peer::max_goodput_seconds) +
+    if (!(seconds > 0 && seconds <= max_goodput_seconds && warmup >= 0 && warmup < seconds) || max_bytes == 0) {
+        throw InputError("goodput: 0 <= warmup < seconds <= " + seconds_text(max_goodput_seconds) +
                          ", and some bytes");
     }
 }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <utility>
 
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 
 namespace hetcast::detail {
 

@@ -12,7 +12,7 @@
 
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../cluster/revocations.hpp"
 
 namespace hetcast::detail {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hetcast/net/transport.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../job/job_state.hpp"
 #include "../job/job_table.hpp"
 #include "../transfer/parked.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../job/job_state.hpp"
 #include "peer_coordinator.hpp"
 #include "peer_core.hpp"

@@ -61,7 +61,7 @@ void Requests::on_request(const ConnectionPtr& c, const Frame& f) {
     // Held by the request's work until it ends: what requests_per_peer counts.
     const auto held = admission_.take_request(c);
     json req = json::parse(net::as_text(f.payload), nullptr, false);
-    Peer::Responder respond = [c, seq = f.header.message, held](const json& j) {
+    Responder respond = [c, seq = f.header.message, held](const json& j) {
         // An answer may quote what a peer sent, cut anywhere: bytes that are not UTF-8
         // become U+FFFD rather than an exception on a worker thread.
         c->send(make_frame(FrameType::response, 0, seq, j.dump(-1, ' ', false, json::error_handler_t::replace)));
@@ -125,9 +125,9 @@ json Requests::call_on(const ConnectionPtr& c, const std::string& who, const jso
     return await_answer(answer, timeout, who, [this, seq = seq] { calls_.forget(seq); });
 }
 
-Peer::Answers Requests::call_all(const std::vector<std::string>& members, const json& request,
+PeerAnswers Requests::call_all(const std::vector<std::string>& members, const json& request,
                              std::chrono::milliseconds timeout) {
-    Peer::Answers out;
+    PeerAnswers out;
     out.responses.resize(members.size());
     out.errors.resize(members.size());
     std::vector<ConnectionPtr> conns(members.size());
@@ -212,7 +212,7 @@ std::vector<json> Requests::ask_flows(const std::vector<std::string>& members, c
     if (others.empty()) return out;
     // Not worth a stall: a member slow to answer counts as running nothing.
     const auto patience = std::min<std::chrono::milliseconds>(core_.cfg.connect_timeout, std::chrono::seconds(1));
-    const Peer::Answers a = call_all(others, request, patience);
+    const PeerAnswers a = call_all(others, request, patience);
     for (std::size_t i = 0; i < a.responses.size() && i < others.size(); ++i) {
         const json& r = a.responses[i];
         const bool good = r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array();
@@ -222,7 +222,7 @@ std::vector<json> Requests::ask_flows(const std::vector<std::string>& members, c
     return out;
 }
 
-Peer::Beside Requests::beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan,
+PeerBeside Requests::beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan,
                               std::uint64_t rate, const std::string& own) {
     json request{{"cmd", "flows"}};
     std::string planning;
@@ -239,7 +239,7 @@ Peer::Beside Requests::beside(const Network& net, const std::vector<std::string>
     }
     std::map<std::string, json> answers;
     (void)ask_flows(participants, request, &answers);
-    Peer::Beside out = beside_of(net, std::move(answers), own, planning);
+    PeerBeside out = beside_of(net, std::move(answers), own, planning);
     out.planning = planning;
     return out;
 }

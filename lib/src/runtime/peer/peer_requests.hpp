@@ -14,7 +14,7 @@
 
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../wire/pending.hpp"
 #include "peer_admission.hpp"
 #include "peer_connections.hpp"
@@ -25,7 +25,7 @@ namespace hetcast::detail {
 
 class Requests {
 public:
-    using Handler = std::function<void(const net::PeerIdentity&, const nlohmann::json&, Peer::Responder)>;
+    using Handler = std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)>;
     /// The parts outlive this (Peer::Impl holds them all). `flows` answers {"cmd": "flows"}
     /// on the I/O thread (docs/protocol.md, "Running jobs' flows").
     Requests(PeerCore& core, Connections& connections, Admission& admission, Origins& origins,
@@ -42,7 +42,7 @@ public:
     /// Peer::call_on, call_all and ping (runtime/peer.hpp).
     nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
                            std::chrono::milliseconds timeout);
-    Peer::Answers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
+    PeerAnswers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
                            std::chrono::milliseconds timeout);
     std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps);
     /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
@@ -52,7 +52,7 @@ public:
                                           const nlohmann::json& request = {{"cmd", "flows"}},
                                           std::map<std::string, nlohmann::json>* by_member = nullptr);
     /// Peer::beside(); the flows of push `own` (a key) are not its own neighbours.
-    Peer::Beside beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan = nullptr,
+    PeerBeside beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan = nullptr,
                         std::uint64_t rate = 0, const std::string& own = {});
     /// Whether a call or a ping waits for its answer.
     bool waiting() const { return !calls_.empty() || !pings_.empty(); }

@@ -9,7 +9,7 @@
 
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "../job/coord_table.hpp"
 #include "../job/job_state.hpp"
 #include "peer_connections.hpp"

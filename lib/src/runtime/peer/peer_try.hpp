@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hetcast/runtime/job.hpp"
-#include "hetcast/runtime/peer.hpp"
+#include "hetcast/runtime/peer_types.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "../job/job_state.hpp"
@@ -27,7 +27,7 @@ struct Try {
 };
 
 /// The flows of other jobs that a try runs beside.
-using Beside = Peer::Beside;
+using Beside = PeerBeside;
 
 /// The report of a try before it runs: the prediction, and one outcome per destination.
 JobReport report_of(const JobSpec& spec, const Timeline& predicted, std::size_t beside);
