@@ -61,8 +61,8 @@ TEST_CASE("lanes: a member dials its job's lanes at once, so one slow handshake 
                                  peers[3]->stats().connections_opened >= 2;
                       },
                       3000ms),
-                  "p2 and p3 have " << peers[2]->stats().connections_opened << " and "
-                                    << peers[3]->stats().connections_opened << " connections while p1's lane is held");
+                  "p2 and p3 have " << peers[2]->stats().connections_opened.load() << " and "
+                                    << peers[3]->stats().connections_opened.load() << " connections while p1's lane is held");
     proxy.release();
     runner.join();
     CHECK(r.ok());
