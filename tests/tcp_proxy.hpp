@@ -1,7 +1,8 @@
 #pragma once
 // A TCP proxy on 127.0.0.1 that counts the bytes it forwards each way: what crossed the
 // wire, whatever the peers at either end believe. Every connection it accepts is forwarded
-// to `target`; stop() (or the destructor) ends them all.
+// to `target`; stop() (or the destructor) ends them all. hold_after(n) holds every
+// connection after the first n (accepted, nothing forwarded) until release().
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
@@ -41,6 +43,11 @@ public:
     [[nodiscard]] std::uint64_t forward() const { return forward_; }
     [[nodiscard]] std::uint64_t backward() const { return backward_; }
 
+    /// Connections accepted after the first `n` forward nothing until release().
+    void hold_after(std::size_t n) { hold_after_ = n; }
+    void release() { released_ = true; }
+    [[nodiscard]] std::size_t accepted() const { return accepted_; }
+
     void stop() {
         if (stopped_.exchange(true)) return;
         ::shutdown(listen_, SHUT_RDWR);
@@ -71,8 +78,12 @@ private:
                 if (out >= 0) ::close(out);
                 continue;
             }
+            const bool held = accepted_++ >= hold_after_;
             std::lock_guard lock(mu_);
-            pumps_.emplace_back([this, in, out] { pump(in, out); });
+            pumps_.emplace_back([this, in, out, held] {
+                while (held && !released_ && !stopped_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                pump(in, out);
+            });
         }
     }
 
@@ -114,6 +125,9 @@ private:
     int listen_ = -1;
     std::uint16_t port_ = 0;
     std::atomic<bool> stopped_{false};
+    std::atomic<std::size_t> hold_after_{~std::size_t{0}};
+    std::atomic<std::size_t> accepted_{0};
+    std::atomic<bool> released_{false};
     std::atomic<std::uint64_t> forward_{0}, backward_{0};
     std::thread acceptor_;
     std::mutex mu_;

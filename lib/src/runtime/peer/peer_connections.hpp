@@ -34,8 +34,9 @@ public:
     /// Throws when the job is aborted meanwhile (the new lane is reset).
     net::ConnectionPtr lane_to(Job& job, const std::string& name);
     /// Dials the lanes of this member's sends while the job is set up, so that no handshake
-    /// lies on the timeline the plan predicted (a small job's transfers take milliseconds).
-    void dial_lanes(Job& job);
+    /// lies on the timeline the plan predicted (a small job's transfers take milliseconds);
+    /// all at once, each from a thread of its own. The number of members it sends to.
+    std::size_t dial_lanes(Job& job);
     /// Ends a job's lanes: reset (what is queued and in the kernel is dropped) or closed.
     /// Under job.mu.
     static void end_lanes(Job& job, bool reset, const std::string& why);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -30,7 +31,11 @@ void JobSetup::on_plan(const ConnectionPtr& c, const Frame& f) {
     origins_.authorize_plan(plan);
     try {
         auto job = make(std::move(plan), c);
-        connections_.dial_lanes(*job);
+        const double made = now_s();
+        const std::size_t dialled = connections_.dial_lanes(*job);
+        core_.log(LogLevel::debug, "job " + std::to_string(id) + " set up in " + std::to_string(std::lround((made - received) * 1000)) +
+                                       " ms, " + std::to_string(dialled) + " lanes dialled in " +
+                                       std::to_string(std::lround((now_s() - made) * 1000)) + " ms");
         JobEvent ready{.kind = JobEvent::Kind::ready, .clock = now_s(), .message = 0, .bytes = 0, .error = {}, .received = received};
         {
             std::lock_guard lock(job->mu);
