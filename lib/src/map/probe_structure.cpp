@@ -79,6 +79,9 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
         const std::size_t s = order[at];
         if (opt_.prepare && at + 1 < order.size()) opt_.prepare(sets[order[at + 1]]);
         const std::vector<double> r = measure_once(measure_, opt_, out_, sets[s], phase, scale);
+        if (spent_.empty() || spent_.back().first != phase) spent_.push_back({std::string(phase), {0, 0.0}});
+        ++spent_.back().second.first;
+        spent_.back().second.second += opt_.seconds * scale;
         for (std::size_t f = 0; f < r.size(); ++f) {
             if (pass_readings) (*pass_readings)[s].push_back(r[f]);
             if (std::isnan(r[f])) continue;  // not rated: no reading
@@ -122,11 +125,14 @@ ProbeResult Structure::run() {
         left();
         if (pending.size() == before && pass > 0) break;
     }
-    // Joined pieces' uplinks were tested while their other pieces shared them: again.
-    if (merge()) uplinks();
+    // Joined pieces' uplinks were tested while their other pieces shared them: again. Else
+    // the uplinks found after the groups stand: hosts joined since only add flows to an
+    // uplink its test already filled (measuring them again was a sixth of a 48-host probe).
+    const bool merged = merge();
+    if (merged) uplinks();
     place_rest(pending);
     nics();
-    uplinks();
+    if (merged || up_.empty() || std::any_of(up_.begin(), up_.end(), [](double u) { return !std::isfinite(u); })) uplinks();
     finish();
     return std::move(out_);
 }
@@ -485,8 +491,9 @@ void Structure::join(std::vector<NodeId> pending) {
 }
 
 // Hosts no reading places (a host slower than the uplinks both ways reads the same inside
-// and across; a host alone in its subnet has no partner): the subnet nearest by latency,
-// else the one its readings came closest to placing it in; its subnet's doubt says so.
+// and across; a host alone in its subnet has no partner): a sharing test first, else the
+// subnet nearest by latency, else the one its readings came closest to placing it in; its
+// subnet's doubt then says so.
 void Structure::place_rest(const std::vector<NodeId>& rest) {
     if (subs_.empty()) {
         if (rest.empty()) return;
@@ -496,29 +503,155 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
         out_.notes.push_back("no pair of hosts showed a subnet apart from the others: one subnet");
         return;
     }
+    if (rest.empty()) return;
     const bool pinged = lat_.size() == n_;
-    for (NodeId h : rest) {
-        std::size_t best = 0;
-        double score = -inf;
+    std::vector<std::vector<std::size_t>> ranked(rest.size());
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        const NodeId h = rest[i];
+        std::vector<double> score(subs_.size(), 0);
         for (std::size_t k = 0; k < subs_.size(); ++k) {
-            double s = 0;
             if (pinged) {
                 std::vector<double> l;
                 for (NodeId m : subs_[k]) l.push_back(lat_[h][m]);
-                s = -median(l);
+                score[k] = -median(l);
             } else {
-                s = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
-            }
-            if (s > score) {
-                score = s;
-                best = k;
+                score[k] = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
             }
         }
-        sub_[h] = best;
-        subs_[best].push_back(h);
-        why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
-                  " alone (no reading told inside from across)";
+        auto& r = ranked[i];
+        r.resize(subs_.size());
+        std::iota(r.begin(), r.end(), std::size_t{0});
+        std::stable_sort(r.begin(), r.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     }
+    const std::vector<std::size_t> shared = sharing(rest, ranked);
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        const NodeId h = rest[i];
+        const std::size_t k = shared[i] != none ? shared[i] : ranked[i][0];
+        sub_[h] = k;
+        subs_[k].push_back(h);
+        if (shared[i] == none) {
+            why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
+                      " alone (no reading told inside from across)";
+        }
+    }
+}
+
+// Host h is in candidate subnet k when its flows to and from k's members keep their rate
+// while flows from the next subnet in a ring fill k's uplink both ways (each subnet's
+// uplink filled at once): from anywhere else its flows would share a filled uplink. The
+// likeliest candidates (four at most) one measurement each; exactly one that keeps the
+// rates places h, else none.
+std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
+                                            const std::vector<std::vector<std::size_t>>& ranked) {
+    const std::size_t s = subs_.size();
+    std::vector<std::size_t> out(rest.size(), none);
+    if (s < 2) return out;
+    nic_estimates();
+    std::vector<char> testing(n_, 0);
+    for (NodeId h : rest) testing[h] = 1;
+    // What the host carried at best either way: what its flows keep when they share nothing.
+    std::vector<double> best_out(n_, 0), best_in(n_, 0);
+    for (const auto& [k, x] : read_) {
+        const auto from = static_cast<NodeId>(k >> 32), to = static_cast<NodeId>(k & 0xffffffffu);
+        if (testing[from]) best_out[from] = std::max(best_out[from], x);
+        if (testing[to]) best_in[to] = std::max(best_in[to], x);
+    }
+    const std::size_t tries = std::min<std::size_t>(4, s);
+    struct Test {
+        std::size_t host, k;
+        std::size_t to = none, from = none;  // indices of its flows in the set
+    };
+    std::vector<std::vector<Test>> tests(tries);
+    std::vector<std::vector<FlowPair>> sets(tries);
+    for (std::size_t t = 0; t < tries; ++t) {
+        auto& flows = sets[t];
+        std::vector<char> sends(n_, 0), takes(n_, 0);
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            const NodeId h = rest[i];
+            const std::size_t k = ranked[i][t];
+            if (!std::isfinite(up_[k])) continue;  // nothing limits what crosses it: no test
+            Test test{i, k};
+            NodeId taker = static_cast<NodeId>(n_);
+            for (NodeId x : by_rate(subs_[k], in_)) {
+                if (!takes[x]) {
+                    taker = x;
+                    break;
+                }
+            }
+            if (taker < n_ && !sends[h]) {
+                test.to = flows.size();
+                flows.emplace_back(h, taker);
+                sends[h] = takes[taker] = 1;
+            }
+            for (NodeId y : by_rate(subs_[k], eg_)) {
+                if (!sends[y] && y != taker && !takes[h]) {
+                    test.from = flows.size();
+                    flows.emplace_back(y, h);
+                    sends[y] = takes[h] = 1;
+                    break;
+                }
+            }
+            if (test.to != none || test.from != none) tests[t].push_back(test);
+        }
+        if (tests[t].empty()) {
+            flows.clear();
+            continue;
+        }
+        // The fills: from subnet k + 1 into k, enough flows that a flow across gets a share
+        // well below what the slowest host tested carries.
+        double slowest = inf;
+        for (NodeId h : rest) slowest = std::min({slowest, best_out[h] > 0 ? best_out[h] : inf, best_in[h] > 0 ? best_in[h] : inf});
+        for (std::size_t k = 0; k < s; ++k) {
+            const std::size_t j = (k + 1) % s;
+            const double u = std::min(up_[k], up_[j]);
+            const std::size_t want = std::isfinite(u) && std::isfinite(slowest)
+                                         ? std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(2 * tol() * u / slowest)), 2, 12)
+                                         : 2;
+            const auto senders = by_rate(subs_[j], eg_), takers = by_rate(subs_[k], in_);
+            std::size_t a = 0, b = 0, made = 0;
+            while (made < want && a < senders.size() && b < takers.size()) {
+                if (sends[senders[a]] || testing[senders[a]]) {
+                    ++a;
+                } else if (takes[takers[b]] || testing[takers[b]]) {
+                    ++b;
+                } else {
+                    flows.emplace_back(senders[a], takers[b]);
+                    sends[senders[a++]] = takes[takers[b++]] = 1;
+                    ++made;
+                }
+            }
+        }
+    }
+    const auto got = run_sets(sets, "placing");
+    // Per host and candidate: 1 its flows kept their rate, 0 one of them fell.
+    std::vector<std::vector<int>> kept(rest.size(), std::vector<int>(s, -1));
+    for (std::size_t t = 0; t < tries; ++t) {
+        for (const Test& test : tests[t]) {
+            const NodeId h = rest[test.host];
+            int k = -1;
+            const auto judge = [&](std::size_t at, double alone) {
+                if (at == none) return;
+                const double x = got[t][at];
+                if (std::isnan(x) || !(alone > 0)) return;
+                const bool fell = x * tol() < alone;
+                k = fell ? 0 : (k == 0 ? 0 : 1);
+            };
+            if (test.to != none) judge(test.to, std::min(best_out[h], in_[sets[t][test.to].second]));
+            if (test.from != none) judge(test.from, std::min(best_in[h], eg_[sets[t][test.from].first]));
+            kept[test.host][test.k] = k;
+        }
+    }
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        std::size_t found = none, count = 0;
+        for (std::size_t k = 0; k < s; ++k) {
+            if (kept[i][k] == 1) {
+                found = k;
+                ++count;
+            }
+        }
+        if (count == 1) out[i] = found;
+    }
+    return out;
 }
 
 }  // namespace hetcast::probing
