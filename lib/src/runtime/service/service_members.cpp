@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,17 +141,25 @@ json Service::Impl::join(const json& req) {
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
     const auto old = current_map();
+    std::optional<MeasuredJoin> mj;
     if (old && joinable(*old, names, joiner.name)) {
         // A probed map: measured against a representative of each subnet, not every member;
-        // the map keeps its subnets and capacities.
+        // the map keeps its subnets and capacities. No reading at all: as on any other map.
         ProbeOptions o;
         o.tolerance = cfg.tolerance;
-        const MeasuredJoin mj = measure_join(probe_link(), *old, joiner.name, get_or<int>(req, "reps", 5), o);
-        const auto& j = mj.result;
-        say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj.pinged) + " subnets (" +
+        try {
+            mj = measure_join(probe_link(), *old, joiner.name, get_or<int>(req, "reps", 5), o);
+        } catch (const std::exception& e) {
+            say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
+                                    "): every member pings it");
+        }
+    }
+    if (mj) {
+        const auto& j = mj->result;
+        say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj->pinged) + " subnets (" +
                                 std::to_string(j.measurements) + " measurements): subnet " + std::to_string(j.subnet + 1) +
                                 (j.doubt.empty() ? "" : " (" + j.doubt + ")"));
-        const std::string text = format_network(mj.network, utc_now());
+        const std::string text = format_network(mj->network, utc_now());
         set_map(text);
         const auto missed = distribute(ms, &text, req);
         return {{"ok", true},
