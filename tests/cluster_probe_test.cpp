@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -80,4 +83,108 @@ TEST_CASE("cluster probe: a ping that fails among many is tried again alone, twi
     CHECK(e.find("probe failed: pinging n") != std::string::npos);
     CHECK(e.find("timed out after 5000 ms") != std::string::npos);
     CHECK(down.tries == 3);
+}
+
+namespace {
+
+/// Members of a site with subnets behind uplinks that answer pings, hellos and goodputs:
+/// a flow's rate is what its NICs and the uplinks on its way allow (the join measures one
+/// flow into the joiner and one out of it at a time, which share nothing).
+struct FakeSite {
+    std::vector<std::string> names;
+    std::vector<std::size_t> subnet_of;
+    std::vector<double> egress, ingress, uplink;
+    std::mutex mu;
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> connections;
+    std::set<std::string> pinged_joiner;
+    std::size_t goodputs = 0;
+
+    std::size_t index(const std::string& n) const {
+        return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+    }
+    double rate(std::size_t a, std::size_t b) const {
+        double x = std::min(egress[a], ingress[b]);
+        if (subnet_of[a] != subnet_of[b]) x = std::min({x, uplink[subnet_of[a]], uplink[subnet_of[b]]});
+        return x;
+    }
+    ProbeLink link() {
+        ProbeLink l;
+        l.self = names[0];
+        l.call = [this](const std::string& member, const json& req, std::chrono::milliseconds) -> json {
+            const std::string cmd = req.value("cmd", "");
+            std::lock_guard lock(mu);
+            if (cmd == "ping") {
+                if (req.value("target", "") == names.back()) pinged_joiner.insert(member);
+                return {{"ok", true}, {"samples", samples_to_json({{64, 1.0, 1.0001, 1.0002}})}};
+            }
+            if (cmd == "goodput" && req.value("connect", false)) {
+                const std::uint64_t id = connections.size() + 1;
+                connections[id] = {index(req.value("from", "")), index(member)};
+                return {{"ok", true}, {"connection", id}};
+            }
+            if (cmd == "goodput") {
+                ++goodputs;
+                const auto [a, b] = connections.at(req.value("connection", std::uint64_t{0}));
+                return {{"ok", true}, {"goodput", rate(a, b)}};
+            }
+            return {{"ok", true}, {"send_overhead", {1e-5, 0}}, {"recv_overhead", {1e-5, 0}}};
+        };
+        return l;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("cluster probe: a member joining a probed map is measured against a representative of each subnet") {
+    // Three subnets of five behind 40, 60 and 50 Mbit/s uplinks, NICs of 100 Mbit/s; the
+    // joiner (last) is in the second subnet with a 90 Mbit/s NIC.
+    FakeSite site;
+    const double mbit = 1e6 / 8;
+    Subnets subs(3);
+    for (std::size_t i = 0; i < 15; ++i) {
+        site.names.push_back("h" + std::to_string(i));
+        site.subnet_of.push_back(i / 5);
+        site.egress.push_back(100 * mbit);
+        site.ingress.push_back(100 * mbit);
+        subs[i / 5].push_back(static_cast<NodeId>(i));
+    }
+    site.uplink = {40 * mbit, 60 * mbit, 50 * mbit};
+    const std::size_t n = site.names.size();
+    Matrix lat(n, std::vector<double>(n, 1e-4)), bw(n, std::vector<double>(n, 0));
+    for (std::size_t a = 0; a < n; ++a) {
+        for (std::size_t b = 0; b < n; ++b) bw[a][b] = a == b ? 0 : site.rate(a, b);
+    }
+    Network old = Network::parametric(site.names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
+    old.set_subnets(subs);
+    old.set_capacities({site.egress, site.ingress, std::vector<double>(n, std::numeric_limits<double>::infinity()),
+                        site.uplink});
+    site.names.push_back("new");
+    site.subnet_of.push_back(1);
+    site.egress.push_back(90 * mbit);
+    site.ingress.push_back(90 * mbit);
+
+    std::vector<std::string> members = old.names();
+    members.push_back("new");
+    REQUIRE(joinable(old, members, "new"));
+    CHECK_FALSE(joinable(old, {"h0", "h1", "new"}, "new"));  // the map is not the members'
+    ProbeOptions o;
+    o.repeats = 1;
+    const MeasuredJoin j = measure_join(site.link(), old, "new", 2, o);
+    CHECK(j.result.subnet == 1);
+    CHECK(j.result.doubt.empty());
+    CHECK(j.pinged == 3);
+    CHECK(site.pinged_joiner.size() == 3);  // one per subnet, not all 15
+    CHECK(j.result.measurements <= 2 * 3);
+    const Network& net = j.network;
+    REQUIRE(net.size() == 16);
+    REQUIRE(net.subnets());
+    REQUIRE(net.capacities());
+    const NodeId id = net.id("new");
+    const auto sub = net.subnet_of();
+    CHECK(sub[id] == sub[net.id("h5")]);
+    CHECK(net.capacities()->uplink.size() == 3);
+    CHECK(net.capacities()->egress[id] == doctest::Approx(90 * mbit));
+    // Across an uplink its pairs get what the slower uplink allows; inside, what the NICs do.
+    CHECK(net.bandwidth()[id][net.id("h0")] == doctest::Approx(40 * mbit));
+    CHECK(net.bandwidth()[net.id("h6")][id] == doctest::Approx(90 * mbit));
 }

@@ -423,6 +423,30 @@ for _ in $(seq 200); do
     sleep 0.1
 done
 [[ $joined == yes ]] || fail "n4 did not join within 20 s: $(cat "$tmp/n4.log")"
+# The probed map has subnets and capacities: n4 was measured against a member of each subnet,
+# and the map keeps its capacities, n4's NIC rates among them.
+grep -q "'n4' measured against [0-9]* subnets ([0-9]* measurements): subnet" "$tmp/n1.log" ||
+    fail "the join did not measure n4 against the subnets: $(cat "$tmp/n1.log")"
+"$hetcast" map show --config "$tmp/n0.yaml" --json > "$tmp/map-join.json" || fail "map show after the join"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["map"]
+names = [n if isinstance(n, str) else n["name"] for n in m["nodes"]]
+assert "n4" in names and len(m["capacity"]["egress"]) == 5 and m["capacity"]["egress"][names.index("n4")] > 0, m.get("capacity")
+' "$tmp/map-join.json" || fail "after the join the map lost its capacities: $(cat "$tmp/map-join.json")"
+# probe --refresh: n2 alone measured again, against the subnets; the map keeps every member.
+"$hetcast" probe --refresh n2 --config "$tmp/n0.yaml" --seconds 0.2 --repeats 1 --reps 2 --json > "$tmp/refresh.json" \
+    || fail "probe --refresh n2: $(cat "$tmp/refresh.json")"
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert any(n.startswith("n2 measured again against") for n in p["notes"]), p["notes"]
+assert len(p["map"]["nodes"]) == 5 and len(p["map"]["capacity"]["egress"]) == 5, p["map"]
+' "$tmp/refresh.json" || fail "probe --refresh n2: $(cat "$tmp/refresh.json")"
+rc=0
+"$hetcast" probe --refresh n7 --config "$tmp/n0.yaml" > /dev/null 2> "$tmp/refresh.err" || rc=$?
+[[ $rc -ne 0 && $(wc -l < "$tmp/refresh.err") -eq 1 ]] && grep -q "'n7' is not a member" "$tmp/refresh.err" ||
+    fail "probe --refresh of a stranger: status $rc: $(cat "$tmp/refresh.err")"
 for i in 0 2 4; do
     out=$("$hetcast" status --config "$tmp/n$i.yaml")
     grep -q '5 of 5 up' <<< "$out" || fail "after the join, n$i's status: $out"

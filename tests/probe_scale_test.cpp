@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -219,4 +220,45 @@ TEST_CASE("probe at scale: each hint of the next measurement's flows names the f
     CHECK(right == hints.size());
     MESSAGE(hints.size() << " of " << measured.size() << " measurements hinted");
     CHECK(2 * hints.size() >= measured.size());
+}
+
+namespace {
+
+/// conf/netlab/scale/hosts-48.yaml: four subnets of 12, 20 Mbit/s NICs, uplinks 15, 12, 10
+/// and 12 Mbit/s, b5 a 10 Mbit/s NIC, c7 a 5 Mbit/s sender.
+Site hosts_48() {
+    Site s;
+    const double mbit = 1e6 / 8, uplinks[4] = {15, 12, 10, 12};
+    for (std::size_t k = 0; k < 4; ++k) {
+        auto& g = s.subnets.emplace_back();
+        for (std::size_t i = 0; i < 12; ++i) {
+            g.push_back(static_cast<NodeId>(k * 12 + i));
+            s.subnet_of.push_back(k);
+            s.slow.push_back(0);
+            const bool b5 = k == 1 && i == 4, c7 = k == 2 && i == 6;
+            s.capacities.egress.push_back((b5 ? 10 : c7 ? 5 : 20) * mbit);
+            s.capacities.ingress.push_back((b5 ? 10 : 20) * mbit);
+            s.capacities.disk.push_back(std::numeric_limits<double>::infinity());
+        }
+        s.capacities.uplink.push_back(uplinks[k] * mbit);
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("probe at scale: netlab's 48 hosts, the slow NIC placed by a sharing test, not by latency that tells nothing") {
+    // Latency across the router told b5's subnet wrong on netlab in 2 of 6 runs; here it is
+    // the same everywhere. Equal NICs tie: trying partner after partner cost 16 measurements.
+    const Site s = hosts_48();
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        SiteMeasure m(s, seed);
+        const ProbeResult r = probe_capacities(Matrix(48, std::vector<double>(48, 1e-4)),
+                                               [&m](const auto& f, double x) { return m(f, x); });
+        CHECK_MESSAGE(as_sets(r.subnets) == as_sets(s.subnets), "seed " << seed);
+        for (const auto& d : r.doubts) CHECK_MESSAGE(d.find("placed by") == std::string::npos, d);
+        CHECK_MESSAGE(r.measurements <= 50, "seed " << seed << ": " << r.measurements << " measurements");
+        MESSAGE("seed " << seed << ": " << r.measurements << " measurements, " << r.measured_seconds << " s; "
+                        << (r.notes.empty() ? "" : r.notes.back()));
+    }
 }

@@ -79,6 +79,9 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
         const std::size_t s = order[at];
         if (opt_.prepare && at + 1 < order.size()) opt_.prepare(sets[order[at + 1]]);
         const std::vector<double> r = measure_once(measure_, opt_, out_, sets[s], phase, scale);
+        if (spent_.empty() || spent_.back().first != phase) spent_.push_back({std::string(phase), {0, 0.0}});
+        ++spent_.back().second.first;
+        spent_.back().second.second += opt_.seconds * scale;
         for (std::size_t f = 0; f < r.size(); ++f) {
             if (pass_readings) (*pass_readings)[s].push_back(r[f]);
             if (std::isnan(r[f])) continue;  // not rated: no reading
@@ -122,11 +125,14 @@ ProbeResult Structure::run() {
         left();
         if (pending.size() == before && pass > 0) break;
     }
-    // Joined pieces' uplinks were tested while their other pieces shared them: again.
-    if (merge()) uplinks();
+    // Joined pieces' uplinks were tested while their other pieces shared them: again. Else
+    // the uplinks found after the groups stand: hosts joined since only add flows to an
+    // uplink its test already filled (measuring them again was a sixth of a 48-host probe).
+    const bool merged = merge();
+    if (merged) uplinks();
     place_rest(pending);
     nics();
-    uplinks();
+    if (merged || up_.empty() || std::any_of(up_.begin(), up_.end(), [](double u) { return !std::isfinite(u); })) uplinks();
     finish();
     return std::move(out_);
 }
@@ -471,6 +477,11 @@ void Structure::join(std::vector<NodeId> pending) {
             was_tried[h] = 1;
             if (evidence(h, k) > 1) {
                 sub_[h] = k;
+                // A partner for the hosts still to test: with few members found (on a busy
+                // netlab, 48 hosts took 17 rounds two or three at a time), their number grows.
+                subs_[k].push_back(h);
+                senders[k].push_back(h);
+                takers[k].push_back(h);
             } else {
                 ++next[h];
             }
@@ -481,43 +492,6 @@ void Structure::join(std::vector<NodeId> pending) {
         if (sub_[h] != none && std::find(subs_[sub_[h]].begin(), subs_[sub_[h]].end(), h) == subs_[sub_[h]].end()) {
             subs_[sub_[h]].push_back(h);
         }
-    }
-}
-
-// Hosts no reading places (a host slower than the uplinks both ways reads the same inside
-// and across; a host alone in its subnet has no partner): the subnet nearest by latency,
-// else the one its readings came closest to placing it in; its subnet's doubt says so.
-void Structure::place_rest(const std::vector<NodeId>& rest) {
-    if (subs_.empty()) {
-        if (rest.empty()) return;
-        subs_.emplace_back(rest);
-        up_.push_back(inf);
-        for (NodeId h : rest) sub_[h] = 0;
-        out_.notes.push_back("no pair of hosts showed a subnet apart from the others: one subnet");
-        return;
-    }
-    const bool pinged = lat_.size() == n_;
-    for (NodeId h : rest) {
-        std::size_t best = 0;
-        double score = -inf;
-        for (std::size_t k = 0; k < subs_.size(); ++k) {
-            double s = 0;
-            if (pinged) {
-                std::vector<double> l;
-                for (NodeId m : subs_[k]) l.push_back(lat_[h][m]);
-                s = -median(l);
-            } else {
-                s = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
-            }
-            if (s > score) {
-                score = s;
-                best = k;
-            }
-        }
-        sub_[h] = best;
-        subs_[best].push_back(h);
-        why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
-                  " alone (no reading told inside from across)";
     }
 }
 

@@ -51,6 +51,8 @@ private:
     bool merge();
     void join(std::vector<NodeId> pending);
     void place_rest(const std::vector<NodeId>& rest);
+    /// Per host of `rest`, the subnet a sharing test places it in, or none.
+    std::vector<std::size_t> sharing(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked);
     void nic_estimates();
     void nics();
     void uplinks();
@@ -69,6 +71,8 @@ private:
     std::vector<double> eg_, in_;
     std::vector<std::string> why_;  ///< per host: why its place is in doubt
     std::vector<std::string> uplink_doubt_;
+    /// Per phase, in the order first met: measurements and their windows' seconds (a note).
+    std::vector<std::pair<std::string, std::pair<std::size_t, double>>> spent_;
     ProbeResult out_;
 };
 

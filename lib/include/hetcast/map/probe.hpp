@@ -174,15 +174,23 @@ struct ProbeResult {
 ///    per measurement), until a reading above 1 + tolerance times the subnet's uplink (no
 ///    uplink found: within tolerance of the member's NIC) places it. a–c again on the hosts
 ///    left, in their order, then shuffled.
-/// d. Hosts still left (slower than the uplinks both ways, or alone in their subnet) go to
-///    the subnet nearest by latency (without latency: their best reading); its doubt says so.
-/// e. NICs: per subnet, fastest first, each host sends to the one before it, then receives
-///    from it: two measurements for all; each NIC rate is the most a flow inside carried.
-/// f. Uplinks: subnets ranked by what crossed them, paired 1–2, 3–4, ... then 2–3, 4–5, ...
+/// d. Hosts still left (slower than the uplinks both ways, or alone in their subnet): a
+///    sharing test against the four likeliest subnets (by latency, else by their best
+///    reading), one measurement each: a flow to a member and one from another while flows
+///    from the next subnet in a ring fill every uplink both ways; the one subnet in which
+///    both keep their rate takes the host. None or several: the subnet nearest by latency
+///    (without latency: their best reading); its doubt says so.
+/// e. NICs: per subnet, a host whose best flow out (in) a faster partner has not yet tried
+///    sends to (receives from) the fastest such partner, all subnets at once, up to eight
+///    rounds; each NIC rate is the most a flow inside carried. Hosts that read alike with
+///    half their subnet or more at its top rate tie (no partner can show more) and skip this.
+/// f. Uplinks (after the groups, again at the end only when pieces were merged or an uplink
+///    is unknown): subnets ranked by what crossed them, paired 1–2, 3–4, ... then 2–3, 4–5, ...
 ///    (each meets a faster one), both ways at once with as many flows as the smaller has
 ///    hosts, windows twice as long; the largest sum the NICs do not explain (by half the
 ///    tolerance) is the uplink; none: infinite, and a doubt. Ranked again (twice at most) if changed.
-/// `notes` says, per subnet, how far above its uplink its weakest member read inside;
+/// `notes` says, per subnet, how far above its uplink its weakest member read inside, and the
+/// measurements per step;
 /// `doubts` names hosts placed on no evidence and uplinks no test filled. `goodput` holds
 /// each pair's largest reading where one was measured, elsewhere (like `bandwidth` everywhere)
 /// what the map allows the pair alone; `unmeasured` stays empty.

@@ -50,6 +50,26 @@ struct MeasuredCluster {
                                               ProbeOptions options,
                                               const std::function<void(const nlohmann::json&)>& progress = {});
 
+struct MeasuredJoin {
+    Network network;  ///< the old map with the joiner last: its subnet, NICs, latency, overheads
+    JoinResult result;
+    std::size_t pinged = 0;  ///< members that pinged it: one per subnet
+};
+
+/// Whether `old` is a probed map `joiner` can join by measure_join(): subnets, capacities,
+/// and exactly the members `names` (the joiner aside, in or out of it).
+[[nodiscard]] bool joinable(const Network& old, const std::vector<std::string>& names, const std::string& joiner);
+
+/// A member joining a probed map (joinable()): measured against representatives of each
+/// subnet instead of every member. One member per subnet (its fastest receiver) pings it
+/// (`reps` pings); probe_join() places it with a flow to and one from each subnet's fastest
+/// members, subnet by subnet until a reading places it: O(subnets) measurements of two
+/// flows. Its latency to a subnet's members is its representative's, its bandwidth what
+/// its NICs and the uplinks allow. Throws InputError when `old` is not joinable,
+/// hetcast::Error when a member does not answer or no reading told anything.
+[[nodiscard]] MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::string& joiner, int reps,
+                                        ProbeOptions options);
+
 /// A member's side of a goodput measurement: {"cmd": "goodput", "from", "seconds"}, or in
 /// two steps {"connect": true} then {"connection", "seconds"}. Throws InputError for a bad
 /// request, hetcast::Error when the transfer fails.

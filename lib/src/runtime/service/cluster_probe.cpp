@@ -11,8 +11,10 @@
 #include <deque>
 #include <future>
 #include <map>
-#include <optional>
+#include <limits>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "hetcast/error.hpp"
@@ -288,6 +290,148 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     network.set_capacities(result.capacities);
     times.other = std::max(0.0, since(t0) - times.latency - times.setup - times.measuring);
     return {std::move(network), std::move(result), std::move(offsets), times};
+}
+
+bool joinable(const Network& old, const std::vector<std::string>& names, const std::string& joiner) {
+    if (!old.subnets() || !old.capacities() || old.latency().empty() || old.subnets()->size() < 1) return false;
+    std::set<std::string> a, b;
+    for (const auto& x : old.names()) {
+        if (x != joiner) a.insert(x);
+    }
+    for (const auto& x : names) {
+        if (x != joiner) b.insert(x);
+    }
+    return a == b && !a.empty();
+}
+
+MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::string& joiner, int reps,
+                          ProbeOptions options) {
+    if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
+    if (!joinable(old, old.names(), joiner)) throw InputError("join: the map has no subnets and capacities to join");
+    const Capacities& oc = *old.capacities();
+    // The old map without the joiner (a member joining again), the joiner last.
+    std::vector<std::string> names;
+    std::vector<NodeId> from(old.size(), static_cast<NodeId>(-1));
+    std::vector<NodeId> back;
+    for (NodeId i = 0; i < old.size(); ++i) {
+        if (old.name(i) == joiner) continue;
+        from[i] = static_cast<NodeId>(names.size());
+        names.push_back(old.name(i));
+        back.push_back(i);
+    }
+    const std::size_t n = names.size() + 1;
+    const auto host = static_cast<NodeId>(n - 1);
+    names.push_back(joiner);
+    Subnets subs;
+    Capacities caps;
+    caps.queues = oc.queues;
+    for (std::size_t k = 0; k < old.subnets()->size(); ++k) {
+        std::vector<NodeId> g;
+        for (NodeId h : (*old.subnets())[k]) {
+            if (from[h] != static_cast<NodeId>(-1)) g.push_back(from[h]);
+        }
+        if (g.empty()) continue;
+        subs.push_back(std::move(g));
+        if (!oc.uplink.empty()) caps.uplink.push_back(oc.uplink[k]);
+    }
+    for (NodeId i : back) {
+        caps.egress.push_back(oc.egress[i]);
+        caps.ingress.push_back(oc.ingress[i]);
+        caps.disk.push_back(oc.disk[i]);
+    }
+    caps.egress.push_back(0);
+    caps.ingress.push_back(0);
+    caps.disk.push_back(std::numeric_limits<double>::infinity());
+
+    // Latency: each subnet's fastest receiver pings the joiner, all subnets at once; the
+    // joiner's clock offset from the prober's own ping.
+    std::vector<NodeId> rep(subs.size());
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        rep[k] = *std::max_element(subs[k].begin(), subs[k].end(),
+                                   [&](NodeId a, NodeId b) { return caps.ingress[a] < caps.ingress[b]; });
+    }
+    std::vector<double> lat(subs.size(), 0);
+    std::vector<std::string> failed(subs.size());
+    Offsets offsets;
+    offsets[link.self] = 0.0;
+    std::mutex mu;
+    {
+        std::vector<std::thread> ts;
+        for (std::size_t k = 0; k < subs.size(); ++k) {
+            ts.emplace_back([&, k] {
+                try {
+                    const auto samples = ping_pair(link, names[rep[k]], joiner, reps);
+                    const auto best = std::min_element(samples.begin(), samples.end(), [](const PingSample& a, const PingSample& b) {
+                        return a.round_trip() < b.round_trip();
+                    });
+                    std::lock_guard lock(mu);
+                    lat[k] = best->round_trip() / 2;
+                    if (names[rep[k]] == link.self) offsets[joiner] = estimate_offset(samples);
+                } catch (const std::exception& e) {
+                    failed[k] = e.what();
+                }
+            });
+        }
+        for (auto& t : ts) t.join();
+    }
+    for (const auto& f : failed) {
+        if (!f.empty()) throw Error("join: " + f);
+    }
+    if (!offsets.contains(joiner)) {
+        const auto samples = ping_pair(link, link.self, joiner, reps);
+        offsets[joiner] = estimate_offset(samples);
+    }
+
+    options.names = names;
+    ProbeTimes times;
+    Ahead ahead(link, names);
+    MeasuredJoin out{Network::parametric({joiner}, {{0}}, {{1}}, {{}}, {{}}), {}, subs.size()};
+    out.result = probe_join(n, host, subs, caps,
+                            [&](const std::vector<FlowPair>& f, double s) {
+                                return measure_flows(link, names, f, s, offsets, times, ahead);
+                            },
+                            options);
+    const JoinResult& j = out.result;
+    if (j.subnet >= subs.size() || !(j.egress > 0) || !(j.ingress > 0)) {
+        throw Error("join: no flow to or from '" + joiner + "' could be rated");
+    }
+    caps.egress[host] = j.egress;
+    caps.ingress[host] = j.ingress;
+    subs[j.subnet].push_back(host);
+
+    std::vector<std::size_t> sub_of(n, 0);
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+        for (NodeId h : subs[k]) sub_of[h] = k;
+    }
+    Matrix latency(n, std::vector<double>(n, 0)), bandwidth(n, std::vector<double>(n, 0));
+    std::vector<Overhead> send(n), recv(n);
+    for (NodeId a = 0; a + 1 < n; ++a) {
+        send[a] = old.send_overheads()[back[a]];
+        recv[a] = old.recv_overheads()[back[a]];
+        for (NodeId b = 0; b + 1 < n; ++b) {
+            latency[a][b] = old.latency()[back[a]][back[b]];
+            bandwidth[a][b] = old.bandwidth()[back[a]][back[b]];
+        }
+    }
+    const auto allowed = [&](NodeId a, NodeId b) {
+        double x = std::min(caps.egress[a], caps.ingress[b]);
+        if (sub_of[a] != sub_of[b] && !caps.uplink.empty()) x = std::min({x, caps.uplink[sub_of[a]], caps.uplink[sub_of[b]]});
+        return x;
+    };
+    for (NodeId a = 0; a + 1 < n; ++a) {
+        latency[a][host] = latency[host][a] = lat[sub_of[a]];
+        bandwidth[a][host] = allowed(a, host);
+        bandwidth[host][a] = allowed(host, a);
+    }
+    const json h = link.call(joiner, {{"cmd", "hello"}}, call_timeout);
+    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
+    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
+    if (so.size() == 2) send[host] = {so[0], so[1]};
+    if (ro.size() == 2) recv[host] = {ro[0], ro[1]};
+    out.network = Network::parametric(names, latency, bandwidth, send, recv);
+    out.network.set_subnets(subs);
+    out.network.set_capacities(caps);
+    return out;
 }
 
 json answer_goodput(Peer& peer, const std::string& self, const json& req) {

@@ -196,6 +196,9 @@ struct Service::Impl {
     // service_probe.cpp: measuring the cluster
     ProbeLink probe_link();
     nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
+    nlohmann::json probe_refresh(const nlohmann::json& req, const std::vector<std::string>& refresh);
+    std::vector<std::string> store_map(const std::vector<Member>& members, const std::string& text,
+                                       const nlohmann::json& req);
     /// Of `all`, the members that answer a hello (this one always), and the others with why.
     std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> answering_members(
         const std::vector<Member>& all);

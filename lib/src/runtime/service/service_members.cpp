@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,10 @@ Network Service::Impl::remap(const Network& old, const std::vector<std::string>&
     return net;
 }
 
-/// A new member at the door: it joins the member list, is measured against every
-/// member, and the map gains its row and column (ECO 4.1 re-run); everyone is told.
+/// A new member at the door: it joins the member list, is measured, and the map gains its
+/// row and column; everyone is told. On a probed map (subnets and capacities) against a
+/// representative of each subnet (measure_join); else every member pings it and ECO 4.1
+/// runs again.
 json Service::Impl::join(const json& req) {
     const Member joiner{get_or<std::string>(req, "name", ""), get_or<std::string>(req, "host", ""),
                         get_or<std::uint16_t>(req, "port", 0)};
@@ -137,6 +140,35 @@ json Service::Impl::join(const json& req) {
     (void)distribute(ms, nullptr, req);  // the others must know its address to measure it
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
+    const auto old = current_map();
+    std::optional<MeasuredJoin> mj;
+    if (old && joinable(*old, names, joiner.name)) {
+        // A probed map: measured against a representative of each subnet, not every member;
+        // the map keeps its subnets and capacities. No reading at all: as on any other map.
+        ProbeOptions o;
+        o.tolerance = cfg.tolerance;
+        try {
+            mj = measure_join(probe_link(), *old, joiner.name, get_or<int>(req, "reps", 5), o);
+        } catch (const std::exception& e) {
+            say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
+                                    "): every member pings it");
+        }
+    }
+    if (mj) {
+        const auto& j = mj->result;
+        say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj->pinged) + " subnets (" +
+                                std::to_string(j.measurements) + " measurements): subnet " + std::to_string(j.subnet + 1) +
+                                (j.doubt.empty() ? "" : " (" + j.doubt + ")"));
+        const std::string text = format_network(mj->network, utc_now());
+        set_map(text);
+        const auto missed = distribute(ms, &text, req);
+        return {{"ok", true},
+                {"members", members_to_json(ms)},
+                {"revoked", revocations_to_json(peer->revoked())},
+                {"map", text},
+                {"not_updated", missed},
+                {"joined", {{"subnet", j.subnet}, {"measurements", j.measurements}, {"doubt", j.doubt}}}};
+    }
     const std::size_t k = names.size() - 1;
     const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
                         {"reps", get_or<int>(req, "reps", 5)}};
@@ -157,7 +189,6 @@ json Service::Impl::join(const json& req) {
     const auto so = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
     const auto ro = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
     if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
-    const auto old = current_map();
     const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
     const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
         const LinkFit& f = fits[i == k ? j : i];

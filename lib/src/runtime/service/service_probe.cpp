@@ -43,9 +43,95 @@ ProbeLink Service::Impl::probe_link() {
     return link;
 }
 
+/// The map to every member of `members`, a few at a time; who could not store it.
+std::vector<std::string> Service::Impl::store_map(const std::vector<Member>& members, const std::string& text,
+                                                  const json& req) {
+    // A few members at a time: one after the other took 3.8 s at 48 members; all at once
+    // timed out at 96 (96 copies of the map through the prober's 20 Mbit/s NIC).
+    std::vector<char> stored(members.size(), 0);
+    std::atomic<std::size_t> next{0};
+    const auto store = [&] {
+        for (std::size_t i; (i = next++) < members.size();) {
+            const std::string& name = members[i].name;
+            try {
+                if (name == cfg.name) {
+                    set_map(text);
+                    stored[i] = 1;
+                } else {
+                    stored[i] = get_or<bool>(
+                        peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
+                }
+            } catch (const std::exception&) {
+                stored[i] = 0;
+            }
+        }
+    };
+    std::vector<std::thread> storers;
+    for (std::size_t t = 0; t < std::min<std::size_t>(map_stores_at_once, members.size()); ++t) storers.emplace_back(store);
+    for (auto& t : storers) t.join();
+    std::vector<std::string> not_updated;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        if (!stored[i]) not_updated.push_back(members[i].name);
+    }
+    return not_updated;
+}
+
+/// `hetcast probe --refresh NAME...`: each named member measured again as if it joined the
+/// map (measure_join): against a member of each subnet, its row, column and subnet replaced;
+/// the rest of the map stays. A probed map (subnets and capacities) only.
+json Service::Impl::probe_refresh(const json& req, const std::vector<std::string>& refresh) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto old = current_map();
+    if (!old) throw InputError("probe --refresh: no map yet: probe without --refresh first");
+    const std::vector<Member> members = current_members();
+    ProbeOptions o;
+    o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
+    o.repeats = get_or<int>(req, "repeats", o.repeats);
+    o.seconds = get_or<double>(req, "seconds", o.seconds);
+    Network net = *old;
+    std::size_t measurements = 0;
+    double measured = 0;
+    json notes = json::array();
+    for (const auto& name : refresh) {
+        if (std::none_of(members.begin(), members.end(), [&](const Member& m) { return m.name == name; })) {
+            throw InputError("probe --refresh: '" + name + "' is not a member");
+        }
+        if (!net.subnets() || !net.capacities() || net.latency().empty()) {
+            throw InputError("probe --refresh: the map has no subnets and capacities: probe without --refresh");
+        }
+        const MeasuredJoin mj = measure_join(probe_link(), net, name, get_or<int>(req, "reps", 10), o);
+        net = mj.network;
+        measurements += mj.result.measurements;
+        measured += mj.result.measured_seconds;
+        notes.push_back(name + " measured again against " + std::to_string(mj.pinged) + " subnets: with " +
+                        net.name((*net.subnets())[mj.result.subnet].front()) +
+                        (mj.result.doubt.empty() ? "" : " (" + mj.result.doubt + ")"));
+        say(LogLevel::info, "probe --refresh: " + notes.back().get<std::string>());
+    }
+    const std::string text = format_network(net, utc_now());
+    std::vector<Member> mapped;
+    for (const auto& m : members) {
+        if (net.find(m.name)) mapped.push_back(m);
+    }
+    const std::vector<std::string> not_updated = store_map(mapped, text, req);
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return {{"ok", not_updated.empty()},
+            {"map", text},
+            {"notes", notes},
+            {"doubts", json::array()},
+            {"measurements", measurements},
+            {"measured_seconds", measured},
+            {"seconds", seconds},
+            {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
+            {"not_updated", not_updated},
+            {"unreachable", json::array()}};
+}
+
 /// Latency by pings, then subnets and capacities from goodputs (map/probe.hpp); the
 /// map goes to every member.
 json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
+    const auto refresh = get_or<std::vector<std::string>>(req, "refresh", {});
+    if (!refresh.empty()) return probe_refresh(req, refresh);
     const int reps = get_or<int>(req, "reps", 10);
     ProbeOptions o;
     o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
@@ -79,33 +165,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
     const auto t_store = std::chrono::steady_clock::now();
     const ProbeResult& r = measured.result;
     const std::string text = format_network(measured.network, utc_now());
-    // A few members at a time: one after the other took 3.8 s at 48 members; all at once
-    // timed out at 96 (96 copies of the map through the prober's 20 Mbit/s NIC).
-    std::vector<char> stored(members.size(), 0);
-    std::atomic<std::size_t> next{0};
-    const auto store = [&] {
-        for (std::size_t i; (i = next++) < members.size();) {
-            const std::string& name = members[i].name;
-            try {
-                if (name == cfg.name) {
-                    set_map(text);
-                    stored[i] = 1;
-                } else {
-                    stored[i] = get_or<bool>(
-                        peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
-                }
-            } catch (const std::exception&) {
-                stored[i] = 0;
-            }
-        }
-    };
-    std::vector<std::thread> storers;
-    for (std::size_t t = 0; t < std::min<std::size_t>(map_stores_at_once, members.size()); ++t) storers.emplace_back(store);
-    for (auto& t : storers) t.join();
-    std::vector<std::string> not_updated;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        if (!stored[i]) not_updated.push_back(members[i].name);
-    }
+    const std::vector<std::string> not_updated = store_map(members, text, req);
     const ProbeTimes& pt = measured.times;
     const json times{{"answering", answering}, {"latency", pt.latency},   {"setup", pt.setup},
                      {"measuring", pt.measuring}, {"other", pt.other}, {"storing", since(t_store)}};

@@ -1,0 +1,180 @@
+// Structure first (map/probe.hpp, probe_structure(), step d): hosts no reading placed, by a
+// sharing test, else by latency.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "probe_structure.hpp"
+#include "prober.hpp"
+
+namespace hetcast::probing {
+
+// Hosts no reading places (a host slower than the uplinks both ways reads the same inside
+// and across; a host alone in its subnet has no partner): a sharing test first, else the
+// subnet nearest by latency, else the one its readings came closest to placing it in; its
+// subnet's doubt then says so.
+void Structure::place_rest(const std::vector<NodeId>& rest) {
+    if (subs_.empty()) {
+        if (rest.empty()) return;
+        subs_.emplace_back(rest);
+        up_.push_back(inf);
+        for (NodeId h : rest) sub_[h] = 0;
+        out_.notes.push_back("no pair of hosts showed a subnet apart from the others: one subnet");
+        return;
+    }
+    if (rest.empty()) return;
+    const bool pinged = lat_.size() == n_;
+    std::vector<std::vector<std::size_t>> ranked(rest.size());
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        const NodeId h = rest[i];
+        std::vector<double> score(subs_.size(), 0);
+        for (std::size_t k = 0; k < subs_.size(); ++k) {
+            if (pinged) {
+                std::vector<double> l;
+                for (NodeId m : subs_[k]) l.push_back(lat_[h][m]);
+                score[k] = -median(l);
+            } else {
+                score[k] = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
+            }
+        }
+        auto& r = ranked[i];
+        r.resize(subs_.size());
+        std::iota(r.begin(), r.end(), std::size_t{0});
+        std::stable_sort(r.begin(), r.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    }
+    const std::vector<std::size_t> shared = sharing(rest, ranked);
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        const NodeId h = rest[i];
+        const std::size_t k = shared[i] != none ? shared[i] : ranked[i][0];
+        sub_[h] = k;
+        subs_[k].push_back(h);
+        if (shared[i] == none) {
+            why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
+                      " alone (no reading told inside from across)";
+        }
+    }
+}
+
+// Host h is in candidate subnet k when its flows to and from k's members keep their rate
+// while flows from the next subnet in a ring fill k's uplink both ways (each subnet's
+// uplink filled at once): from anywhere else its flows would share a filled uplink. The
+// likeliest candidates (four at most) one measurement each.
+std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
+                                            const std::vector<std::vector<std::size_t>>& ranked) {
+    const std::size_t s = subs_.size();
+    std::vector<std::size_t> out(rest.size(), none);
+    if (s < 2) return out;
+    nic_estimates();
+    std::vector<char> testing(n_, 0);
+    for (NodeId h : rest) testing[h] = 1;
+    // What the host carried at best either way: what its flows keep when they share nothing.
+    std::vector<double> best_out(n_, 0), best_in(n_, 0);
+    for (const auto& [k, x] : read_) {
+        const auto from = static_cast<NodeId>(k >> 32), to = static_cast<NodeId>(k & 0xffffffffu);
+        if (testing[from]) best_out[from] = std::max(best_out[from], x);
+        if (testing[to]) best_in[to] = std::max(best_in[to], x);
+    }
+    const std::size_t tries = std::min<std::size_t>(4, s);
+    struct Test {
+        std::size_t host, k;
+        std::size_t to = none, from = none;  // indices of its flows in the set
+    };
+    std::vector<std::vector<Test>> tests(tries);
+    std::vector<std::vector<FlowPair>> sets(tries);
+    for (std::size_t t = 0; t < tries; ++t) {
+        auto& flows = sets[t];
+        std::vector<char> sends(n_, 0), takes(n_, 0);
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            const NodeId h = rest[i];
+            const std::size_t k = ranked[i][t];
+            if (!std::isfinite(up_[k])) continue;  // nothing limits what crosses it: no test
+            Test test{i, k};
+            NodeId taker = static_cast<NodeId>(n_);
+            for (NodeId x : by_rate(subs_[k], in_)) {
+                if (!takes[x]) {
+                    taker = x;
+                    break;
+                }
+            }
+            if (taker < n_ && !sends[h]) {
+                test.to = flows.size();
+                flows.emplace_back(h, taker);
+                sends[h] = takes[taker] = 1;
+            }
+            for (NodeId y : by_rate(subs_[k], eg_)) {
+                if (!sends[y] && y != taker && !takes[h]) {
+                    test.from = flows.size();
+                    flows.emplace_back(y, h);
+                    sends[y] = takes[h] = 1;
+                    break;
+                }
+            }
+            if (test.to != none || test.from != none) tests[t].push_back(test);
+        }
+        if (tests[t].empty()) {
+            flows.clear();
+            continue;
+        }
+        // The fills: from subnet k + 1 into k, enough flows that a flow across gets a share
+        // well below what the slowest host tested carries.
+        double slowest = inf;
+        for (NodeId h : rest) slowest = std::min({slowest, best_out[h] > 0 ? best_out[h] : inf, best_in[h] > 0 ? best_in[h] : inf});
+        for (std::size_t k = 0; k < s; ++k) {
+            const std::size_t j = (k + 1) % s;
+            const double u = std::min(up_[k], up_[j]);
+            const std::size_t want = std::isfinite(u) && std::isfinite(slowest)
+                                         ? std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(2 * tol() * u / slowest)), 2, 12)
+                                         : 2;
+            const auto senders = by_rate(subs_[j], eg_), takers = by_rate(subs_[k], in_);
+            std::size_t a = 0, b = 0, made = 0;
+            while (made < want && a < senders.size() && b < takers.size()) {
+                if (sends[senders[a]] || testing[senders[a]]) {
+                    ++a;
+                } else if (takes[takers[b]] || testing[takers[b]]) {
+                    ++b;
+                } else {
+                    flows.emplace_back(senders[a], takers[b]);
+                    sends[senders[a++]] = takes[takers[b++]] = 1;
+                    ++made;
+                }
+            }
+        }
+    }
+    const auto got = run_sets(sets, "placing");
+    // Per host and candidate: the least share of what the host carries elsewhere that its
+    // flows kept (-1: not told). Inside, both keep it; from outside each fell to a share of
+    // a filled uplink. Judged against each other (a busy host's readings wander by a
+    // fifth): the one kept more than 1 + tolerance times as well as any other, by half at least.
+    std::vector<std::vector<double>> kept(rest.size(), std::vector<double>(s, -1));
+    for (std::size_t t = 0; t < tries; ++t) {
+        for (const Test& test : tests[t]) {
+            const NodeId h = rest[test.host];
+            double least = inf;
+            const auto judge = [&](std::size_t at, double alone) {
+                if (at == none) return;
+                const double x = got[t][at];
+                if (!std::isnan(x) && alone > 0) least = std::min(least, x / alone);
+            };
+            if (test.to != none) judge(test.to, std::min(best_out[h], in_[sets[t][test.to].second]));
+            if (test.from != none) judge(test.from, std::min(best_in[h], eg_[sets[t][test.from].first]));
+            if (std::isfinite(least)) kept[test.host][test.k] = least;
+        }
+    }
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        std::size_t found = none;
+        double first = -1, second = -1;
+        for (std::size_t k = 0; k < s; ++k) {
+            if (kept[i][k] > first) {
+                second = first;
+                first = kept[i][k];
+                found = k;
+            } else {
+                second = std::max(second, kept[i][k]);
+            }
+        }
+        if (first >= 0.5 && second >= 0 && first > tol() * second) out[i] = found;
+    }
+    return out;
+}
+
+}  // namespace hetcast::probing
