@@ -135,6 +135,9 @@ struct Coord {
         std::string error;
         double pinged = 0;    ///< when the coordinator last asked it for a sign of life
         bool spread = false;  ///< its failure was passed on to those it feeds
+        /// The coordinator's child in the control tree its plan and events pass through
+        /// (peer/peer_relay.hpp); empty: its own control connection, `conn`.
+        std::string hop;
     };
     std::mutex mu;
     std::condition_variable cv;
