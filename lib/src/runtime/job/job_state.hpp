@@ -138,6 +138,9 @@ struct Coord {
         /// The coordinator's child in the control tree its plan and events pass through
         /// (peer/peer_relay.hpp); empty: its own control connection, `conn`.
         std::string hop;
+        /// It failed because a relay above it did: not on its own account, so a next try
+        /// plans it again (through another tree).
+        bool cut_off = false;
     };
     std::mutex mu;
     std::condition_variable cv;

@@ -134,13 +134,21 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         const auto route = routes.find(name);
         const std::string& first = route == routes.end() ? name : route->second.front();
         try {
-            if (const auto u = unreachable.find(first); u != unreachable.end()) throw Error(u->second);
             ConnectionPtr c;
-            try {
-                c = connections_.conn_to(first, &common.participants);
-            } catch (const std::exception& e) {
-                unreachable[first] = first == name ? e.what() : "its relay '" + first + "' cannot be reached: " + e.what();
-                throw Error(unreachable[first]);
+            if (!unreachable.count(first)) {
+                try {
+                    c = connections_.conn_to(first, &common.participants);
+                } catch (const std::exception& e) {
+                    unreachable[first] = e.what();
+                }
+            }
+            if (!c) {
+                std::lock_guard lock(k->mu);
+                k->nodes[name].finished = true;
+                k->nodes[name].cut_off = first != name;
+                k->nodes[name].error = first == name ? "'" + name + "' cannot be reached: " + unreachable[first]
+                                                     : "its relay '" + first + "' cannot be reached: " + unreachable[first];
+                continue;
             }
             {
                 std::lock_guard lock(k->mu);
@@ -184,9 +192,10 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 n.error = "'" + name + "' did not answer the job plan in " +
                           std::to_string(2 * core_.cfg.connect_timeout.count() / 1000) + " s";
             }
-            if (!n.ready) {
-                if (setup_error.empty()) setup_error = name + ": " + n.error;
-                result.failed[name] = n.error;
+            // Ready, then lost: as failed as one that never answered.
+            if (!n.ready || !n.error.empty()) {
+                if (setup_error.empty() && !n.cut_off) setup_error = name + ": " + n.error;
+                if (!n.cut_off) result.failed[name] = n.error;
             }
         }
         if (core_.stopping) setup_error = "the coordinator is stopping";

@@ -283,8 +283,12 @@ void Relays::fail_below(Hop& h, const std::string& child, const std::string& why
         std::lock_guard lock(mu_);
         for (const auto& [below, via] : h.via) {
             if (via != child || h.finished.count(below)) continue;
-            const std::string error = below == child ? why : "its relay '" + child + "' failed: " + why;
-            failed.push_back(json{{"event", "failed"}, {"clock", now_s()}, {"error", error}, {"member", below}});
+            json e{{"event", "failed"}, {"clock", now_s()}, {"error", why}, {"member", below}};
+            if (below != child) {
+                e["error"] = "its relay '" + child + "' failed: " + why;
+                e["cut_off"] = true;
+            }
+            failed.push_back(std::move(e));
         }
     }
     std::shared_ptr<Hop> self;

@@ -42,6 +42,7 @@ void Tries::on_events(const ConnectionPtr& c, const Frame& f) {
             throw InputError("'" + c->peer() + "' reports for '" + from + "', which is not below it");
         }
         apply(*k, from, e, true);
+        if (e.kind == JobEvent::Kind::failed && je.value("cut_off", false)) it->second.cut_off = true;
     }
 }
 
@@ -58,6 +59,7 @@ void Tries::fail_below(Coord& k, const std::string& relay, const std::string& wh
     for (auto& [name, n] : k.nodes) {
         if (n.hop != relay || n.finished) continue;
         n.finished = true;
+        n.cut_off = true;
         n.error = "its relay '" + relay + "' failed: " + why;
     }
 }
