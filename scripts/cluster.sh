@@ -8,7 +8,8 @@
 # logs in $work/NAME/log; the cluster's CA and identities in $work/keys (NAME.pem for each
 # member), and HETCAST_IDENTITY exported as its operator's ($work/keys/operator.pem), so
 # the caller's hetcast commands reach these daemons.
-# Needs: $work (a fresh folder), $hetcastd, $hetcast.
+# Needs: $work (a fresh folder), $hetcastd, $hetcast. $cluster_extra, if set: lines added to
+# every daemon's config.
 
 pids=()
 ports=()
@@ -60,6 +61,7 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "${#names[@]}")"
       echo "cluster: $work/cluster.yaml"
       echo "serve_roots: [$work]"
       [ -z "$profile" ] || echo "link_profile: $profile"
+      [ -z "${cluster_extra:-}" ] || echo "$cluster_extra"
     } > "$work/$n/hetcastd.yaml"
     "$hetcastd" --config "$work/$n/hetcastd.yaml" 2> "$work/$n/log" &
     pids+=($!)

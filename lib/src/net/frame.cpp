@@ -21,7 +21,7 @@ T get(const std::byte*& p) {
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(FrameType::hello) &&
-           type <= static_cast<std::uint8_t>(FrameType::piece_data);
+           type <= static_cast<std::uint8_t>(FrameType::job_reports);
 }
 
 const char* to_string(FrameType t) {
@@ -43,6 +43,8 @@ const char* to_string(FrameType t) {
         case FrameType::bulk: return "bulk";
         case FrameType::piece_request: return "piece_request";
         case FrameType::piece_data: return "piece_data";
+        case FrameType::job_relay: return "job_relay";
+        case FrameType::job_reports: return "job_reports";
     }
     return "unknown";
 }

@@ -32,6 +32,8 @@ enum class FrameType : std::uint8_t {
     bulk = 15,       ///< a goodput measurement's bytes on a connection of its own; `flags` says which part
     piece_request = 16,  ///< a piece of a cut-through message failed its check: send it again; payload: its index (8 bytes)
     piece_data = 17,     ///< that piece again; payload: its index (8 bytes) and its bytes
+    job_relay = 18,      ///< a job plan on its way down the control tree: a route line, then the plan (docs/protocol.md)
+    job_reports = 19,    ///< a relay's batch of its subtree's job events, each with "member" (JSON)
 };
 
 /// `flags` of a bulk frame: the first (payload: JSON {"seconds", "warmup"}), filler, the last.

@@ -40,6 +40,9 @@ struct DaemonConfig {
     std::size_t connections_per_peer = 64;
     /// Requests of one peer waiting or running here at once; more are refused ("busy").
     std::size_t requests_per_peer = 64;
+    /// Participants a push's coordinator (and each relay) sends plans to and hears from
+    /// directly; a push to more goes down a tree (docs/protocol.md, "The control tree").
+    std::size_t control_fanout = 16;
     unsigned umask = 022;                   ///< cleared from the source's permission bits on landing
     std::size_t chunk = std::size_t{1} << 20;             ///< bytes per data frame
     std::uint64_t piece = 0;  ///< bytes per piece of cut-through pushes it coordinates; 0: by size (2 MiB up)

@@ -43,6 +43,11 @@ struct PeerConfig {
     std::chrono::milliseconds stall_timeout{10000};
     /// Jobs this peer takes part in at once, whoever coordinates them (0: no limit).
     std::size_t max_jobs = 0;
+    /// A job with more participants besides its coordinator than this is planned along a
+    /// tree: the coordinator talks to this many of them, each passes plans, the start and
+    /// cancels on to its own this many and their events back up in batches
+    /// (docs/protocol.md, "The control tree"). 0: always one connection to each.
+    std::size_t control_fanout = 16;
     /// A connection on which nothing passes either way for this long is closed, unless it
     /// carries a job this peer takes part in, a lane, a bulk transfer, an upload or a
     /// request still running (0: never).
@@ -86,6 +91,9 @@ struct PeerConfig {
     /// a cut-through message as it arrives (and of every piece fetched again), and may
     /// change the bytes before they are checked.
     std::function<void(std::uint64_t, MessageId, std::uint64_t, std::span<std::byte>)> tamper;
+    /// Fault injection, for tests: sees every job_relay frame this member passes on down
+    /// the control tree, and may change it or, returning false, drop it.
+    std::function<bool(net::Frame&)> tamper_relay;
 };
 
 /// A buffer message delivered to this peer (a destination of it).

@@ -82,7 +82,7 @@ DaemonConfig Reader::daemon(const YAML::Node& root, const fs::path& base) const 
     if (const auto it = e.find("limits"); it != e.end()) {
         const YAML::Node& m = it->second.value;
         const Entries l = entries(m, "limits", {"max_message", "max_jobs", "idle_timeout", "connections_per_peer",
-                                                "requests_per_peer"});
+                                                "requests_per_peer", "control_fanout"});
         if (const auto j = l.find("max_message"); j != l.end()) {
             c.max_message = bytes(j->second.value, "limits.max_message");
         }
@@ -97,6 +97,9 @@ DaemonConfig Reader::daemon(const YAML::Node& root, const fs::path& base) const 
         }
         if (const auto j = l.find("requests_per_peer"); j != l.end()) {
             c.requests_per_peer = positive_count(j->second.value, "limits.requests_per_peer");
+        }
+        if (const auto j = l.find("control_fanout"); j != l.end()) {
+            c.control_fanout = positive_count(j->second.value, "limits.control_fanout");
         }
     }
     if (const auto it = e.find("chunk"); it != e.end()) {

@@ -135,6 +135,12 @@ struct Coord {
         std::string error;
         double pinged = 0;    ///< when the coordinator last asked it for a sign of life
         bool spread = false;  ///< its failure was passed on to those it feeds
+        /// The coordinator's child in the control tree its plan and events pass through
+        /// (peer/peer_relay.hpp); empty: its own control connection, `conn`.
+        std::string hop;
+        /// It failed because a relay above it did: not on its own account, so a next try
+        /// plans it again (through another tree).
+        bool cut_off = false;
     };
     std::mutex mu;
     std::condition_variable cv;

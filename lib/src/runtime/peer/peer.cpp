@@ -77,6 +77,7 @@ void Peer::start() {
             if (d.stopping) break;
             lock.unlock();
             d.participant.reap();
+            d.relays.watch();
             lock.lock();
         }
     });

@@ -128,10 +128,11 @@ void Arrivals::on_cancel(const ConnectionPtr& c, const Frame& f) {
 
 void Arrivals::cancel(const ConnectionPtr& c, const Frame& f, Job& job) {
     const std::string why(net::as_text(f.payload));
-    // Only the job's coordinator cancels it, or a message's feeder that message: a member
+    // Only the job's coordinator (or its parent) cancels it, or a message's feeder that message: a member
     // cannot stop jobs it merely knows the id of.
     const std::string& who = c->peer();
-    bool allowed = job.plan.coordinator == who;
+    // Down a control tree, the parent it took its plan from passes the coordinator's on.
+    bool allowed = job.plan.coordinator == who || (job.coordinator && job.coordinator == c);
     if (!allowed && f.header.message != net::all_messages) {
         std::lock_guard lock(job.mu);
         const auto it = job.recv.find(f.header.message);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,7 @@
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_coordinator.hpp"
+#include "peer_relay.hpp"
 #include "../wire/frames.hpp"
 
 namespace hetcast::detail {
@@ -94,8 +96,21 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     // Every participant gets its plan and says it is ready; nothing moves before that, so
     // an unreachable member or a refused path costs only a re-plan without it.
     std::shared_ptr<Job> own;
-    std::vector<std::string> remote;
+    std::vector<std::string> remote;  ///< the participants this member has a connection with
     std::string own_error;
+    // Past control_fanout others, this member talks to its children in the control tree
+    // only; the rest get their plans through them (peer_relay.hpp). Children come first.
+    std::vector<std::string> members;
+    for (NodeId n : participants) {
+        if (n != *self_id) members.push_back(net.name(n));
+    }
+    const bool tree = core_.cfg.control_fanout > 0 && members.size() > core_.cfg.control_fanout;
+    std::map<std::string, std::vector<std::string>> routes;
+    if (tree) {
+        const auto r = control_routes(members, core_.cfg.control_fanout);
+        for (std::size_t i = 0; i < members.size(); ++i) routes[members[i]] = r[i];
+    }
+    std::map<std::string, std::string> unreachable;  ///< a child that cannot be dialled → why
     for (NodeId n : participants) {
         JobPlan p = common;
         p.tasks = tasks_of(s, net.names(), n);
@@ -116,15 +131,38 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
             }
             continue;
         }
+        const auto route = routes.find(name);
+        const std::string& first = route == routes.end() ? name : route->second.front();
         try {
-            ConnectionPtr c = connections_.conn_to(name, &common.participants);
+            ConnectionPtr c;
+            if (!unreachable.count(first)) {
+                try {
+                    c = connections_.conn_to(first, &common.participants);
+                } catch (const std::exception& e) {
+                    unreachable[first] = e.what();
+                }
+            }
+            if (!c) {
+                std::lock_guard lock(k->mu);
+                k->nodes[name].finished = true;
+                k->nodes[name].cut_off = first != name;
+                k->nodes[name].error = first == name ? "'" + name + "' cannot be reached: " + unreachable[first]
+                                                     : "its relay '" + first + "' cannot be reached: " + unreachable[first];
+                continue;
+            }
             {
                 std::lock_guard lock(k->mu);
-                k->nodes[name].conn = c;
+                if (first == name) k->nodes[name].conn = c;
+                k->nodes[name].hop = first == name ? std::string() : first;
                 k->nodes[name].sent = now_s();
             }
-            c->send(json_frame(FrameType::job_plan, common.job, 0, to_json(p)));
-            remote.push_back(name);
+            if (first == name) {
+                c->send(json_frame(FrameType::job_plan, common.job, 0, to_json(p)));
+                remote.push_back(name);
+            } else {
+                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second,
+                                    to_json(p).dump(-1, ' ', false, json::error_handler_t::replace)));
+            }
         } catch (const std::exception& e) {
             std::lock_guard lock(k->mu);
             k->nodes[name].finished = true;
@@ -154,9 +192,10 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 n.error = "'" + name + "' did not answer the job plan in " +
                           std::to_string(2 * core_.cfg.connect_timeout.count() / 1000) + " s";
             }
-            if (!n.ready) {
-                if (setup_error.empty()) setup_error = name + ": " + n.error;
-                result.failed[name] = n.error;
+            // Ready, then lost: as failed as one that never answered.
+            if (!n.ready || !n.error.empty()) {
+                if (setup_error.empty() && !n.cut_off) setup_error = name + ": " + n.error;
+                if (!n.cut_off) result.failed[name] = n.error;
             }
         }
         if (core_.stopping) setup_error = "the coordinator is stopping";
@@ -192,10 +231,16 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
             const auto f = k->feeder.find(key);
             if (f != k->feeder.end() && bytes > 0) starts[f->second].resume.push_back({key.first, key.second, bytes});
         }
+        // Down a tree every member gets every resume (each applies only its own sends').
+        JobStart every;
+        if (tree) {
+            for (const auto& [name, st] : starts) every.resume.insert(every.resume.end(), st.resume.begin(), st.resume.end());
+        }
         for (const auto& name : remote) {
             const auto it = starts.find(name);
-            k->nodes[name].conn->send(
-                make_frame(FrameType::job_start, common.job, 0, it == starts.end() ? std::string() : to_json(it->second).dump()));
+            const JobStart* st = tree ? &every : it == starts.end() ? nullptr : &it->second;
+            k->nodes[name].conn->send(make_frame(FrameType::job_start, common.job, 0,
+                                                 !st || st->resume.empty() ? std::string() : to_json(*st).dump()));
         }
         if (own) {
             if (const auto it = starts.find(core_.cfg.name); it != starts.end()) {

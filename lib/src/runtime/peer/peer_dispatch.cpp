@@ -1,6 +1,8 @@
 // The assembly's own work: what the transport calls (a connection opens or closes, a
 // frame arrives, is a connection idle) handed to the parts that hold the state.
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,7 +31,10 @@ void Peer::Impl::on_close(const ConnectionPtr& c, const std::string& why) {
         log(LogLevel::debug, std::string(lane ? "data lane of job " + std::to_string(lane->job) : std::string("connection")) +
                                  " with '" + who + "' closed: " + why);
     }
-    if (!lane) tries.closed(c, why);
+    if (!lane) {
+        relays.closed(c, why);
+        tries.closed(c, why);
+    }
 }
 
 void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
@@ -38,11 +43,21 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
     try {
         if ((f.header.type == FrameType::data || f.header.type == FrameType::data_end) && streams.route(c, f)) return;
         switch (f.header.type) {
+            case FrameType::job_relay:
+                if (!relays.on_relay(c, f)) return;
+                [[fallthrough]];
             case FrameType::job_plan:
                 // Preparing a job resolves its origins (hashing a file, making a payload).
                 if (!spawn(slow, [this, c, f] {
                         try {
-                            setup.on_plan(c, f);
+                            if (f.header.type == FrameType::job_relay) {
+                                const std::string_view text =
+                                    check_relayed(f, cfg.name, c->peer(), cfg.identity.ca_pem, admission.revocations().all(),
+                                                  static_cast<std::int64_t>(std::time(nullptr)));
+                                setup.on_plan(c, f.header.job, text, true);
+                            } else {
+                                setup.on_plan(c, f.header.job, net::as_text(f.payload), false);
+                            }
                         } catch (const std::exception& e) {
                             log(LogLevel::warn, "closing the connection with '" + c->peer() + "': " + e.what());
                             c->close(e.what());
@@ -53,11 +68,20 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
                                                         "busy: '" + cfg.name + "' has too many jobs being set up"})));
                 }
                 return;
-            case FrameType::job_start: return arrivals.on_start(c, f);
+            case FrameType::job_start:
+                relays.on_down(c, f);
+                return arrivals.on_start(c, f);
             case FrameType::data: return arrivals.on_data(c, std::move(f));
             case FrameType::data_end: return arrivals.on_data_end(c, f);
-            case FrameType::job_report: return tries.on_event(c, f);
-            case FrameType::job_cancel: return arrivals.on_cancel(c, f);
+            case FrameType::job_report:
+                if (relays.on_up(c, f)) return;
+                return tries.on_event(c, f);
+            case FrameType::job_reports:
+                if (relays.on_up(c, f)) return;
+                return tries.on_events(c, f);
+            case FrameType::job_cancel:
+                relays.on_down(c, f);
+                return arrivals.on_cancel(c, f);
             case FrameType::ping: return Requests::on_ping(c, f);
             case FrameType::pong: return requests.on_pong(f);
             case FrameType::request: return requests.on_request(c, f);
@@ -80,7 +104,7 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
     if (bulk.busy_or_locked(c.get())) return true;
     if (connections.carries(c.get()) || requests.waiting()) return true;
-    if (participant.busy_with(c)) return true;
+    if (participant.busy_with(c) || relays.busy_with(c)) return true;
     return tries.busy_with(c);
 }
 

@@ -25,6 +25,7 @@
 #include "peer_participant.hpp"
 #include "peer_pieces.hpp"
 #include "peer_recover.hpp"
+#include "peer_relay.hpp"
 #include "peer_requests.hpp"
 #include "peer_setup.hpp"
 #include "peer_tasks.hpp"
@@ -65,6 +66,7 @@ struct Peer::Impl : detail::PeerCore {
     detail::Participant participant{*this, runner, parked};
     detail::Arrivals arrivals{*this, connections, pieces, runner, participant, parked};
     detail::JobSetup setup{*this, connections, origins, participant, runner, parked};
+    detail::Relays relays{*this, connections};
     detail::Tries tries{*this, connections, participant};
     detail::Coordinator coordinator{*this, connections, requests, participant, setup, tries};
     detail::Recovery recovery{*this, coordinator, tries, requests};

@@ -23,10 +23,11 @@ using net::ConnectionPtr;
 using net::Frame;
 using net::FrameType;
 
-void JobSetup::on_plan(const ConnectionPtr& c, const Frame& f) {
+void JobSetup::on_plan(const ConnectionPtr& c, std::uint64_t frame_job, std::string_view text, bool relayed) {
     const double received = now_s();
-    JobPlan plan = job_plan_from_json(json::parse(net::as_text(f.payload)), core_.cfg.max_message);
-    if (plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
+    JobPlan plan = job_plan_from_json(json::parse(text), core_.cfg.max_message);
+    if (!relayed && plan.coordinator != c->peer()) throw InputError("a job plan from '" + c->peer() + "' names another coordinator");
+    if (relayed && plan.job != frame_job) throw InputError("a relayed plan of job " + std::to_string(plan.job) + " in a frame of another");
     const std::uint64_t id = plan.job;
     origins_.authorize_plan(plan);
     try {

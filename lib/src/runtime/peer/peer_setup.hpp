@@ -4,6 +4,7 @@
 // registered with the Participant. The coordinator sets its own part up the same way.
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/job.hpp"
@@ -26,8 +27,10 @@ public:
         : core_(core), connections_(connections), origins_(origins), participant_(participant), runner_(runner),
           parked_(parked) {}
 
-    /// A job_plan frame: the job set up and its lanes dialled, then ready (or failed) reported.
-    void on_plan(const net::ConnectionPtr& c, const net::Frame& f);
+    /// A job plan from `c` (its coordinator; `relayed`: its parent in the control tree, the
+    /// plan's signature checked, peer_relay.hpp): the job set up and its lanes dialled,
+    /// then ready (or failed) reported to `c`.
+    void on_plan(const net::ConnectionPtr& c, std::uint64_t id, std::string_view text, bool relayed);
     /// Registers a job and prepares where each received message goes; throws (and
     /// registers nothing) when a destination path is refused or cannot be created.
     std::shared_ptr<Job> make(JobPlan plan, net::ConnectionPtr coordinator);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hetcast/error.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "peer_tries.hpp"
 #include "../wire/frames.hpp"
@@ -25,39 +26,72 @@ void Tries::on_event(const ConnectionPtr& c, const Frame& f) {
     apply_event(f.header.job, c->peer(), e, &c);
 }
 
+void Tries::on_events(const ConnectionPtr& c, const Frame& f) {
+    const json j = json::parse(net::as_text(f.payload));
+    if (!j.is_object() || !j.contains("events") || !j["events"].is_array()) throw InputError("job_reports without events");
+    const std::shared_ptr<Coord> k = coords_.find(f.header.job);
+    if (!k) return;
+    for (const auto& je : j["events"]) {
+        const JobEvent e = job_event_from_json(je);
+        const std::string from = je.is_object() ? je.value("member", "") : "";
+        std::lock_guard lock(k->mu);
+        const auto relay = k->nodes.find(c->peer());
+        const auto it = k->nodes.find(from);
+        // Only the child a member's plan went through speaks for it.
+        if (relay == k->nodes.end() || relay->second.conn != c || it == k->nodes.end() || it->second.hop != c->peer()) {
+            throw InputError("'" + c->peer() + "' reports for '" + from + "', which is not below it");
+        }
+        apply(*k, from, e, true);
+        if (e.kind == JobEvent::Kind::failed && je.value("cut_off", false)) it->second.cut_off = true;
+    }
+}
+
 void Tries::apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const ConnectionPtr* via) {
     const std::shared_ptr<Coord> k = coords_.find(id);
     if (!k) return;  // a late event of a job that has ended
     std::lock_guard lock(k->mu);
     auto it = k->nodes.find(who);
     if (it == k->nodes.end() || (via && it->second.conn != *via)) return;
-    Coord::Node& n = it->second;
+    apply(*k, who, e, via != nullptr);
+}
+
+void Tries::fail_below(Coord& k, const std::string& relay, const std::string& why) {
+    for (auto& [name, n] : k.nodes) {
+        if (n.hop != relay || n.finished) continue;
+        n.finished = true;
+        n.cut_off = true;
+        n.error = "its relay '" + relay + "' failed: " + why;
+    }
+}
+
+void Tries::apply(Coord& k, const std::string& who, const JobEvent& e, bool remote) {
+    Coord::Node& n = k.nodes.at(who);
     const double t = now_s();
-    if (via) n.offset_lo = std::max(n.offset_lo, e.clock - t);
+    if (remote) n.offset_lo = std::max(n.offset_lo, e.clock - t);
     switch (e.kind) {
         case JobEvent::Kind::ready:
             n.ready = true;
-            for (const auto& [m, bytes] : e.resume) k->resume[{m, who}] = bytes;
-            if (via) {
+            for (const auto& [m, bytes] : e.resume) k.resume[{m, who}] = bytes;
+            if (remote) {
                 n.offset = exchange_offset(n.sent, e.received, e.clock, t);
                 n.offset_hi = std::min(n.offset_hi, e.received - n.sent);
             }
             break;
         case JobEvent::Kind::delivered:
-            if (k->delivered.insert_or_assign(std::make_pair(e.message, who), Coord::Delivered{e.clock, t}).second &&
-                e.message < k->sizes.size()) {
-                k->landed[who] += k->sizes[e.message];
+            if (k.delivered.insert_or_assign(std::make_pair(e.message, who), Coord::Delivered{e.clock, t}).second &&
+                e.message < k.sizes.size()) {
+                k.landed[who] += k.sizes[e.message];
             }
             break;
         case JobEvent::Kind::hop:
-            k->hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t});
-            k->have.insert({e.message, who});
+            k.hops.push_back({e.message, e.peer, who, e.bytes, e.first, e.clock, t});
+            k.have.insert({e.message, who});
             break;
         case JobEvent::Kind::progress:
-            k->bytes_in += e.bytes;
-            k->got[who] += e.bytes;
+            k.bytes_in += e.bytes;
+            k.got[who] += e.bytes;
             // Data arriving is a sign of life of whoever sends it, however slow its link.
-            for (const auto& [key, from] : k->feeder) {
+            for (const auto& [key, from] : k.feeder) {
                 if (key.second == who) connections_.hear(from);
             }
             break;
@@ -67,7 +101,7 @@ void Tries::apply_event(std::uint64_t id, const std::string& who, const JobEvent
             n.finished = true;
             break;
     }
-    k->cv.notify_all();
+    k.cv.notify_all();
 }
 
 void Tries::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_close) {
@@ -83,6 +117,7 @@ void Tries::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_cl
             n.error = "'" + name + "' stopped answering (nothing from it for " + std::to_string(static_cast<int>(stall)) +
                       " s)";
             to_close.push_back(n.conn);
+            fail_below(k, name, n.error);
             // This member's own sends to it end now, and what its socket holds is dropped.
             if (auto own = participant_.find(job)) {
                 std::lock_guard jl(own->mu);
@@ -105,6 +140,8 @@ void Tries::watch(Coord& k, std::uint64_t job, std::vector<ConnectionPtr>& to_cl
             const std::string why = "'" + name + "' failed: " + n.error;
             if (child->second.conn) {
                 child->second.conn->send(make_frame(FrameType::job_cancel, job, m, why));
+            } else if (!child->second.hop.empty()) {
+                // Below a relay: its lane from the failed feeder ends, or its stall rule ends it.
             } else if (auto own = participant_.find(job)) {
                 participant_.cancel_receive(*own, m, why);
             }
@@ -122,6 +159,7 @@ void Tries::closed(const ConnectionPtr& c, const std::string& why) {
         if (it != k->nodes.end() && it->second.conn == c && !it->second.finished) {
             it->second.finished = true;
             it->second.error = "lost the connection with '" + who + "': " + why;
+            fail_below(*k, who, it->second.error);
         }
         k->cv.notify_all();
     }

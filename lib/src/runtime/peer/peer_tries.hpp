@@ -28,6 +28,8 @@ public:
     std::optional<std::string> add(std::uint64_t id, const std::shared_ptr<Coord>& k) { return coords_.add(id, k); }
     void remove(std::uint64_t id) { coords_.remove(id); }
     void on_event(const net::ConnectionPtr& c, const net::Frame& f);
+    /// A batch of events from a child in the control tree, of members below it.
+    void on_events(const net::ConnectionPtr& c, const net::Frame& f);
     /// An event of try `id` from participant `who`, on `via` (null: this member's own part).
     void apply_event(std::uint64_t id, const std::string& who, const JobEvent& e, const net::ConnectionPtr* via);
     /// Sends a sign-of-life request to participants not heard from lately, fails those
@@ -48,6 +50,11 @@ public:
     void wake_all();
 
 private:
+    /// Under k.mu; `remote`: it came over the network (its clock bounds the offset).
+    void apply(Coord& k, const std::string& who, const JobEvent& e, bool remote);
+    /// `relay` failed: so does every member whose plan and events pass through it. Under k.mu.
+    static void fail_below(Coord& k, const std::string& relay, const std::string& why);
+
     PeerCore& core_;
     Connections& connections_;
     Participant& participant_;

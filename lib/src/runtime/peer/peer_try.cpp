@@ -112,6 +112,9 @@ void tally(Coord& k, const JobSpec& spec, const std::string& stop_reason, const 
     // Feeders come first in the plan's order of receives, so one pass over the participants
     // in the schedule's order would do; iterate to a fixed point for any order.
     std::set<std::string> orphaned;
+    for (const auto& [name, n] : k.nodes) {
+        if (n.cut_off) orphaned.insert(name);
+    }
     for (bool grew = true; grew;) {
         grew = false;
         for (const auto& [key, from] : k.feeder) {

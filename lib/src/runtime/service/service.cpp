@@ -280,6 +280,7 @@ Service::Service(DaemonConfig config, LogFn log)
     pc.max_message = d.cfg.max_message;
     pc.stall_timeout = d.cfg.stall_timeout;
     pc.max_jobs = d.cfg.max_jobs;
+    pc.control_fanout = d.cfg.control_fanout;
     pc.idle_timeout = d.cfg.idle_timeout;
     pc.connections_per_peer = d.cfg.connections_per_peer;
     pc.requests_per_peer = d.cfg.requests_per_peer;
