@@ -12,6 +12,7 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "identity.hpp"
+#include "peer_cluster.hpp"
 #include "support.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
@@ -33,28 +34,13 @@ JobSpec broadcast(const Network& net, NodeId root, std::size_t bytes, std::uint6
 }
 
 /// A peer per node of `net` on loopback, its links emulated as `net` says; stopped at the end.
-struct Cluster {
-    test::TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    explicit Cluster(const Network& net) {
-        std::vector<Member> members;
-        for (std::size_t i = 0; i < net.size(); ++i) {
-            PeerConfig c;
-            c.name = net.name(i);
-            c.identity = test::identity(c.name);
-            c.dest_root = dir.path / c.name;
-            c.chunk = 64 << 10;
-            c.connect_timeout = std::chrono::milliseconds(3000);
-            c.link_profile = net;
-            peers.push_back(std::make_unique<Peer>(c));
-            peers.back()->start();
-            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-        }
-        for (auto& p : peers) p->set_members(members);
-    }
-    ~Cluster() {
-        for (auto& p : peers) p->stop();
-    }
+struct Cluster : test::PeerCluster {
+    explicit Cluster(const Network& net)
+        : PeerCluster(net.size(), [&](std::size_t i, PeerConfig& c) {
+              REQUIRE(net.name(i) == c.name);
+              c.chunk = 64 << 10;
+              c.link_profile = net;
+          }) {}
 };
 
 }  // namespace

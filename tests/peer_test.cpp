@@ -30,6 +30,7 @@
 #include "hetcast/sim/lower_bound.hpp"
 #include "wait.hpp"
 #include "identity.hpp"
+#include "peer_cluster.hpp"
 
 using namespace hetcast;
 using test::TempDir;
@@ -52,29 +53,14 @@ Network three_subnets(std::size_t n) {
     return Network::parametric(names, lat, bw, std::vector<Overhead>(n), std::vector<Overhead>(n));
 }
 
-struct Cluster {
-    TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    explicit Cluster(std::size_t n, const std::optional<Network>& profile = std::nullopt) {
-        std::vector<Member> members;
-        for (std::size_t i = 0; i < n; ++i) {
-            PeerConfig c;
-            c.name = "p" + std::to_string(i);
-            c.identity = test::identity(c.name);
-            c.dest_root = dir.path / c.name;
-            c.chunk = 256 << 10;
-            c.connect_timeout = std::chrono::milliseconds(3000);
-            c.stall_timeout = std::chrono::milliseconds(5000);
-            c.link_profile = profile;
-            peers.push_back(std::make_unique<Peer>(c));
-            peers.back()->start();
-            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-        }
-        for (auto& p : peers) p->set_members(members);
-    }
-    ~Cluster() {
-        for (auto& p : peers) p->stop();
-    }
+/// Peers p0..p(n-1), chunks of 256 KiB, a 5 s stall timeout, links emulated as `profile` says.
+struct Cluster : test::PeerCluster {
+    explicit Cluster(std::size_t n, const std::optional<Network>& profile = std::nullopt)
+        : PeerCluster(n, [&](std::size_t, PeerConfig& c) {
+              c.chunk = 256 << 10;
+              c.stall_timeout = std::chrono::milliseconds(5000);
+              c.link_profile = profile;
+          }) {}
 };
 
 std::shared_ptr<const std::vector<std::byte>> random_bytes(std::size_t n, std::uint64_t seed) {

@@ -17,6 +17,7 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "identity.hpp"
+#include "peer_cluster.hpp"
 #include "wait.hpp"
 
 using namespace hetcast;
@@ -33,42 +34,13 @@ Network lan(std::size_t n) {
 
 /// With fan-out 2, p0 coordinating p1..p7: p1 and p2 are its children, p1 relays p3, p4
 /// and (through p3) p7, p2 relays p5 and p6.
-struct Cluster {
-    TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    std::mutex mu;
-    std::vector<std::string> logs;
-    Cluster(std::size_t n, const std::map<std::size_t, std::function<bool(net::Frame&)>>& tamper) {
-        std::vector<Member> members;
-        for (std::size_t i = 0; i < n; ++i) {
-            PeerConfig c;
-            c.name = "p" + std::to_string(i);
-            c.identity = test::identity(c.name);
-            c.dest_root = dir.path / c.name;
-            c.connect_timeout = std::chrono::milliseconds(3000);
-            c.stall_timeout = std::chrono::milliseconds(5000);
-            c.control_fanout = 2;
-            if (const auto t = tamper.find(i); t != tamper.end()) c.tamper_relay = t->second;
-            c.log = [this, name = c.name](LogLevel, const std::string& line) {
-                std::lock_guard lock(mu);
-                logs.push_back(name + ": " + line);
-            };
-            peers.push_back(std::make_unique<Peer>(c));
-            peers.back()->start();
-            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-        }
-        for (auto& p : peers) p->set_members(members);
-    }
-    ~Cluster() {
-        for (auto& p : peers) p->stop();
-    }
-    bool logged(const std::string& what) {
-        std::lock_guard lock(mu);
-        for (const auto& l : logs) {
-            if (l.find(what) != std::string::npos) return true;
-        }
-        return false;
-    }
+struct Cluster : test::PeerCluster {
+    Cluster(std::size_t n, const std::map<std::size_t, std::function<bool(net::Frame&)>>& tamper)
+        : PeerCluster(n, [&](std::size_t i, PeerConfig& c) {
+              c.stall_timeout = std::chrono::milliseconds(5000);
+              c.control_fanout = 2;
+              if (const auto t = tamper.find(i); t != tamper.end()) c.tamper_relay = t->second;
+          }) {}
 };
 
 JobSpec broadcast(const Network& net, std::shared_ptr<const std::vector<std::byte>> bytes) {
