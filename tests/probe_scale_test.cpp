@@ -183,6 +183,28 @@ TEST_CASE("probe at scale: a joining host costs a measurement per subnet, and fi
     CHECK(right == tried);
 }
 
+TEST_CASE("probe at scale: a host joining a subnet of one member is measured both ways") {
+    // Hosts 0, 1 behind one uplink, 2 alone behind another; 3 joins, truly beside 2.
+    const std::vector<std::size_t> truth{0, 0, 1, 1};
+    const Subnets subnets{{0, 1}, {2}};
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const Capacities caps{{100e6, 100e6, 100e6, 0}, {100e6, 100e6, 100e6, 0}, {inf, inf, inf, inf}, {10e6, 10e6}};
+    std::size_t into_joiner = 0;
+    const MeasureFlows measure = [&](const std::vector<FlowPair>& flows, double) {
+        std::vector<double> r;
+        for (const auto& [a, b] : flows) {
+            r.push_back(truth[a] == truth[b] ? 95e6 : 9.5e6);
+            if (b == 3) ++into_joiner;
+        }
+        return r;
+    };
+    const JoinResult j = probe_join(4, 3, subnets, caps, measure);
+    CHECK(j.subnet == 1);
+    CHECK(into_joiner >= 1);
+    CHECK(j.ingress == doctest::Approx(95e6));
+    CHECK(j.egress == doctest::Approx(95e6));
+}
+
 TEST_CASE("probe at scale: bad input") {
     const Site s = random_site(30, 1);
     SiteMeasure m(s, 1);

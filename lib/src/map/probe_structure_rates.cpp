@@ -285,6 +285,9 @@ std::size_t Structure::join_one(NodeId host, const Subnets& known, const std::ve
             flows.emplace_back(senders[1], host);
         }
         (void)run_flows(flows, "joining");
+        // A subnet of one: its flow back in a measurement of its own (no pair both ways at
+        // once), else the host would have no ingress from it.
+        if (flows.size() == 1) (void)run_flows({{senders[0], host}}, "joining");
         const double e = evidence(host, k);
         if (e > best_evidence) {
             best_evidence = e;
