@@ -154,20 +154,24 @@ json Service::Impl::join(const json& req) {
                                     "): every member pings it");
         }
     }
+    // The new map, here and on every member: what the join answers.
+    const auto joined = [&](const std::string& text) {
+        set_map(text);
+        const auto missed = distribute(ms, &text, req);
+        return json{{"ok", true},
+                    {"members", members_to_json(ms)},
+                    {"revoked", revocations_to_json(peer->revoked())},
+                    {"map", text},
+                    {"not_updated", missed}};
+    };
     if (mj) {
         const auto& j = mj->result;
         say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj->pinged) + " subnets (" +
                                 std::to_string(j.measurements) + " measurements): subnet " + std::to_string(j.subnet + 1) +
                                 (j.doubt.empty() ? "" : " (" + j.doubt + ")"));
-        const std::string text = format_network(mj->network, utc_now());
-        set_map(text);
-        const auto missed = distribute(ms, &text, req);
-        return {{"ok", true},
-                {"members", members_to_json(ms)},
-                {"revoked", revocations_to_json(peer->revoked())},
-                {"map", text},
-                {"not_updated", missed},
-                {"joined", {{"subnet", j.subnet}, {"measurements", j.measurements}, {"doubt", j.doubt}}}};
+        json out = joined(format_network(mj->network, utc_now()));
+        out["joined"] = {{"subnet", j.subnet}, {"measurements", j.measurements}, {"doubt", j.doubt}};
+        return out;
     }
     const std::size_t k = names.size() - 1;
     const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
@@ -194,14 +198,7 @@ json Service::Impl::join(const json& req) {
         const LinkFit& f = fits[i == k ? j : i];
         return std::pair{f.latency, f.bandwidth};
     }, overheads);
-    const std::string text = format_network(net, utc_now());
-    set_map(text);
-    const auto missed = distribute(ms, &text, req);
-    return {{"ok", true},
-            {"members", members_to_json(ms)},
-            {"revoked", revocations_to_json(peer->revoked())},
-            {"map", text},
-            {"not_updated", missed}};
+    return joined(format_network(net, utc_now()));
 }
 
 json Service::Impl::leave(const json& req) {
