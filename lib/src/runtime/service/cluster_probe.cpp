@@ -386,21 +386,15 @@ MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::
     ProbeTimes times;
     Ahead ahead(link, names);
     MeasuredJoin out{Network::parametric({joiner}, {{0}}, {{1}}, {{}}, {{}}), {}, subs.size()};
-    const auto rated = [&](const JoinResult& j) { return j.subnet < subs.size() && j.egress > 0 && j.ingress > 0; };
-    // A flow starved once on a busy host is measured again, as the probe's rounds do (1b).
-    for (int attempt = 0; attempt < 2 && (attempt == 0 || !rated(out.result)); ++attempt) {
-        const std::size_t before = attempt == 0 ? 0 : out.result.measurements;
-        const double seconds_before = attempt == 0 ? 0 : out.result.measured_seconds;
-        out.result = probe_join(n, host, subs, caps,
-                                [&](const std::vector<FlowPair>& f, double s) {
-                                    return measure_flows(link, names, f, s, offsets, times, ahead);
-                                },
-                                options);
-        out.result.measurements += before;
-        out.result.measured_seconds += seconds_before;
-    }
+    out.result = probe_join(n, host, subs, caps,
+                            [&](const std::vector<FlowPair>& f, double s) {
+                                return measure_flows(link, names, f, s, offsets, times, ahead);
+                            },
+                            options);
     const JoinResult& j = out.result;
-    if (!rated(j)) throw Error("join: no flow to or from '" + joiner + "' could be rated, twice");
+    if (j.subnet >= subs.size() || !(j.egress > 0) || !(j.ingress > 0)) {
+        throw Error("join: no flow to or from '" + joiner + "' could be rated");
+    }
     caps.egress[host] = j.egress;
     caps.ingress[host] = j.ingress;
     subs[j.subnet].push_back(host);
