@@ -4,23 +4,13 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
+#include "../wire/json_field.hpp"
 
 namespace hetcast {
 
 namespace {
 
 constexpr std::int64_t year_ms = std::int64_t{366} * 86400 * 1000;
-
-template <class T>
-T field(const nlohmann::json& j, const char* key, T fallback) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    try {
-        return it->get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw InputError(std::string("request: '") + key + "' has the wrong type");
-    }
-}
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "../wire/json_field.hpp"
 
 namespace hetcast {
 
@@ -32,17 +33,8 @@ constexpr std::uint64_t max_bulk_bytes = std::uint64_t{8} << 30;
 constexpr auto call_timeout = std::chrono::seconds(10);
 constexpr std::size_t ping_rounds_at_once = 2;
 using Offsets = std::map<std::string, double>;
-
-template <class T>
-T field(const json& j, const char* key, T fallback) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        throw InputError(std::string("'") + key + "' has the wrong type");
-    }
-}
+/// What a member answers or asks here: a field of the wrong type is named by its key alone.
+constexpr std::string_view bare;
 
 void note(const ProbeLink& link, const std::string& line) {
     if (link.note) link.note(line);
@@ -51,8 +43,8 @@ void note(const ProbeLink& link, const std::string& line) {
 std::vector<PingSample> ping_pair(const ProbeLink& link, const std::string& from, const std::string& to, int reps) {
     const json a = link.call(from, {{"cmd", "ping"}, {"target", to}, {"sizes", {64}}, {"reps", reps}},
                              std::chrono::minutes(2));
-    if (!field<bool>(a, "ok", false)) {
-        throw Error("'" + from + "' could not measure '" + to + "': " + field<std::string>(a, "error", "?"));
+    if (!field<bool>(a, "ok", false, bare)) {
+        throw Error("'" + from + "' could not measure '" + to + "': " + field<std::string>(a, "error", "?", bare));
     }
     return samples_from_json(a.at("samples"));
 }
@@ -121,8 +113,8 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
 /// The receiver of a flow dials its sender for a measurement to come; returns the connection.
 std::uint64_t dial(const ProbeLink& link, const std::string& from, const std::string& to) {
     const json a = link.call(to, {{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout);
-    if (!field<bool>(a, "ok", false)) throw Error(field<std::string>(a, "error", "?"));
-    return field<std::uint64_t>(a, "connection", 0);
+    if (!field<bool>(a, "ok", false, bare)) throw Error(field<std::string>(a, "error", "?", bare));
+    return field<std::uint64_t>(a, "connection", 0, bare);
 }
 
 /// Flows dialled ahead (ProbeOptions::prepare) while the measurement before theirs runs:
@@ -189,7 +181,7 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
                     if (to != link.self) throw;
                     a = {{"ok", false}, {"error", e.what()}};
                 }
-                if (!field<bool>(a, "ok", false)) refused = field<std::string>(a, "error", "?");
+                if (!field<bool>(a, "ok", false, bare)) refused = field<std::string>(a, "error", "?", bare);
                 return a;
             };
             std::uint64_t connection = 0;
@@ -204,8 +196,8 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
                 const json a = ask({{"cmd", "goodput"}, {"connection", connection}, {"seconds", seconds}},
                                    call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)), unrated[k]);
                 if (!unrated[k].empty()) return;
-                rates[k] = field<double>(a, "goodput", 0.0);
-                const double start = field<double>(a, "start", 0.0) - (offsets.contains(to) ? offsets.at(to) : 0.0);
+                rates[k] = field<double>(a, "goodput", 0.0, bare);
+                const double start = field<double>(a, "start", 0.0, bare) - (offsets.contains(to) ? offsets.at(to) : 0.0);
                 for (const auto& p : a.value("arrivals", json::array())) {
                     seen[k].emplace_back(start + p.at(0).get<double>(), p.at(1).get<std::uint64_t>());
                 }
@@ -280,8 +272,8 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     std::vector<Overhead> send(n), recv(n);
     for (std::size_t i = 0; i < n; ++i) {
         const json h = link.call(names[i], {{"cmd", "hello"}}, call_timeout);
-        const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0});
-        const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0});
+        const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0}, bare);
+        const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
         if (s.size() == 2) send[i] = {s[0], s[1]};
         if (v.size() == 2) recv[i] = {v[0], v[1]};
     }
@@ -424,8 +416,8 @@ MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::
         bandwidth[host][a] = allowed(host, a);
     }
     const json h = link.call(joiner, {{"cmd", "hello"}}, call_timeout);
-    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
-    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
+    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0}, bare);
+    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
     if (so.size() == 2) send[host] = {so[0], so[1]};
     if (ro.size() == 2) recv[host] = {ro[0], ro[1]};
     out.network = Network::parametric(names, latency, bandwidth, send, recv);
@@ -435,15 +427,15 @@ MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::
 }
 
 json answer_goodput(Peer& peer, const std::string& self, const json& req) {
-    const auto from = field<std::string>(req, "from", "");
-    const double seconds = field<double>(req, "seconds", 0.3);
-    const double warmup = field<double>(req, "warmup", std::min(0.1, seconds / 3));
+    const auto from = field<std::string>(req, "from", "", bare);
+    const double seconds = field<double>(req, "seconds", 0.3, bare);
+    const double warmup = field<double>(req, "warmup", std::min(0.1, seconds / 3), bare);
     if (!req.contains("connection") && (from.empty() || from == self)) {
         throw InputError("goodput: 'from' must name another member");
     }
-    if (field<bool>(req, "connect", false)) return {{"ok", true}, {"connection", peer.bulk_connect(from)}};
+    if (field<bool>(req, "connect", false, bare)) return {{"ok", true}, {"connection", peer.bulk_connect(from)}};
     const Peer::Goodput g = req.contains("connection")
-                                ? peer.goodput_from(field<std::uint64_t>(req, "connection", 0), seconds, warmup,
+                                ? peer.goodput_from(field<std::uint64_t>(req, "connection", 0, bare), seconds, warmup,
                                                     max_bulk_bytes)
                                 : peer.goodput_from(from, seconds, warmup, max_bulk_bytes);
     json arrivals = json::array();

@@ -103,7 +103,7 @@ bool Requests::admitted(Service::Impl& d, const Requests::Entry& e, Access acces
         case Access::map_order: return membership_ordered(d, c.from, c.req, false) || unordered();
         case Access::members_order: return membership_ordered(d, c.from, c.req, true) || unordered();
         case Access::signed_join:
-            if (!c.from_operator && get_or<std::string>(c.req, "name", "") != c.from.name) {
+            if (!c.from_operator && field<std::string>(c.req, "name", "") != c.from.name) {
                 c.respond({{"ok", false}, {"error", "'" + c.from.name + "' may join only under its own name"}});
                 return false;
             }
@@ -134,10 +134,10 @@ const std::vector<Requests::Entry>& Requests::table() {
     static const std::vector<Entry> entries{
         {"hello", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.hello()); }},
         {"status", A::open, A::open, false,
-         [](D& d, const Call& c) { c.respond(d.status(get_or<bool>(c.req, "hellos", true))); }},
+         [](D& d, const Call& c) { c.respond(d.status(field<bool>(c.req, "hellos", true))); }},
         {"map", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.map_answer()); }},
         {"set_map", A::open, A::map_order, true,
-         [](D& d, const Call& c) { c.respond(d.set_map(get_or<std::string>(c.req, "map", ""))); }},
+         [](D& d, const Call& c) { c.respond(d.set_map(field<std::string>(c.req, "map", ""))); }},
         {"ping", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_ping(*d.peer, c.req)); }},
         {"probe", A::order_to_me, A::refused, true,
          [](D& d, const Call& c) {
@@ -160,16 +160,16 @@ const std::vector<Requests::Entry>& Requests::table() {
          },
          [](D& d) { ++d.pushes_refused; }},
         {"jobs", A::open, A::open, false,
-         [](D& d, const Call& c) { c.respond(d.list_jobs(get_or<bool>(c.req, "all", false))); }},
+         [](D& d, const Call& c) { c.respond(d.list_jobs(field<bool>(c.req, "all", false))); }},
         {"history", A::open, A::open, false,
-         [](D& d, const Call& c) { c.respond(d.history_answer(c.from_operator && get_or<bool>(c.req, "all", false))); }},
+         [](D& d, const Call& c) { c.respond(d.history_answer(c.from_operator && field<bool>(c.req, "all", false))); }},
         {"wait", A::open, A::open, false, [](D& d, const Call& c) { d.wait(c.req, c.respond, c.from_operator); }},
         {"cancel", A::open, A::order_to_caller, true,
          [](D& d, const Call& c) { c.respond(d.cancel(c.req, c.from_operator)); }},
         {"join", A::signed_join, A::signed_join, true, [](D& d, const Call& c) { c.respond(d.join(c.req)); }},
         {"leave", A::open, A::refused, true,
          [](D& d, const Call& c) {
-             c.respond(get_or<bool>(c.req, "operator", false) ? d.revoke_operator(c.req, c.from.name) : d.leave(c.req));
+             c.respond(field<bool>(c.req, "operator", false) ? d.revoke_operator(c.req, c.from.name) : d.leave(c.req));
          }},
         {"set_members", A::open, A::members_order, true,
          [](D& d, const Call& c) {
@@ -196,7 +196,7 @@ const Requests::Entry* Requests::find(std::string_view name) {
 }
 
 void Requests::dispatch(Service::Impl& d, const net::PeerIdentity& from, const json& req, const Peer::Responder& respond) {
-    const std::string cmd = get_or<std::string>(req, "cmd", "");
+    const std::string cmd = field<std::string>(req, "cmd", "");
     const Call call{from, req, respond, from.role == net::Role::operator_};
     d.say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
     try {

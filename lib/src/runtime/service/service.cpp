@@ -148,7 +148,7 @@ json Service::Impl::list_jobs(bool everywhere) {
     for (const auto& m : current_members()) {
         if (m.name == cfg.name) continue;
         try {
-            add(m.name, get_or<json>(peer->call(m.name, {{"cmd", "jobs"}}, cfg.down_after), "jobs", json::array()));
+            add(m.name, field<json>(peer->call(m.name, {{"cmd", "jobs"}}, cfg.down_after), "jobs", json::array()));
         } catch (const std::exception& e) {
             unreachable.push_back({{"member", m.name}, {"error", e.what()}});
         }
@@ -157,7 +157,7 @@ json Service::Impl::list_jobs(bool everywhere) {
 }
 
 json Service::Impl::cancel(const json& req, bool from_operator) {
-    const std::string text = get_or<std::string>(req, "job", "");
+    const std::string text = field<std::string>(req, "job", "");
     std::uint64_t id = 0;
     try {
         std::size_t used = 0;
@@ -168,18 +168,18 @@ json Service::Impl::cancel(const json& req, bool from_operator) {
     }
     const std::string why = "cancelled by the operator";
     if (peer->cancel(id, why)) return {{"ok", true}, {"member", cfg.name}};
-    if (from_operator && get_or<bool>(req, "all", false)) {
+    if (from_operator && field<bool>(req, "all", false)) {
         // The job's coordinator may be another member.
         for (const auto& m : current_members()) {
             if (m.name == cfg.name) continue;
             try {
                 const json a = peer->call(m.name, req, cfg.down_after);
-                if (get_or<bool>(a, "ok", false)) return {{"ok", true}, {"member", m.name}};
+                if (field<bool>(a, "ok", false)) return {{"ok", true}, {"member", m.name}};
             } catch (const std::exception&) {
             }
         }
     }
-    return {{"ok", false}, {"unknown", true}, {"error", "no job " + text + " is coordinated here" + std::string(get_or<bool>(req, "all", false) ? " or on any member that answers" : "")}};
+    return {{"ok", false}, {"unknown", true}, {"error", "no job " + text + " is coordinated here" + std::string(field<bool>(req, "all", false) ? " or on any member that answers" : "")}};
 }
 
 json Service::Impl::hello() const {
@@ -214,7 +214,7 @@ json Service::Impl::status(bool hellos) {
             const std::string& error = answers.errors[next++];
             row["up"] = error.empty();
             if (error.empty()) {
-                row["version"] = a.is_object() ? get_or<std::string>(a, "version", "?") : "?";
+                row["version"] = a.is_object() ? field<std::string>(a, "version", "?") : "?";
                 if (a.is_object() && a.contains("expires") && a["expires"].is_number_integer()) row["expires"] = a["expires"];
             } else {
                 row["error"] = error;

@@ -34,6 +34,7 @@
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/runtime/service.hpp"
+#include "../wire/json_field.hpp"
 
 namespace hetcast {
 
@@ -51,17 +52,6 @@ inline std::string utc_now() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-template <class T>
-T get_or(const json& j, const char* key, T fallback) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        throw InputError(std::string("request: '") + key + "' has the wrong type");
-    }
 }
 
 /// While it lives, sends the caller {"progress": {"heartbeat": SECONDS}} every `every`

@@ -29,9 +29,9 @@ std::uint64_t job_id(const std::string& text, const char* what) {
 }  // namespace
 
 void Service::Impl::wait(const json& req, const Peer::Responder& respond, bool from_operator) {
-    const std::string text = get_or<std::string>(req, "job", "");
+    const std::string text = field<std::string>(req, "job", "");
     const std::uint64_t id = job_id(text, "wait");
-    const bool peek = get_or<bool>(req, "peek", false);
+    const bool peek = field<bool>(req, "peek", false);
     {
         std::lock_guard lock(watch_mu);
         if (const auto it = watchers.find(id); it != watchers.end()) {
@@ -50,13 +50,13 @@ void Service::Impl::wait(const json& req, const Peer::Responder& respond, bool f
             return respond(answer);
         }
     }
-    const bool all = from_operator && get_or<bool>(req, "all", false);
+    const bool all = from_operator && field<bool>(req, "all", false);
     if (all) {
         for (const auto& m : current_members()) {
             if (m.name == cfg.name) continue;
             try {
                 const json a = peer->call(m.name, {{"cmd", "wait"}, {"job", text}, {"peek", true}}, cfg.down_after);
-                if (get_or<bool>(a, "ok", false)) {
+                if (field<bool>(a, "ok", false)) {
                     return respond({{"ok", false}, {"coordinator", m.name}, {"error", "job " + text + " is coordinated by '" + m.name + "'"}});
                 }
             } catch (const std::exception&) {
@@ -85,7 +85,7 @@ json Service::Impl::history_answer(bool everywhere) {
         for (const auto& m : current_members()) {
             if (m.name == cfg.name) continue;
             try {
-                add(m.name, get_or<json>(peer->call(m.name, {{"cmd", "history"}}, cfg.down_after), "jobs", json::array()));
+                add(m.name, field<json>(peer->call(m.name, {{"cmd", "history"}}, cfg.down_after), "jobs", json::array()));
             } catch (const std::exception& e) {
                 unreachable.push_back({{"member", m.name}, {"error", e.what()}});
             }

@@ -126,8 +126,8 @@ Network Service::Impl::remap(const Network& old, const std::vector<std::string>&
 /// representative of each subnet (measure_join); else every member pings it and ECO 4.1
 /// runs again.
 json Service::Impl::join(const json& req) {
-    const Member joiner{get_or<std::string>(req, "name", ""), get_or<std::string>(req, "host", ""),
-                        get_or<std::uint16_t>(req, "port", 0)};
+    const Member joiner{field<std::string>(req, "name", ""), field<std::string>(req, "host", ""),
+                        field<std::uint16_t>(req, "port", 0)};
     if (joiner.name.empty() || joiner.host.empty() || joiner.port == 0) throw InputError("join: name, host, port");
     std::vector<Member> ms = current_members();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == joiner.name; }), ms.end());
@@ -148,7 +148,7 @@ json Service::Impl::join(const json& req) {
         ProbeOptions o;
         o.tolerance = cfg.tolerance;
         try {
-            mj = measure_join(probe_link(), *old, joiner.name, get_or<int>(req, "reps", 5), o);
+            mj = measure_join(probe_link(), *old, joiner.name, field<int>(req, "reps", 5), o);
         } catch (const std::exception& e) {
             say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
                                     "): every member pings it");
@@ -174,8 +174,8 @@ json Service::Impl::join(const json& req) {
         return out;
     }
     const std::size_t k = names.size() - 1;
-    const json ping_req{{"sizes", get_or<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
-                        {"reps", get_or<int>(req, "reps", 5)}};
+    const json ping_req{{"sizes", field<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
+                        {"reps", field<int>(req, "reps", 5)}};
     std::vector<LinkFit> fits(k);
     const ProbeLink link = probe_link();
     for (std::size_t i = 0; i < k; ++i) {
@@ -183,15 +183,15 @@ json Service::Impl::join(const json& req) {
         r["cmd"] = "ping";
         r["target"] = joiner.name;
         const json a = link.call(names[i], r, std::chrono::minutes(2));
-        if (!get_or<bool>(a, "ok", false)) {
-            throw Error("'" + names[i] + "' could not measure '" + joiner.name + "': " + get_or<std::string>(a, "error", "?"));
+        if (!field<bool>(a, "ok", false)) {
+            throw Error("'" + names[i] + "' could not measure '" + joiner.name + "': " + field<std::string>(a, "error", "?"));
         }
         fits[i] = fit_link(samples_from_json(a.at("samples")));
     }
     std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
     const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
-    const auto so = get_or<std::vector<double>>(h, "send_overhead", {0, 0});
-    const auto ro = get_or<std::vector<double>>(h, "recv_overhead", {0, 0});
+    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
+    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
     if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
     const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
     const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
@@ -202,7 +202,7 @@ json Service::Impl::join(const json& req) {
 }
 
 json Service::Impl::leave(const json& req) {
-    const std::string name = get_or<std::string>(req, "name", "");
+    const std::string name = field<std::string>(req, "name", "");
     std::vector<Member> ms = current_members();
     const auto before = ms.size();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
@@ -230,7 +230,7 @@ json Service::Impl::leave(const json& req) {
 }
 
 json Service::Impl::revoke_operator(const json& req, const std::string& by) {
-    const std::string name = get_or<std::string>(req, "name", "");
+    const std::string name = field<std::string>(req, "name", "");
     net::check_identity_name(name);
     if (name == by) throw InputError("'" + name + "' cannot revoke its own identity: another operator must");
     const std::vector<Member> ms = current_members();

@@ -42,7 +42,7 @@ std::string number(double v) {
 }  // namespace
 
 void Service::Impl::count_push(const json& answer) {
-    if (get_or<bool>(answer, "ok", false)) {
+    if (field<bool>(answer, "ok", false)) {
         ++pushes_ok;
         return;
     }

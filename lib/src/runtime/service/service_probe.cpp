@@ -34,7 +34,7 @@ ProbeLink Service::Impl::probe_link() {
     link.self = cfg.name;
     link.call = [this](const std::string& member, const json& req, std::chrono::milliseconds timeout) -> json {
         if (member != cfg.name) return peer->call(member, req, timeout);
-        const std::string cmd = get_or<std::string>(req, "cmd", "");
+        const std::string cmd = field<std::string>(req, "cmd", "");
         if (cmd == "goodput") return answer_goodput(*peer, cfg.name, req);
         if (cmd == "ping") return answer_ping(*peer, req);
         return hello();
@@ -58,7 +58,7 @@ std::vector<std::string> Service::Impl::store_map(const std::vector<Member>& mem
                     set_map(text);
                     stored[i] = 1;
                 } else {
-                    stored[i] = get_or<bool>(
+                    stored[i] = field<bool>(
                         peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
                 }
             } catch (const std::exception&) {
@@ -85,9 +85,9 @@ json Service::Impl::probe_refresh(const json& req, const std::vector<std::string
     if (!old) throw InputError("probe --refresh: no map yet: probe without --refresh first");
     const std::vector<Member> members = current_members();
     ProbeOptions o;
-    o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
-    o.repeats = get_or<int>(req, "repeats", o.repeats);
-    o.seconds = get_or<double>(req, "seconds", o.seconds);
+    o.tolerance = field<double>(req, "tolerance", cfg.tolerance);
+    o.repeats = field<int>(req, "repeats", o.repeats);
+    o.seconds = field<double>(req, "seconds", o.seconds);
     Network net = *old;
     std::size_t measurements = 0;
     double measured = 0;
@@ -99,7 +99,7 @@ json Service::Impl::probe_refresh(const json& req, const std::vector<std::string
         if (!net.subnets() || !net.capacities() || net.latency().empty()) {
             throw InputError("probe --refresh: the map has no subnets and capacities: probe without --refresh");
         }
-        const MeasuredJoin mj = measure_join(probe_link(), net, name, get_or<int>(req, "reps", 10), o);
+        const MeasuredJoin mj = measure_join(probe_link(), net, name, field<int>(req, "reps", 10), o);
         net = mj.network;
         measurements += mj.result.measurements;
         measured += mj.result.measured_seconds;
@@ -130,14 +130,14 @@ json Service::Impl::probe_refresh(const json& req, const std::vector<std::string
 /// Latency by pings, then subnets and capacities from goodputs (map/probe.hpp); the
 /// map goes to every member.
 json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
-    const auto refresh = get_or<std::vector<std::string>>(req, "refresh", {});
+    const auto refresh = field<std::vector<std::string>>(req, "refresh", {});
     if (!refresh.empty()) return probe_refresh(req, refresh);
-    const int reps = get_or<int>(req, "reps", 10);
+    const int reps = field<int>(req, "reps", 10);
     ProbeOptions o;
-    o.tolerance = get_or<double>(req, "tolerance", cfg.tolerance);
-    o.repeats = get_or<int>(req, "repeats", o.repeats);
-    o.seconds = get_or<double>(req, "seconds", o.seconds);
-    o.structure_hosts = get_or<std::size_t>(req, "structure_hosts", o.structure_hosts);
+    o.tolerance = field<double>(req, "tolerance", cfg.tolerance);
+    o.repeats = field<int>(req, "repeats", o.repeats);
+    o.seconds = field<double>(req, "seconds", o.seconds);
+    o.structure_hosts = field<std::size_t>(req, "structure_hosts", o.structure_hosts);
     const std::vector<Member> all = current_members();
     if (all.size() < 2) throw InputError("probe: the cluster has fewer than two members");
     const auto t0 = std::chrono::steady_clock::now();

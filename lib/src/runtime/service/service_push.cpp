@@ -189,10 +189,10 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
                                  const std::string& who) {
     const PushOptions options = read_push_options(req, "wrp");
     const std::string& algo = options.algo;
-    const auto dest_dir = get_or<std::string>(req, "dest", "");
-    PatternRequest pr = parse_pattern(get_or<std::string>(req, "pattern", ""),
-                                      get_or<std::string>(req, "pattern_name", "pattern"), net);
-    pr.model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+    const auto dest_dir = field<std::string>(req, "dest", "");
+    PatternRequest pr = parse_pattern(field<std::string>(req, "pattern", ""),
+                                      field<std::string>(req, "pattern_name", "pattern"), net);
+    pr.model = parse_exec_model(field<std::string>(req, "model", "nonblocking"));
     if (pr.messages.empty()) throw InputError("the pattern has no messages");
     std::vector<JobInput> inputs;
     for (std::size_t k = 0; k < pr.messages.size(); ++k) {
@@ -226,10 +226,10 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.order = req.dump();  // the sources that are not this daemon check it
     spec.bwlimit = options.bwlimit;
     spec.timeout = options.timeout;
-    const std::string label = "pattern " + get_or<std::string>(req, "pattern_name", "pattern");
+    const std::string label = "pattern " + field<std::string>(req, "pattern_name", "pattern");
     const std::string started = utc_now();
     say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
-    const JobReport r = run_job(std::move(spec), respond, label, get_or<bool>(req, "verbose", false));
+    const JobReport r = run_job(std::move(spec), respond, label, field<bool>(req, "verbose", false));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
     finish_push(r, out, who, label, started);
@@ -246,8 +246,8 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     }
     const std::vector<std::string> files = push_files(req);
     const std::string& algo_name = options.algo;
-    const auto dest_dir = get_or<std::string>(req, "dest", "");
-    const auto model = parse_exec_model(get_or<std::string>(req, "model", "nonblocking"));
+    const auto dest_dir = field<std::string>(req, "dest", "");
+    const auto model = parse_exec_model(field<std::string>(req, "model", "nonblocking"));
     if (files.empty()) throw InputError("push: no files");
     const Algorithm& algo = find_algorithm(algo_name);
     const auto net = map_for_push(current_map(), bwlimit);
@@ -288,7 +288,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             none.failed_members.push_back({name, "unreachable: " + why});
         }
         json rj = to_json(none);
-        if (files.size() == 1 && !get_or<bool>(req, "recursive", false)) rj["file"] = files[0];
+        if (files.size() == 1 && !field<bool>(req, "recursive", false)) rj["file"] = files[0];
         const std::string why = everyone ? "no other member answers" : "no destination answers";
         say(LogLevel::info, "push by '" + who + "' of " + std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
             ": " + why);
@@ -306,9 +306,9 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
 
     // Everything is checked before the first byte moves. One file stays a plain message;
     // several files, or any -r, are one bundle (runtime/tree.hpp): one plan, one job.
-    const bool recursive = get_or<bool>(req, "recursive", false);
-    const bool preserve = get_or<bool>(req, "preserve", true);
-    const bool owner = get_or<bool>(req, "preserve_owner", false);
+    const bool recursive = field<bool>(req, "recursive", false);
+    const bool preserve = field<bool>(req, "preserve", true);
+    const bool owner = field<bool>(req, "preserve_owner", false);
     JobInput input;
     std::string what;
     // A file on the operator's disk: streamed in by the CLI on this request's connection;
@@ -445,7 +445,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         spec.inputs.push_back(std::move(input));
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
             spec.schedule.algorithm + ", by '" + who + "'");
-        r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(), get_or<bool>(req, "verbose", false));
+        r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(), field<bool>(req, "verbose", false));
     } else {
         say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
             " bytes) here only, by '" + who + "'");

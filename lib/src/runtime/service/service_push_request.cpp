@@ -39,7 +39,7 @@ bool push_is_bundle(const json& req, const std::vector<std::string>& files) {
         const auto t = req.find("tree");
         return t != req.end() && t->is_array() && !t->empty();
     }
-    return files.size() != 1 || get_or<bool>(req, "recursive", false);
+    return files.size() != 1 || field<bool>(req, "recursive", false);
 }
 
 std::vector<std::string> push_files(const json& req) {
@@ -53,8 +53,8 @@ std::vector<std::string> push_files(const json& req) {
 
 /// `upload`: the files come from the operator, so the pushing member may be a destination.
 Destinations push_destinations(const json& req, const Network& net, NodeId root, bool upload, const GroupWarning& warn) {
-    const auto exclude = get_or<std::string>(req, "exclude", "");
-    const auto groups = get_or<NodeGroups>(req, "groups", {});  // the caller's cluster file's
+    const auto exclude = field<std::string>(req, "exclude", "");
+    const auto groups = field<NodeGroups>(req, "groups", {});  // the caller's cluster file's
     const auto to = req.find("to");
     Destinations d;
     auto& out = d.ids;
@@ -70,7 +70,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
         }
         return d;
     }
-    const auto names = get_or<std::vector<std::string>>(req, "to", {});
+    const auto names = field<std::vector<std::string>>(req, "to", {});
     d.everyone = names.empty();
     for (const auto& name : names) {
         if (upload && name == net.name(root)) {
@@ -102,7 +102,7 @@ OrderScope Service::Impl::order_scope(const json& order) const {
     const auto net = current_map();
     if (!net) throw InputError("no map here to read the order's destinations on");
     const std::string coordinator = order.at("order").at("to").get<std::string>();
-    const auto dest_dir = get_or<std::string>(order, "dest", "");
+    const auto dest_dir = field<std::string>(order, "dest", "");
     const auto names = [&](const std::vector<NodeId>& ids) {
         std::vector<std::string> out;
         for (NodeId v : ids) out.push_back(net->name(v));
@@ -111,8 +111,8 @@ OrderScope Service::Impl::order_scope(const json& order) const {
     OrderScope scope;
     if (order.contains("pattern")) {
         // As push_pattern reads it, entry by entry.
-        const PatternRequest pr = parse_pattern(get_or<std::string>(order, "pattern", ""),
-                                                get_or<std::string>(order, "pattern_name", "pattern"), *net);
+        const PatternRequest pr = parse_pattern(field<std::string>(order, "pattern", ""),
+                                                field<std::string>(order, "pattern_name", "pattern"), *net);
         for (std::size_t k = 0; k < pr.messages.size(); ++k) {
             const Message& m = pr.messages[k];
             const std::string& file = pr.files[k];
