@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -19,12 +18,10 @@
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/runtime/push_plan.hpp"
 #include "hetcast/sched/plan.hpp"
-#include "temp_dir.hpp"
+#include "peer_cluster.hpp"
 #include "wait.hpp"
-#include "identity.hpp"
 
 using namespace hetcast;
-using test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -36,57 +33,36 @@ std::size_t open_descriptors() {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator{}));
 }
 
-struct Cluster {
-    TempDir dir;
-    std::vector<std::string> names;
-    std::vector<std::unique_ptr<Peer>> peers;
+/// Peers p0..p(n-1) (tests/peer_cluster.hpp) with links emulated as profile(n) says, chunks
+/// of 64 KiB, the stall deadline `stall` and a spool beside each destination root.
+struct Cluster : test::PeerCluster {
     Network net;
-    std::mutex mu;
-    std::vector<std::string> logs;
 
     /// Every pair at link_rate, but p0 reaches all but p1 at a fifth of it: store-and-forward
     /// planners then relay through p1 and the others rather than send everything from p0.
-    static Network profile(const std::vector<std::string>& names) {
-        const std::size_t n = names.size();
+    static Network profile(std::size_t n) {
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < n; ++i) names.push_back(name(i));
         Matrix b(n, std::vector<double>(n, link_rate));
         for (std::size_t j = 2; j < n; ++j) b[0][j] = link_rate / 5;
         return Network::parametric(names, Matrix(n, std::vector<double>(n, 1e-4)), b, std::vector<Overhead>(n),
                                    std::vector<Overhead>(n));
     }
-    static std::vector<std::string> make_names(std::size_t n) {
-        std::vector<std::string> v;
-        for (std::size_t i = 0; i < n; ++i) v.push_back("p" + std::to_string(i));
-        return v;
-    }
 
-    explicit Cluster(std::size_t n) : names(make_names(n)), net(profile(names)) {
-        std::vector<Member> members;
-        for (std::size_t i = 0; i < n; ++i) {
-            PeerConfig c;
-            c.name = names[i];
-            c.identity = test::identity(c.name);
-            c.dest_root = dir.path / c.name;
-            c.spool = dir.path / (c.name + "-spool");
-            c.chunk = 64 << 10;
-            c.stall_timeout = stall;
-            c.connect_timeout = std::chrono::milliseconds(1000);
-            c.link_profile = net;
-            c.log = [this](LogLevel, const std::string& line) {
-                std::lock_guard lock(mu);
-                logs.push_back(line);
-            };
-            peers.push_back(std::make_unique<Peer>(c));
-            peers.back()->start();
-            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-        }
-        for (auto& p : peers) p->set_members(members);
-    }
-    ~Cluster() {
-        for (auto& p : peers) p->stop();
-    }
+    explicit Cluster(std::size_t n) : Cluster(profile(n)) {}
+    explicit Cluster(Network emulated)
+        : PeerCluster(emulated.size(),
+                      [&](std::size_t, PeerConfig& c) {
+                          c.spool = c.dest_root.parent_path() / (c.name + "-spool");
+                          c.chunk = 64 << 10;
+                          c.stall_timeout = stall;
+                          c.connect_timeout = std::chrono::milliseconds(1000);
+                          c.link_profile = emulated;
+                      }),
+          net(std::move(emulated)) {}
 
     [[nodiscard]] bool landed(std::size_t i, const std::string& name, const std::vector<char>& bytes) const {
-        std::ifstream in(dir.path / names[i] / name, std::ios::binary);
+        std::ifstream in(dir.path / PeerCluster::name(i) / name, std::ios::binary);
         const std::vector<char> got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         return got == bytes;
     }
@@ -94,7 +70,7 @@ struct Cluster {
     [[nodiscard]] std::uint64_t partial(std::size_t i) const {
         std::error_code ec;
         std::uint64_t most = 0;
-        for (const fs::path& root : {dir.path / names[i], dir.path / (names[i] + "-spool")}) {
+        for (const fs::path& root : {dir.path / name(i), dir.path / (name(i) + "-spool")}) {
             for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
                 if (it->path().extension() == ".part") most = std::max<std::uint64_t>(most, fs::file_size(it->path(), ec));
             }
@@ -163,12 +139,11 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
                 const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 killer.join();
                 REQUIRE(killed);
-                const std::string dead = c.names[victim];
+                const std::string dead = c.name(victim);
                 CAPTURE(dead);
                 // The dead relay is named, with its reason; everyone else has a verified copy.
                 if (r.failed_members.size() != 1) {
-                    std::lock_guard lock(c.mu);
-                    for (const auto& l : c.logs) MESSAGE(l);
+                    for (const auto& l : c.logs()) MESSAGE(l);
                 }
                 REQUIRE(r.failed_members.size() == 1);
                 CHECK(r.failed_members[0].member == dead);
@@ -183,7 +158,7 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
                     CHECK_MESSAGE(o.ok, o.dest << ": " << o.error);
                     reserved += o.attempt > 1;
                 }
-                for (std::size_t i = 1; i < c.names.size(); ++i) {
+                for (std::size_t i = 1; i < c.peers.size(); ++i) {
                     if (i != victim) CHECK(c.landed(i, "copy.bin", bytes));
                 }
                 // Its subtree needed a second try: no child is ahead of its relay.
@@ -202,7 +177,7 @@ TEST_CASE("failures: a relay stopped at 10%, 50% or 90% of its copy costs only i
                 // Nothing left behind on the survivors (the stopped peer's files may stay, as a
                 // killed process's would; a restarted daemon removes them).
                 CHECK(test::wait_for([&] {
-                    for (std::size_t i = 0; i < c.names.size(); ++i) {
+                    for (std::size_t i = 0; i < c.peers.size(); ++i) {
                         if (i != victim && c.partial(i) > 0) return false;
                     }
                     return true;

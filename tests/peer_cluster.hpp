@@ -24,7 +24,7 @@ struct PeerCluster {
         std::vector<Member> members;
         for (std::size_t i = 0; i < n; ++i) {
             PeerConfig c;
-            c.name = "p" + std::to_string(i);
+            c.name = name(i);
             c.identity = identity(c.name);
             c.dest_root = dir.path / c.name;
             c.connect_timeout = std::chrono::milliseconds(3000);
@@ -44,6 +44,15 @@ struct PeerCluster {
     }
     PeerCluster(const PeerCluster&) = delete;
     PeerCluster& operator=(const PeerCluster&) = delete;
+
+    /// The name of peer `i`.
+    [[nodiscard]] static std::string name(std::size_t i) { return "p" + std::to_string(i); }
+
+    /// Every line logged so far, each starting "pN: ".
+    [[nodiscard]] std::vector<std::string> logs() const {
+        std::lock_guard lock(mu_);
+        return logs_;
+    }
 
     /// Whether some peer logged a line containing `what` ("pN: " starts each line).
     [[nodiscard]] bool logged(const std::string& what) const {
