@@ -58,14 +58,14 @@ Heartbeat::~Heartbeat() {
 
 bool Requests::membership_ordered(Service::Impl& d, const net::PeerIdentity& from, const json& req, bool list) {
     try {
-        const std::vector<Member> current = d.current_members();
+        const std::vector<Member> current = d.core.current_members();
         std::optional<std::vector<Member>> next;
         if (list) next = members_from_json(req.at("members"));
-        (void)check_membership_order(req.contains("order") ? req["order"] : json(), d.peer->identity().ca_pem, d.peer->revoked(),
+        (void)check_membership_order(req.contains("order") ? req["order"] : json(), d.core.peer->identity().ca_pem, d.core.peer->revoked(),
                                      from.name, now(), &current, next ? &*next : nullptr);
         return true;
     } catch (const std::exception& e) {
-        d.say(LogLevel::warn, "refused '" + req.value("cmd", std::string()) + "' from '" + from.name + "': " + e.what());
+        d.core.say(LogLevel::warn, "refused '" + req.value("cmd", std::string()) + "' from '" + from.name + "': " + e.what());
         return false;
     }
 }
@@ -73,10 +73,10 @@ bool Requests::membership_ordered(Service::Impl& d, const net::PeerIdentity& fro
 bool Requests::admitted(Service::Impl& d, const Requests::Entry& e, Access access, const Call& c, const std::string& cmd) {
     const auto refuse_unordered = [&](const std::string& to) {
         try {
-            (void)check_order(c.req, d.peer->identity().ca_pem, d.peer->revoked(), to, now());
+            (void)check_order(c.req, d.core.peer->identity().ca_pem, d.core.peer->revoked(), to, now());
             return false;
         } catch (const InputError& err) {
-            d.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': " + err.what());
+            d.core.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': " + err.what());
             if (e.refused) e.refused(d);
             c.respond({{"ok", false}, {"error", "'" + cmd + "' needs the operator's signed order: " + err.what()}});
             return true;
@@ -89,14 +89,14 @@ bool Requests::admitted(Service::Impl& d, const Requests::Entry& e, Access acces
     switch (access) {
         case Access::open: return true;
         case Access::refused:
-            d.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': a member's identity, not the operator's");
+            d.core.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': a member's identity, not the operator's");
             c.respond({{"ok", false},
                        {"error", "'" + cmd + "' needs the operator's identity; '" + c.from.name + "' is a member"}});
             return false;
         // The map goes to every member with a probe's order, which each checks; a push's
         // participants check the order its plan carries, and so does the coordinator,
         // which would otherwise plan a job nobody takes.
-        case Access::order_to_me: return !refuse_unordered(d.cfg.name);
+        case Access::order_to_me: return !refuse_unordered(d.core.cfg.name);
         // A member passes on the operator's order (a cancel looked for on every member); it
         // was given to that member, and it goes no further from here.
         case Access::order_to_caller: return !refuse_unordered(c.from.name);
@@ -111,13 +111,13 @@ bool Requests::admitted(Service::Impl& d, const Requests::Entry& e, Access acces
             // to can check it.
             try {
                 if (c.from_operator) {
-                    (void)check_order(c.req, d.peer->identity().ca_pem, d.peer->revoked(), d.cfg.name, now());
+                    (void)check_order(c.req, d.core.peer->identity().ca_pem, d.core.peer->revoked(), d.core.cfg.name, now());
                 } else {
-                    (void)check_join(c.req, d.peer->identity().ca_pem, d.peer->revoked(), now());
+                    (void)check_join(c.req, d.core.peer->identity().ca_pem, d.core.peer->revoked(), now());
                 }
                 return true;
             } catch (const InputError& err) {
-                d.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': " + err.what());
+                d.core.say(LogLevel::warn, "refused '" + cmd + "' from '" + c.from.name + "': " + err.what());
                 c.respond({{"ok", false}, {"error", "'" + cmd + "' must be signed by the member that joins: " + std::string(err.what())}});
                 return false;
             }
@@ -132,57 +132,53 @@ const std::vector<Requests::Entry>& Requests::table() {
     using A = Access;
     using D = Service::Impl;
     static const std::vector<Entry> entries{
-        {"hello", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.hello()); }},
+        {"hello", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.core.hello()); }},
         {"status", A::open, A::open, false,
          [](D& d, const Call& c) { c.respond(d.status(field<bool>(c.req, "hellos", true))); }},
-        {"map", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.map_answer()); }},
+        {"map", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.core.map_answer()); }},
         {"set_map", A::open, A::map_order, true,
-         [](D& d, const Call& c) { c.respond(d.set_map(field<std::string>(c.req, "map", ""))); }},
-        {"ping", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_ping(*d.peer, c.req)); }},
+         [](D& d, const Call& c) { c.respond(d.core.set_map(field<std::string>(c.req, "map", ""))); }},
+        {"ping", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_ping(*d.core.peer, c.req)); }},
         {"probe", A::order_to_me, A::refused, true,
          [](D& d, const Call& c) {
-             const Heartbeat beats(c.respond, d.cfg.heartbeat);
-             c.respond(d.probe(c.req, c.respond));
+             const Heartbeat beats(c.respond, d.core.cfg.heartbeat);
+             c.respond(d.probes.probe(c.req, c.respond));
          }},
-        {"goodput", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_goodput(*d.peer, d.cfg.name, c.req)); }},
+        {"goodput", A::open, A::open, false, [](D& d, const Call& c) { c.respond(answer_goodput(*d.core.peer, d.core.cfg.name, c.req)); }},
         {"push", A::order_to_me, A::refused, true,
          [](D& d, const Call& c) {
              json answer;
              try {
-                 const Heartbeat beats(c.respond, d.cfg.heartbeat);
-                 answer = d.push(c.req, c.respond, c.from.name);
+                 const Heartbeat beats(c.respond, d.core.cfg.heartbeat);
+                 answer = d.pushes.push(c.req, c.respond, c.from.name);
              } catch (const std::exception&) {
-                 ++d.pushes_refused;
+                 d.metrics.count_refused();
                  throw;
              }
-             d.count_push(answer);
+             d.metrics.count_push(answer);
              c.respond(answer);
          },
-         [](D& d) { ++d.pushes_refused; }},
+         [](D& d) { d.metrics.count_refused(); }},
         {"jobs", A::open, A::open, false,
          [](D& d, const Call& c) { c.respond(d.list_jobs(field<bool>(c.req, "all", false))); }},
         {"history", A::open, A::open, false,
-         [](D& d, const Call& c) { c.respond(d.history_answer(c.from_operator && field<bool>(c.req, "all", false))); }},
-        {"wait", A::open, A::open, false, [](D& d, const Call& c) { d.wait(c.req, c.respond, c.from_operator); }},
+         [](D& d, const Call& c) { c.respond(d.pushes.history_answer(c.from_operator && field<bool>(c.req, "all", false))); }},
+        {"wait", A::open, A::open, false, [](D& d, const Call& c) { d.pushes.wait(c.req, c.respond, c.from_operator); }},
         {"cancel", A::open, A::order_to_caller, true,
          [](D& d, const Call& c) { c.respond(d.cancel(c.req, c.from_operator)); }},
-        {"join", A::signed_join, A::signed_join, true, [](D& d, const Call& c) { c.respond(d.join(c.req)); }},
+        {"join", A::signed_join, A::signed_join, true, [](D& d, const Call& c) { c.respond(d.member_list.join(c.req)); }},
         {"leave", A::open, A::refused, true,
          [](D& d, const Call& c) {
-             c.respond(field<bool>(c.req, "operator", false) ? d.revoke_operator(c.req, c.from.name) : d.leave(c.req));
+             c.respond(field<bool>(c.req, "operator", false) ? d.member_list.revoke_operator(c.req, c.from.name) : d.member_list.leave(c.req));
          }},
         {"set_members", A::open, A::members_order, true,
          [](D& d, const Call& c) {
-             if (c.req.contains("revoked")) d.add_revocations(revocations_from_json(c.req["revoked"]));
+             if (c.req.contains("revoked")) d.member_list.add_revocations(revocations_from_json(c.req["revoked"]));
              std::vector<Member> ms = members_from_json(c.req.at("members"));
              const bool names_me =
-                 std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == d.cfg.name; });
-             d.set_members(std::move(ms));
-             if (names_me) {
-                 std::lock_guard lock(d.seed_mu);
-                 if (d.listed_by.empty()) d.listed_by = c.from.name;
-                 d.seed_cv.notify_all();
-             }
+                 std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == d.core.cfg.name; });
+             d.member_list.set_members(std::move(ms));
+             if (names_me) d.member_list.listed_by_member(c.from.name);
              c.respond({{"ok", true}});
          }},
     };
@@ -198,7 +194,7 @@ const Requests::Entry* Requests::find(std::string_view name) {
 void Requests::dispatch(Service::Impl& d, const net::PeerIdentity& from, const json& req, const Peer::Responder& respond) {
     const std::string cmd = field<std::string>(req, "cmd", "");
     const Call call{from, req, respond, from.role == net::Role::operator_};
-    d.say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
+    d.core.say(LogLevel::debug, "request '" + cmd.substr(0, 32) + "' from '" + from.name + "'");
     try {
         const Entry* e = find(cmd);
         if (!e) return respond({{"ok", false}, {"error", "unknown request '" + cmd.substr(0, 32) + "'"}});
@@ -206,10 +202,10 @@ void Requests::dispatch(Service::Impl& d, const net::PeerIdentity& from, const j
         e->run(d, call);
     } catch (const InputError& e) {
         // "input": the caller's request was wrong (the CLI exits 2), not the operation.
-        d.say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
+        d.core.say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}, {"input", true}});
     } catch (const std::exception& e) {
-        d.say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
+        d.core.say(LogLevel::warn, "request '" + cmd + "' from '" + from.name + "' failed: " + e.what());
         respond({{"ok", false}, {"error", e.what()}});
     }
 }

@@ -1,7 +1,8 @@
 // The daemon's life (construction, start, stop) and its short answers (hello, status, jobs,
 // cancel, the map). The request table and who may make each request are in requests.cpp;
-// the member list in service_members.cpp, measuring in service_probe.cpp, pushing in
-// service_push.cpp, metrics in service_metrics.cpp; service_impl.hpp holds what they share.
+// the parts (service_impl.hpp) are the member list in service_members.cpp, measuring in
+// service_probe.cpp, pushing in service_push.cpp, metrics in service_metrics.cpp;
+// service_core.hpp holds what they share.
 #include "hetcast/runtime/service.hpp"
 
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include "hetcast/version.hpp"
 #include "requests.hpp"
 #include "service_impl.hpp"
+#include "service_push_request.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
@@ -121,7 +123,7 @@ StateDirLock::~StateDirLock() {
 
 /// A host's own send and receive overheads: what a round trip between two hosts cannot
 /// separate from the link. From the emulation profile when there is one, else zero.
-std::pair<Overhead, Overhead> Service::Impl::overheads() const {
+std::pair<Overhead, Overhead> ServiceCore::overheads() const {
     if (profile) {
         if (auto id = profile->find(cfg.name)) return {profile->send_overheads()[*id], profile->recv_overheads()[*id]};
     }
@@ -137,18 +139,18 @@ json Service::Impl::list_jobs(bool everywhere) {
         }
     };
     json mine = json::array();
-    for (const JobInfo& i : peer->jobs()) {
+    for (const JobInfo& i : core.peer->jobs()) {
         mine.push_back({{"job", std::to_string(i.job)}, {"role", i.role}, {"coordinator", i.coordinator},
                         {"algorithm", i.algorithm}, {"seconds", i.seconds}, {"bytes", i.bytes}, {"owed", i.owed},
                         {"state", i.state}});
     }
     if (!everywhere) return {{"ok", true}, {"jobs", mine}};
-    add(cfg.name, mine);
+    add(core.cfg.name, mine);
     json unreachable = json::array();
-    for (const auto& m : current_members()) {
-        if (m.name == cfg.name) continue;
+    for (const auto& m : core.current_members()) {
+        if (m.name == core.cfg.name) continue;
         try {
-            add(m.name, field<json>(peer->call(m.name, {{"cmd", "jobs"}}, cfg.down_after), "jobs", json::array()));
+            add(m.name, field<json>(core.peer->call(m.name, {{"cmd", "jobs"}}, core.cfg.down_after), "jobs", json::array()));
         } catch (const std::exception& e) {
             unreachable.push_back({{"member", m.name}, {"error", e.what()}});
         }
@@ -167,13 +169,13 @@ json Service::Impl::cancel(const json& req, bool from_operator) {
         throw InputError("cancel: '" + text.substr(0, 40) + "' is not a job id (see 'hetcast jobs')");
     }
     const std::string why = "cancelled by the operator";
-    if (peer->cancel(id, why)) return {{"ok", true}, {"member", cfg.name}};
+    if (core.peer->cancel(id, why)) return {{"ok", true}, {"member", core.cfg.name}};
     if (from_operator && field<bool>(req, "all", false)) {
         // The job's coordinator may be another member.
-        for (const auto& m : current_members()) {
-            if (m.name == cfg.name) continue;
+        for (const auto& m : core.current_members()) {
+            if (m.name == core.cfg.name) continue;
             try {
-                const json a = peer->call(m.name, req, cfg.down_after);
+                const json a = core.peer->call(m.name, req, core.cfg.down_after);
                 if (field<bool>(a, "ok", false)) return {{"ok", true}, {"member", m.name}};
             } catch (const std::exception&) {
             }
@@ -182,7 +184,7 @@ json Service::Impl::cancel(const json& req, bool from_operator) {
     return {{"ok", false}, {"unknown", true}, {"error", "no job " + text + " is coordinated here" + std::string(field<bool>(req, "all", false) ? " or on any member that answers" : "")}};
 }
 
-json Service::Impl::hello() const {
+json ServiceCore::hello() const {
     const auto [send, recv] = overheads();
     return {{"ok", true},
             {"name", cfg.name},
@@ -195,20 +197,20 @@ json Service::Impl::hello() const {
 
 json Service::Impl::status(bool hellos) {
     json ms = json::array();
-    const auto members = current_members();
+    const auto members = core.current_members();
     // Every other member is asked at once, with one deadline for all.
     std::vector<std::string> others;
     for (const auto& m : members) {
-        if (m.name != cfg.name) others.push_back(m.name);
+        if (m.name != core.cfg.name) others.push_back(m.name);
     }
-    const auto answers = hellos ? peer->call_all(others, {{"cmd", "hello"}}, cfg.down_after) : Peer::Answers{};
+    const auto answers = hellos ? core.peer->call_all(others, {{"cmd", "hello"}}, core.cfg.down_after) : Peer::Answers{};
     std::size_t next = 0;
     for (const auto& m : members) {
         json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};
-        if (m.name == cfg.name && hellos) {
+        if (m.name == core.cfg.name && hellos) {
             row["up"] = true;
             row["version"] = version();
-            row["expires"] = net::describe(peer->identity()).expires;
+            row["expires"] = net::describe(core.peer->identity()).expires;
         } else if (hellos) {
             const json& a = answers.responses[next];
             const std::string& error = answers.errors[next++];
@@ -222,20 +224,20 @@ json Service::Impl::status(bool hellos) {
         }
         ms.push_back(std::move(row));
     }
-    json out{{"ok", true}, {"name", cfg.name}, {"version", version()}, {"members", ms}, {"map_age", nullptr}};
-    std::lock_guard lock(mu);
+    json out{{"ok", true}, {"name", core.cfg.name}, {"version", version()}, {"members", ms}, {"map_age", nullptr}};
+    std::lock_guard lock(core.mu);
     json unmapped = json::array();
-    if (map) {
-        out["map_age"] = std::chrono::duration<double>(fs::file_time_type::clock::now() - map_time).count();
+    if (core.map) {
+        out["map_age"] = std::chrono::duration<double>(fs::file_time_type::clock::now() - core.map_time).count();
         for (const auto& m : members) {
-            if (!map->find(m.name)) unmapped.push_back(m.name);
+            if (!core.map->find(m.name)) unmapped.push_back(m.name);
         }
     }
     out["unmapped"] = unmapped;
     return out;
 }
 
-json Service::Impl::map_answer() const {
+json ServiceCore::map_answer() const {
     const auto m = current_map();
     if (!m) return {{"ok", false}, {"error", "no map yet: run 'hetcast probe'"}};
     std::ifstream in(map_file());
@@ -243,7 +245,7 @@ json Service::Impl::map_answer() const {
     return {{"ok", true}, {"map", text}};
 }
 
-json Service::Impl::set_map(const std::string& text) {
+json ServiceCore::set_map(const std::string& text) {
     Network net = parse_network(text, "map from a peer");
     fs::create_directories(map_file().parent_path());
     write_file_atomically(map_file(), text);
@@ -256,77 +258,77 @@ json Service::Impl::set_map(const std::string& text) {
 Service::Service(DaemonConfig config, LogFn log)
     : impl_(std::make_unique<Impl>()) {
     Impl& d = *impl_;
-    d.cfg = std::move(config);
-    d.log = std::move(log);
+    d.core.cfg = std::move(config);
+    d.core.log = std::move(log);
     PeerConfig pc;
-    pc.name = d.cfg.name;
-    pc.host = d.cfg.host;
-    pc.port = d.cfg.port;
-    pc.identity = read_identity(d.cfg.identity_file);
+    pc.name = d.core.cfg.name;
+    pc.host = d.core.cfg.host;
+    pc.port = d.core.cfg.port;
+    pc.identity = read_identity(d.core.cfg.identity_file);
     {
         // An expired identity is refused by every member: say so at start, and warn a month ahead.
         const net::PeerIdentity me = net::describe(pc.identity);
         const auto now = static_cast<std::int64_t>(std::time(nullptr));
         const std::string renew = "the operator issues a new one: hetcast keys issue " + me.name + " --force";
-        if (me.expires <= now) throw InputError(d.cfg.identity_file.string() + ": its certificate has expired (" + renew + ")");
+        if (me.expires <= now) throw InputError(d.core.cfg.identity_file.string() + ": its certificate has expired (" + renew + ")");
         if (me.expires - now < 30 * 86400) {
-            d.say(LogLevel::warn, d.cfg.identity_file.string() + ": its certificate expires in " +
+            d.core.say(LogLevel::warn, d.core.cfg.identity_file.string() + ": its certificate expires in " +
                                       std::to_string((me.expires - now) / 86400) + " days (" + renew + ")");
         }
     }
-    pc.dest_root = d.cfg.dest_root;
-    pc.spool = d.cfg.state_dir / "spool";
-    pc.chunk = d.cfg.chunk;
-    pc.max_message = d.cfg.max_message;
-    pc.stall_timeout = d.cfg.stall_timeout;
-    pc.max_jobs = d.cfg.max_jobs;
-    pc.control_fanout = d.cfg.control_fanout;
-    pc.idle_timeout = d.cfg.idle_timeout;
-    pc.connections_per_peer = d.cfg.connections_per_peer;
-    pc.requests_per_peer = d.cfg.requests_per_peer;
-    pc.umask = d.cfg.umask;
-    pc.log = d.log;
-    pc.serve_roots = d.cfg.serve_roots;
+    pc.dest_root = d.core.cfg.dest_root;
+    pc.spool = d.core.cfg.state_dir / "spool";
+    pc.chunk = d.core.cfg.chunk;
+    pc.max_message = d.core.cfg.max_message;
+    pc.stall_timeout = d.core.cfg.stall_timeout;
+    pc.max_jobs = d.core.cfg.max_jobs;
+    pc.control_fanout = d.core.cfg.control_fanout;
+    pc.idle_timeout = d.core.cfg.idle_timeout;
+    pc.connections_per_peer = d.core.cfg.connections_per_peer;
+    pc.requests_per_peer = d.core.cfg.requests_per_peer;
+    pc.umask = d.core.cfg.umask;
+    pc.log = d.core.log;
+    pc.serve_roots = d.core.cfg.serve_roots;
     pc.accept_buffers = false;
     // Never without: a daemon takes jobs only under an operator's order.
-    pc.order_scope = [&d](const json& order) { return d.order_scope(order); };
-    if (d.cfg.link_profile) {
-        d.profile = load_network(*d.cfg.link_profile);
-        pc.link_profile = d.profile;
+    pc.order_scope = [&d](const json& order) { return order_scope(order, d.core.current_map()); };
+    if (d.core.cfg.link_profile) {
+        d.core.profile = load_network(*d.core.cfg.link_profile);
+        pc.link_profile = d.core.profile;
         // The members of one cluster file emulate one network: they share its NICs and uplinks.
-        if (d.cfg.cluster_file) {
-            pc.link_state = d.cfg.cluster_file->parent_path() /
-                            ("." + d.cfg.link_profile->stem().string() + ".link-state");
+        if (d.core.cfg.cluster_file) {
+            pc.link_state = d.core.cfg.cluster_file->parent_path() /
+                            ("." + d.core.cfg.link_profile->stem().string() + ".link-state");
         }
     }
-    if (fs::exists(d.map_file())) {
-        d.map = load_network(d.map_file());
-        d.map_time = fs::last_write_time(d.map_file());
+    if (fs::exists(d.core.map_file())) {
+        d.core.map = load_network(d.core.map_file());
+        d.core.map_time = fs::last_write_time(d.core.map_file());
     }
     // Only reads so far (a bad identity or file is reported as such); from here on files are
     // created and removed: a second daemon on the same state would remove the first one's
     // files in flight (remove_leftovers below).
-    d.state_lock = std::make_unique<StateDirLock>(d.cfg.state_dir);
-    d.history = std::make_unique<JobHistory>(d.cfg.state_dir / "history.json", d.cfg.history, d.log);
-    d.members = d.read_member_list();
-    fs::create_directories(d.cfg.dest_root);
+    d.core.state_lock = std::make_unique<StateDirLock>(d.core.cfg.state_dir);
+    d.pushes.set_history(std::make_unique<JobHistory>(d.core.cfg.state_dir / "history.json", d.core.cfg.history, d.core.log));
+    d.core.members = d.member_list.read_member_list();
+    fs::create_directories(d.core.cfg.dest_root);
     fs::create_directories(pc.spool);
-    if (const auto [parts, spooled] = remove_leftovers(d.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.say(LogLevel::warn, l); });
+    if (const auto [parts, spooled] = remove_leftovers(d.core.cfg.dest_root, pc.spool, [&d](const std::string& l) { d.core.say(LogLevel::warn, l); });
         parts + spooled > 0) {
-        d.say(LogLevel::info, "removed " + std::to_string(parts) + " stale temporary file" + (parts == 1 ? "" : "s") + " under " +
-              d.cfg.dest_root.string() + " and " + std::to_string(spooled) + " spool entr" +
+        d.core.say(LogLevel::info, "removed " + std::to_string(parts) + " stale temporary file" + (parts == 1 ? "" : "s") + " under " +
+              d.core.cfg.dest_root.string() + " and " + std::to_string(spooled) + " spool entr" +
               (spooled == 1 ? "y" : "ies") + " from an earlier run");
     }
-    d.peer = std::make_unique<Peer>(std::move(pc));
+    d.core.peer = std::make_unique<Peer>(std::move(pc));
     // A daemon keeps files: a plan that makes it a buffer's destination is refused at
     // set-up (accept_buffers). Should one get through, a queue nobody reads must not grow.
-    d.peer->on_delivery([&d](Delivery x) {
-        d.say(LogLevel::warn, "dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
+    d.core.peer->on_delivery([&d](Delivery x) {
+        d.core.say(LogLevel::warn, "dropped a buffer of " + std::to_string(x.bytes ? x.bytes->size() : 0) + " bytes from '" + x.source +
               "' (a daemon keeps files only)");
     });
-    d.peer->set_members(d.members);
-    if (fs::exists(d.revoked_file())) d.peer->revoke(load_revoked(d.revoked_file()));
-    d.peer->on_request([&d](const net::PeerIdentity& from, const json& req, Peer::Responder respond) {
+    d.core.peer->set_members(d.core.members);
+    if (fs::exists(d.core.revoked_file())) d.core.peer->revoke(load_revoked(d.core.revoked_file()));
+    d.core.peer->on_request([&d](const net::PeerIdentity& from, const json& req, Peer::Responder respond) {
         Requests::dispatch(d, from, req, respond);
     });
 }
@@ -335,30 +337,26 @@ Service::~Service() { stop(); }
 
 void Service::start() {
     try {
-        impl_->peer->start();
+        impl_->core.peer->start();
     } catch (const std::exception& e) {
         const std::string what = e.what();
-        const std::string where = impl_->cfg.host + ':' + std::to_string(impl_->cfg.port);
+        const std::string where = impl_->core.cfg.host + ':' + std::to_string(impl_->core.cfg.port);
         if (what.find(where) != std::string::npos) throw;
         throw Error("cannot listen on " + where + ": " + what);
     }
-    impl_->start_metrics();
-    if (!impl_->cfg.seeds.empty()) impl_->seeder = std::thread([this] { impl_->keep_joining(); });
-    impl_->say(LogLevel::info, "listening on " + impl_->cfg.host + ":" + std::to_string(impl_->peer->port()) + " as '" +
-               impl_->cfg.name + "'" + (impl_->map ? "" : " (no map yet)"));
+    impl_->metrics.start_metrics();
+    impl_->member_list.start_joining();
+    impl_->core.say(LogLevel::info, "listening on " + impl_->core.cfg.host + ":" + std::to_string(impl_->core.peer->port()) + " as '" +
+               impl_->core.cfg.name + "'" + (impl_->core.map ? "" : " (no map yet)"));
 }
 
 void Service::stop() {
-    {
-        std::lock_guard lock(impl_->seed_mu);
-        impl_->seed_stop = true;
-    }
-    impl_->seed_cv.notify_all();
-    if (impl_->metrics) impl_->metrics->stop();
-    impl_->peer->stop();  // a join in flight fails at once
-    if (impl_->seeder.joinable()) impl_->seeder.join();
+    impl_->member_list.stop_joining();
+    impl_->metrics.stop();
+    impl_->core.peer->stop();  // a join in flight fails at once
+    impl_->member_list.join_seeder();
 }
 
-std::uint16_t Service::port() const { return impl_->peer->port(); }
+std::uint16_t Service::port() const { return impl_->core.peer->port(); }
 
 }  // namespace hetcast

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "service_impl.hpp"
+#include "service_pushes.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -28,14 +28,14 @@ std::uint64_t job_id(const std::string& text, const char* what) {
 
 }  // namespace
 
-void Service::Impl::wait(const json& req, const Peer::Responder& respond, bool from_operator) {
+void Pushes::wait(const json& req, const Peer::Responder& respond, bool from_operator) {
     const std::string text = field<std::string>(req, "job", "");
     const std::uint64_t id = job_id(text, "wait");
     const bool peek = field<bool>(req, "peek", false);
     {
         std::lock_guard lock(watch_mu);
         if (const auto it = watchers.find(id); it != watchers.end()) {
-            if (peek) return respond({{"ok", true}, {"member", cfg.name}, {"running", true}});
+            if (peek) return respond({{"ok", true}, {"member", core_.cfg.name}, {"running", true}});
             it->second.push_back(respond);
             respond({{"progress", {{"file", 0}, {"job", text}}}});
             return;  // finish_push answers
@@ -43,19 +43,19 @@ void Service::Impl::wait(const json& req, const Peer::Responder& respond, bool f
     }
     if (history) {
         if (const auto e = history->find(text)) {
-            if (peek) return respond({{"ok", true}, {"member", cfg.name}, {"running", false}});
+            if (peek) return respond({{"ok", true}, {"member", core_.cfg.name}, {"running", false}});
             json answer = e->value("answer", json::object());
             answer["ended"] = e->value("ended", "");
-            answer["member"] = cfg.name;
+            answer["member"] = core_.cfg.name;
             return respond(answer);
         }
     }
     const bool all = from_operator && field<bool>(req, "all", false);
     if (all) {
-        for (const auto& m : current_members()) {
-            if (m.name == cfg.name) continue;
+        for (const auto& m : core_.current_members()) {
+            if (m.name == core_.cfg.name) continue;
             try {
-                const json a = peer->call(m.name, {{"cmd", "wait"}, {"job", text}, {"peek", true}}, cfg.down_after);
+                const json a = core_.peer->call(m.name, {{"cmd", "wait"}, {"job", text}, {"peek", true}}, core_.cfg.down_after);
                 if (field<bool>(a, "ok", false)) {
                     return respond({{"ok", false}, {"coordinator", m.name}, {"error", "job " + text + " is coordinated by '" + m.name + "'"}});
                 }
@@ -65,11 +65,11 @@ void Service::Impl::wait(const json& req, const Peer::Responder& respond, bool f
     }
     respond({{"ok", false},
              {"unknown", true},
-             {"error", "no job " + text + " runs on or is in the history of '" + cfg.name + "'" +
+             {"error", "no job " + text + " runs on or is in the history of '" + core_.cfg.name + "'" +
                            (all ? " or of any member that answers" : "")}});
 }
 
-json Service::Impl::history_answer(bool everywhere) {
+json Pushes::history_answer(bool everywhere) {
     json jobs = json::array();
     const auto add = [&jobs](const std::string& member, const json& list) {
         for (json e : list) {
@@ -79,13 +79,13 @@ json Service::Impl::history_answer(bool everywhere) {
             jobs.push_back(std::move(e));
         }
     };
-    if (history) add(cfg.name, history->entries());
+    if (history) add(core_.cfg.name, history->entries());
     json unreachable = json::array();
     if (everywhere) {
-        for (const auto& m : current_members()) {
-            if (m.name == cfg.name) continue;
+        for (const auto& m : core_.current_members()) {
+            if (m.name == core_.cfg.name) continue;
             try {
-                add(m.name, field<json>(peer->call(m.name, {{"cmd", "history"}}, cfg.down_after), "jobs", json::array()));
+                add(m.name, field<json>(core_.peer->call(m.name, {{"cmd", "history"}}, core_.cfg.down_after), "jobs", json::array()));
             } catch (const std::exception& e) {
                 unreachable.push_back({{"member", m.name}, {"error", e.what()}});
             }

@@ -18,71 +18,72 @@
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "service_impl.hpp"
+#include "service_members.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
 using namespace detail;
 
-void Service::Impl::add_revocations(const std::vector<net::Revocation>& revoked) {
-    const auto known = peer->revoked();
+void MemberList::add_revocations(const std::vector<net::Revocation>& revoked) {
+    const auto known = core_.peer->revoked();
     std::vector<net::Revocation> checked;
     for (const auto& r : revoked) {
         if (std::find(known.begin(), known.end(), r) != known.end()) continue;
         try {
-            check_revocation(r, peer->identity().ca_pem);
+            check_revocation(r, core_.peer->identity().ca_pem);
             checked.push_back(r);
         } catch (const InputError& e) {
-            say(LogLevel::warn, std::string("ignored a revocation: ") + e.what());
+            core_.say(LogLevel::warn, std::string("ignored a revocation: ") + e.what());
         }
     }
     if (checked.empty()) return;
-    peer->revoke(checked);
-    save_revoked(revoked_file(), peer->revoked());
+    core_.peer->revoke(checked);
+    save_revoked(core_.revoked_file(), core_.peer->revoked());
 }
 
-std::vector<Member> Service::Impl::read_member_list() {
-    const bool stored = fs::exists(members_file());
-    if (!cfg.cluster_file) return stored ? load_cluster(members_file()) : std::vector<Member>{};
-    std::vector<Member> file = load_cluster(*cfg.cluster_file);
+std::vector<Member> MemberList::read_member_list() {
+    const bool stored = fs::exists(core_.members_file());
+    if (!core_.cfg.cluster_file) return stored ? load_cluster(core_.members_file()) : std::vector<Member>{};
+    std::vector<Member> file = load_cluster(*core_.cfg.cluster_file);
     if (!stored) return file;
     std::error_code ec;
-    const bool edited = fs::last_write_time(*cfg.cluster_file, ec) > fs::last_write_time(members_file(), ec) && !ec;
-    const MemberListChoice c = choose_member_list(file, load_cluster(members_file()), edited);
-    if (const std::string line = describe_member_list_choice(c, cfg.cluster_file->string(), members_file().string());
+    const bool edited = fs::last_write_time(*core_.cfg.cluster_file, ec) > fs::last_write_time(core_.members_file(), ec) && !ec;
+    const MemberListChoice c = choose_member_list(file, load_cluster(core_.members_file()), edited);
+    if (const std::string line = describe_member_list_choice(c, core_.cfg.cluster_file->string(), core_.members_file().string());
         !line.empty()) {
-        say(LogLevel::warn, line);
+        core_.say(LogLevel::warn, line);
         // The cluster file won: members.yaml follows it, so that the next start says nothing.
-        if (c.from_cluster_file) save_cluster(members_file(), c.members);
+        if (c.from_cluster_file) save_cluster(core_.members_file(), c.members);
     }
     return c.members;
 }
 
-void Service::Impl::set_members(std::vector<Member> ms) {
-    save_cluster(members_file(), ms);
-    peer->set_members(ms);
-    std::lock_guard lock(mu);
-    members = std::move(ms);
+void MemberList::set_members(std::vector<Member> ms) {
+    save_cluster(core_.members_file(), ms);
+    core_.peer->set_members(ms);
+    std::lock_guard lock(core_.mu);
+    core_.members = std::move(ms);
 }
 
 /// Tells every other member the new member list and map; who could not be told.
-std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms, const std::string* map_text,
+std::vector<std::string> MemberList::distribute(const std::vector<Member>& ms, const std::string* map_text,
                                                    const json& order) {
     std::vector<std::string> missed;
     for (const auto& m : ms) {
-        if (m.name == cfg.name) continue;
+        if (m.name == core_.cfg.name) continue;
         try {
-            json a = peer->call(m.name,
+            json a = core_.peer->call(m.name,
                                 {{"cmd", "set_members"},
                                  {"members", members_to_json(ms)},
-                                 {"revoked", revocations_to_json(peer->revoked())},
+                                 {"revoked", revocations_to_json(core_.peer->revoked())},
                                  {"order", order}},
                                 call_timeout);
             if (a.value("ok", false) && map_text) {
-                a = peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}, {"order", order}}, call_timeout);
+                a = core_.peer->call(m.name, {{"cmd", "set_map"}, {"map", *map_text}, {"order", order}}, call_timeout);
             }
             if (!a.value("ok", false)) missed.push_back(m.name);
         } catch (const std::exception& e) {
-            say(LogLevel::warn, "could not update '" + m.name + "': " + e.what());
+            core_.say(LogLevel::warn, "could not update '" + m.name + "': " + e.what());
             missed.push_back(m.name);
         }
     }
@@ -91,7 +92,7 @@ std::vector<std::string> Service::Impl::distribute(const std::vector<Member>& ms
 
 /// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
 /// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
-Network Service::Impl::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
+Network MemberList::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
                              const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
                              const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
     const std::size_t n = names.size();
@@ -125,48 +126,48 @@ Network Service::Impl::remap(const Network& old, const std::vector<std::string>&
 /// row and column; everyone is told. On a probed map (subnets and capacities) against a
 /// representative of each subnet (measure_join); else every member pings it and ECO 4.1
 /// runs again.
-json Service::Impl::join(const json& req) {
+json MemberList::join(const json& req) {
     const Member joiner{field<std::string>(req, "name", ""), field<std::string>(req, "host", ""),
                         field<std::uint16_t>(req, "port", 0)};
     if (joiner.name.empty() || joiner.host.empty() || joiner.port == 0) throw InputError("join: name, host, port");
-    std::vector<Member> ms = current_members();
+    std::vector<Member> ms = core_.current_members();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == joiner.name; }), ms.end());
-    if (std::none_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == cfg.name; })) {
-        ms.insert(ms.begin(), Member{cfg.name, cfg.host, port()});
+    if (std::none_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == core_.cfg.name; })) {
+        ms.insert(ms.begin(), Member{core_.cfg.name, core_.cfg.host, core_.port()});
     }
     ms.push_back(joiner);
     set_members(ms);
-    say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
+    core_.say(LogLevel::info, "'" + joiner.name + "' joins from " + joiner.host + ":" + std::to_string(joiner.port));
     (void)distribute(ms, nullptr, req);  // the others must know its address to measure it
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
-    const auto old = current_map();
+    const auto old = core_.current_map();
     std::optional<MeasuredJoin> mj;
     if (old && joinable(*old, names, joiner.name)) {
         // A probed map: measured against a representative of each subnet, not every member;
         // the map keeps its subnets and capacities. No reading at all: as on any other map.
         ProbeOptions o;
-        o.tolerance = cfg.tolerance;
+        o.tolerance = core_.cfg.tolerance;
         try {
-            mj = measure_join(probe_link(), *old, joiner.name, field<int>(req, "reps", 5), o);
+            mj = measure_join(probes_.probe_link(), *old, joiner.name, field<int>(req, "reps", 5), o);
         } catch (const std::exception& e) {
-            say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
+            core_.say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
                                     "): every member pings it");
         }
     }
     // The new map, here and on every member: what the join answers.
     const auto joined = [&](const std::string& text) {
-        set_map(text);
+        core_.set_map(text);
         const auto missed = distribute(ms, &text, req);
         return json{{"ok", true},
                     {"members", members_to_json(ms)},
-                    {"revoked", revocations_to_json(peer->revoked())},
+                    {"revoked", revocations_to_json(core_.peer->revoked())},
                     {"map", text},
                     {"not_updated", missed}};
     };
     if (mj) {
         const auto& j = mj->result;
-        say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj->pinged) + " subnets (" +
+        core_.say(LogLevel::info, "'" + joiner.name + "' measured against " + std::to_string(mj->pinged) + " subnets (" +
                                 std::to_string(j.measurements) + " measurements): subnet " + std::to_string(j.subnet + 1) +
                                 (j.doubt.empty() ? "" : " (" + j.doubt + ")"));
         json out = joined(format_network(mj->network, utc_now()));
@@ -177,7 +178,7 @@ json Service::Impl::join(const json& req) {
     const json ping_req{{"sizes", field<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
                         {"reps", field<int>(req, "reps", 5)}};
     std::vector<LinkFit> fits(k);
-    const ProbeLink link = probe_link();
+    const ProbeLink link = probes_.probe_link();
     for (std::size_t i = 0; i < k; ++i) {
         json r = ping_req;
         r["cmd"] = "ping";
@@ -189,57 +190,57 @@ json Service::Impl::join(const json& req) {
         fits[i] = fit_link(samples_from_json(a.at("samples")));
     }
     std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
-    const json h = peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
+    const json h = core_.peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
     const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
     const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
     if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
-    const Network base = old ? *old : Network::parametric({cfg.name}, {{0}}, {{1}}, {{}}, {{}});
-    const Network net = remap(base, names, cfg.tolerance, [&](std::size_t i, std::size_t j) {
+    const Network base = old ? *old : Network::parametric({core_.cfg.name}, {{0}}, {{1}}, {{}}, {{}});
+    const Network net = remap(base, names, core_.cfg.tolerance, [&](std::size_t i, std::size_t j) {
         const LinkFit& f = fits[i == k ? j : i];
         return std::pair{f.latency, f.bandwidth};
     }, overheads);
     return joined(format_network(net, utc_now()));
 }
 
-json Service::Impl::leave(const json& req) {
+json MemberList::leave(const json& req) {
     const std::string name = field<std::string>(req, "name", "");
-    std::vector<Member> ms = current_members();
+    std::vector<Member> ms = core_.current_members();
     const auto before = ms.size();
     ms.erase(std::remove_if(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; }), ms.end());
     if (ms.size() == before) throw InputError("'" + name + "' is not a member");
-    if (name == cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
+    if (name == core_.cfg.name) throw InputError("'" + name + "' coordinates this leave: ask another member (--from)");
     // Its identity is refused from now on, here and (with the member list) everywhere:
     // certificates for it issued up to the operator's order no longer connect. The order
     // goes with the revocation, so that every member can check it.
-    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
                                    static_cast<std::int64_t>(std::time(nullptr)))});
     set_members(ms);
     std::optional<std::string> text;
-    if (const auto old = current_map(); old && old->find(name)) {
+    if (const auto old = core_.current_map(); old && old->find(name)) {
         std::vector<std::string> names;
         for (const auto& m : ms) {
             if (old->find(m.name)) names.push_back(m.name);
         }
-        text = format_network(remap(*old, names, cfg.tolerance, {}, {}), utc_now());
-        set_map(*text);
+        text = format_network(remap(*old, names, core_.cfg.tolerance, {}, {}), utc_now());
+        core_.set_map(*text);
     }
     const auto missed = distribute(ms, text ? &*text : nullptr, req);
-    say(LogLevel::info, "'" + name + "' left the cluster");
+    core_.say(LogLevel::info, "'" + name + "' left the cluster");
     return {{"ok", missed.empty()}, {"not_updated", missed},
             {"error", missed.empty() ? "" : "some members could not be told"}};
 }
 
-json Service::Impl::revoke_operator(const json& req, const std::string& by) {
+json MemberList::revoke_operator(const json& req, const std::string& by) {
     const std::string name = field<std::string>(req, "name", "");
     net::check_identity_name(name);
     if (name == by) throw InputError("'" + name + "' cannot revoke its own identity: another operator must");
-    const std::vector<Member> ms = current_members();
+    const std::vector<Member> ms = core_.current_members();
     if (std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; })) {
         throw InputError("'" + name + "' is a member: hetcast leave " + name);
     }
-    add_revocations({revocation_of(req, peer->identity().ca_pem, peer->revoked(), cfg.name,
+    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
                                    static_cast<std::int64_t>(std::time(nullptr)))});
-    say(LogLevel::info, "the operator identity '" + name + "' was revoked by '" + by + "'");
+    core_.say(LogLevel::info, "the operator identity '" + name + "' was revoked by '" + by + "'");
     const auto missed = distribute(ms, nullptr, req);
     return {{"ok", missed.empty()}, {"not_updated", missed},
             {"error", missed.empty() ? "" : "some members could not be told"}};
@@ -247,23 +248,23 @@ json Service::Impl::revoke_operator(const json& req, const std::string& by) {
 
 /// Joins through the first seed that answers; the member list and map come back. Empty
 /// when joined, else why the last seed failed.
-std::string Service::Impl::join_through_seeds() {
+std::string MemberList::join_through_seeds() {
     std::string why;
-    for (const auto& seed : cfg.seeds) {
+    for (const auto& seed : core_.cfg.seeds) {
         const auto colon = seed.rfind(':');
         const std::string host = seed.substr(0, colon);
         const auto seed_port = static_cast<std::uint16_t>(std::stoul(seed.substr(colon + 1)));
         try {
-            const json req = sign_join(peer->identity(),
-                                       {{"cmd", "join"}, {"name", cfg.name},
-                                        {"host", cfg.host == "0.0.0.0" ? "127.0.0.1" : cfg.host}, {"port", port()}},
+            const json req = sign_join(core_.peer->identity(),
+                                       {{"cmd", "join"}, {"name", core_.cfg.name},
+                                        {"host", core_.cfg.host == "0.0.0.0" ? "127.0.0.1" : core_.cfg.host}, {"port", core_.port()}},
                                        static_cast<std::int64_t>(std::time(nullptr)));
-            const auto [a, seed_name] = peer->call_at(host, seed_port, req, std::chrono::minutes(2));
+            const auto [a, seed_name] = core_.peer->call_at(host, seed_port, req, std::chrono::minutes(2));
             if (!a.value("ok", false)) throw Error(a.value("error", std::string("refused")));
             set_members(members_from_json(a.at("members")));
             if (a.contains("revoked")) add_revocations(revocations_from_json(a["revoked"]));
-            set_map(a.at("map").get<std::string>());
-            say(LogLevel::info, "joined the cluster through '" + seed_name + "' (" + seed + ")");
+            core_.set_map(a.at("map").get<std::string>());
+            core_.say(LogLevel::info, "joined the cluster through '" + seed_name + "' (" + seed + ")");
             return {};
         } catch (const std::exception& e) {
             why = seed + ": " + e.what();
@@ -274,21 +275,43 @@ std::string Service::Impl::join_through_seeds() {
 
 /// The first machine of a lab to boot finds no seed up: it serves alone meanwhile (with the
 /// member list it has) and tries again, waiting twice as long each time, up to a minute.
-void Service::Impl::keep_joining() {
+void MemberList::keep_joining() {
     auto wait = std::chrono::seconds(1);
     constexpr auto longest = std::chrono::seconds(60);
     for (;;) {
         const std::string why = join_through_seeds();
         if (why.empty()) return;
-        say(LogLevel::warn, "cannot join through any seed yet (" + why + "); serving meanwhile, trying again in " +
+        core_.say(LogLevel::warn, "cannot join through any seed yet (" + why + "); serving meanwhile, trying again in " +
                                 std::to_string(wait.count()) + " s");
         std::unique_lock lock(seed_mu);
         if (seed_cv.wait_for(lock, wait, [this] { return seed_stop || !listed_by.empty(); })) {
-            if (!seed_stop) say(LogLevel::info, "joined the cluster through '" + listed_by + "' (an operator's join)");
+            if (!seed_stop) core_.say(LogLevel::info, "joined the cluster through '" + listed_by + "' (an operator's join)");
             return;
         }
         wait = std::min(wait * 2, longest);
     }
+}
+
+void MemberList::start_joining() {
+    if (!core_.cfg.seeds.empty()) seeder = std::thread([this] { keep_joining(); });
+}
+
+void MemberList::stop_joining() {
+    {
+        std::lock_guard lock(seed_mu);
+        seed_stop = true;
+    }
+    seed_cv.notify_all();
+}
+
+void MemberList::join_seeder() {
+    if (seeder.joinable()) seeder.join();
+}
+
+void MemberList::listed_by_member(const std::string& from) {
+    std::lock_guard lock(seed_mu);
+    if (listed_by.empty()) listed_by = from;
+    seed_cv.notify_all();
 }
 
 std::vector<std::string> Service::reload(const DaemonConfig& next) {
@@ -299,8 +322,8 @@ std::vector<std::string> Service::reload(const DaemonConfig& next) {
             return x.name == y.name && x.host == y.host && x.port == y.port;
         });
     };
-    const std::vector<Member> now = d.current_members();
-    const std::vector<Member> read = d.read_member_list();
+    const std::vector<Member> now = d.core.current_members();
+    const std::vector<Member> read = d.member_list.read_member_list();
     if (!same(now, read)) {
         const MemberListChoice c = choose_member_list(read, now, true);
         std::string line = "member list: " + std::to_string(now.size()) + " -> " + std::to_string(read.size()) + " members";
@@ -310,16 +333,16 @@ std::vector<std::string> Service::reload(const DaemonConfig& next) {
             line += std::string("; ") + what;
             for (const auto& n : names) line += " '" + n + "'";
         }
-        d.set_members(read);
+        d.member_list.set_members(read);
         lines.push_back(line);
     }
     // The rest is read once, at start: threads in flight hold on to it. So is the identity
     // file: new contents under the same name (a renewal, a CA rotation) take a restart too.
-    const DaemonConfig& was = d.cfg;
+    const DaemonConfig& was = d.core.cfg;
     bool reissued = false;
     try {
         const net::Identity file = read_identity(next.identity_file);
-        reissued = file.cert_pem != d.peer->identity().cert_pem || file.ca_pem != d.peer->identity().ca_pem;
+        reissued = file.cert_pem != d.core.peer->identity().cert_pem || file.ca_pem != d.core.peer->identity().ca_pem;
     } catch (const std::exception& e) {
         lines.push_back(std::string("identity: ") + e.what() + " (the running one stays)");
     }

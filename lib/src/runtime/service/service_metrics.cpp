@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hetcast/net/text_endpoint.hpp"
-#include "service_impl.hpp"
+#include "service_metrics.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -41,7 +41,7 @@ std::string number(double v) {
 
 }  // namespace
 
-void Service::Impl::count_push(const json& answer) {
+void Metrics::count_push(const json& answer) {
     if (field<bool>(answer, "ok", false)) {
         ++pushes_ok;
         return;
@@ -57,11 +57,11 @@ void Service::Impl::count_push(const json& answer) {
     ++(answer.contains("reports") ? pushes_failed : pushes_refused);
 }
 
-std::string Service::Impl::metrics_text() const {
-    const PeerStats& s = peer->stats();
+std::string Metrics::metrics_text() const {
+    const PeerStats& s = core_.peer->stats();
     std::string out;
     metric(out, "hetcast_info", "gauge", "This daemon: its member name and hetcast version.", "1",
-           "{name=\"" + label_value(cfg.name) + "\",version=\"" + label_value(version()) + "\"}");
+           "{name=\"" + label_value(core_.cfg.name) + "\",version=\"" + label_value(version()) + "\"}");
     metric(out, "hetcast_bytes_sent_total", "counter", "Message bytes sent (this member's and relayed).",
            std::to_string(s.bytes_sent.load()));
     metric(out, "hetcast_bytes_relayed_total", "counter", "Of the bytes sent, those of messages another member is the source of.",
@@ -73,29 +73,33 @@ std::string Service::Impl::metrics_text() const {
                                      std::pair{"cancelled", &pushes_cancelled}, std::pair{"refused", &pushes_refused}}) {
         out += std::string("hetcast_pushes_total{outcome=\"") + outcome + "\"} " + std::to_string(n->load()) + "\n";
     }
-    metric(out, "hetcast_jobs", "gauge", "Jobs this member takes part in now.", std::to_string(peer->jobs().size()));
-    metric(out, "hetcast_jobs_coordinated", "gauge", "Pushes this daemon coordinates now.", std::to_string(running.load()));
-    metric(out, "hetcast_members", "gauge", "Members in this daemon's member list.", std::to_string(current_members().size()));
+    metric(out, "hetcast_jobs", "gauge", "Jobs this member takes part in now.", std::to_string(core_.peer->jobs().size()));
+    metric(out, "hetcast_jobs_coordinated", "gauge", "Pushes this daemon coordinates now.", std::to_string(pushes_.jobs_running()));
+    metric(out, "hetcast_members", "gauge", "Members in this daemon's member list.", std::to_string(core_.current_members().size()));
     metric(out, "hetcast_connections_opened_total", "counter", "Authenticated connections opened, both ways.",
            std::to_string(s.connections_opened.load()));
     metric(out, "hetcast_connections_closed_total", "counter", "Connections closed, failed handshakes included.",
            std::to_string(s.connections_closed.load()));
-    std::lock_guard lock(mu);
-    if (map) {
+    std::lock_guard lock(core_.mu);
+    if (core_.map) {
         metric(out, "hetcast_map_age_seconds", "gauge", "Seconds since the map was measured or last changed (probe, join, leave).",
-               number(std::chrono::duration<double>(std::filesystem::file_time_type::clock::now() - map_time).count()));
-        metric(out, "hetcast_map_members", "gauge", "Members in the map.", std::to_string(map->size()));
+               number(std::chrono::duration<double>(std::filesystem::file_time_type::clock::now() - core_.map_time).count()));
+        metric(out, "hetcast_map_members", "gauge", "Members in the map.", std::to_string(core_.map->size()));
     }
     return out;
 }
 
-void Service::Impl::start_metrics() {
-    if (!cfg.metrics) return;
-    metrics = std::make_unique<net::TextEndpoint>(cfg.metrics->first, cfg.metrics->second, "/metrics",
+void Metrics::start_metrics() {
+    if (!core_.cfg.metrics) return;
+    metrics = std::make_unique<net::TextEndpoint>(core_.cfg.metrics->first, core_.cfg.metrics->second, "/metrics",
                                                   "text/plain; version=0.0.4; charset=utf-8",
-                                                  [this] { return metrics_text(); }, log);
+                                                  [this] { return metrics_text(); }, core_.log);
     metrics->start();
-    say(LogLevel::info, "metrics on http://" + cfg.metrics->first + ":" + std::to_string(metrics->port()) + "/metrics");
+    core_.say(LogLevel::info, "metrics on http://" + core_.cfg.metrics->first + ":" + std::to_string(metrics->port()) + "/metrics");
+}
+
+void Metrics::stop() {
+    if (metrics) metrics->stop();
 }
 
 }  // namespace hetcast

@@ -19,7 +19,7 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
-#include "service_impl.hpp"
+#include "service_probes.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -29,22 +29,22 @@ constexpr std::size_t map_stores_at_once = 4;
 }  // namespace
 
 /// The prober's requests: to this member answered here, to the others over the peer.
-ProbeLink Service::Impl::probe_link() {
+ProbeLink Probes::probe_link() {
     ProbeLink link;
-    link.self = cfg.name;
+    link.self = core_.cfg.name;
     link.call = [this](const std::string& member, const json& req, std::chrono::milliseconds timeout) -> json {
-        if (member != cfg.name) return peer->call(member, req, timeout);
+        if (member != core_.cfg.name) return core_.peer->call(member, req, timeout);
         const std::string cmd = field<std::string>(req, "cmd", "");
-        if (cmd == "goodput") return answer_goodput(*peer, cfg.name, req);
-        if (cmd == "ping") return answer_ping(*peer, req);
-        return hello();
+        if (cmd == "goodput") return answer_goodput(*core_.peer, core_.cfg.name, req);
+        if (cmd == "ping") return answer_ping(*core_.peer, req);
+        return core_.hello();
     };
-    link.note = [this](const std::string& line) { say(LogLevel::info, line); };
+    link.note = [this](const std::string& line) { core_.say(LogLevel::info, line); };
     return link;
 }
 
 /// The map to every member of `members`, a few at a time; who could not store it.
-std::vector<std::string> Service::Impl::store_map(const std::vector<Member>& members, const std::string& text,
+std::vector<std::string> Probes::store_map(const std::vector<Member>& members, const std::string& text,
                                                   const json& req) {
     // A few members at a time: one after the other took 3.8 s at 48 members; all at once
     // timed out at 96 (96 copies of the map through the prober's 20 Mbit/s NIC).
@@ -54,12 +54,12 @@ std::vector<std::string> Service::Impl::store_map(const std::vector<Member>& mem
         for (std::size_t i; (i = next++) < members.size();) {
             const std::string& name = members[i].name;
             try {
-                if (name == cfg.name) {
-                    set_map(text);
+                if (name == core_.cfg.name) {
+                    core_.set_map(text);
                     stored[i] = 1;
                 } else {
                     stored[i] = field<bool>(
-                        peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
+                        core_.peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
                 }
             } catch (const std::exception&) {
                 stored[i] = 0;
@@ -79,13 +79,13 @@ std::vector<std::string> Service::Impl::store_map(const std::vector<Member>& mem
 /// `hetcast probe --refresh NAME...`: each named member measured again as if it joined the
 /// map (measure_join): against a member of each subnet, its row, column and subnet replaced;
 /// the rest of the map stays. A probed map (subnets and capacities) only.
-json Service::Impl::probe_refresh(const json& req, const std::vector<std::string>& refresh) {
+json Probes::probe_refresh(const json& req, const std::vector<std::string>& refresh) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto old = current_map();
+    const auto old = core_.current_map();
     if (!old) throw InputError("probe --refresh: no map yet: probe without --refresh first");
-    const std::vector<Member> members = current_members();
+    const std::vector<Member> members = core_.current_members();
     ProbeOptions o;
-    o.tolerance = field<double>(req, "tolerance", cfg.tolerance);
+    o.tolerance = field<double>(req, "tolerance", core_.cfg.tolerance);
     o.repeats = field<int>(req, "repeats", o.repeats);
     o.seconds = field<double>(req, "seconds", o.seconds);
     Network net = *old;
@@ -106,7 +106,7 @@ json Service::Impl::probe_refresh(const json& req, const std::vector<std::string
         notes.push_back(name + " measured again against " + std::to_string(mj.pinged) + " subnets: with " +
                         net.name((*net.subnets())[mj.result.subnet].front()) +
                         (mj.result.doubt.empty() ? "" : " (" + mj.result.doubt + ")"));
-        say(LogLevel::info, "probe --refresh: " + notes.back().get<std::string>());
+        core_.say(LogLevel::info, "probe --refresh: " + notes.back().get<std::string>());
     }
     const std::string text = format_network(net, utc_now());
     std::vector<Member> mapped;
@@ -129,16 +129,16 @@ json Service::Impl::probe_refresh(const json& req, const std::vector<std::string
 
 /// Latency by pings, then subnets and capacities from goodputs (map/probe.hpp); the
 /// map goes to every member.
-json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
+json Probes::probe(const json& req, const Peer::Responder& respond) {
     const auto refresh = field<std::vector<std::string>>(req, "refresh", {});
     if (!refresh.empty()) return probe_refresh(req, refresh);
     const int reps = field<int>(req, "reps", 10);
     ProbeOptions o;
-    o.tolerance = field<double>(req, "tolerance", cfg.tolerance);
+    o.tolerance = field<double>(req, "tolerance", core_.cfg.tolerance);
     o.repeats = field<int>(req, "repeats", o.repeats);
     o.seconds = field<double>(req, "seconds", o.seconds);
     o.structure_hosts = field<std::size_t>(req, "structure_hosts", o.structure_hosts);
-    const std::vector<Member> all = current_members();
+    const std::vector<Member> all = core_.current_members();
     if (all.size() < 2) throw InputError("probe: the cluster has fewer than two members");
     const auto t0 = std::chrono::steady_clock::now();
     // A lab always has a machine off: the map covers the members that answer, and says
@@ -154,7 +154,7 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
     for (const auto& m : members) names.push_back(m.name);
     json down = json::array();
     for (const auto& [name, why] : unreachable) {
-        say(LogLevel::warn, "probe: leaving out '" + name + "': " + why);
+        core_.say(LogLevel::warn, "probe: leaving out '" + name + "': " + why);
         down.push_back({{"name", name}, {"error", why}});
     }
     const auto since = [](std::chrono::steady_clock::time_point t) {
@@ -192,15 +192,15 @@ json Service::Impl::probe(const json& req, const Peer::Responder& respond) {
             {"unreachable", down}};
 }
 
-std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> Service::Impl::answering_members(
+std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> Probes::answering_members(
     const std::vector<Member>& all) {
-    const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
+    const auto patience = std::max<std::chrono::milliseconds>(core_.cfg.down_after, std::chrono::seconds(5));
     std::vector<std::future<std::string>> answers;
     for (const auto& m : all) {
         answers.push_back(std::async(std::launch::async, [this, name = m.name, patience]() -> std::string {
-            if (name == cfg.name) return {};
+            if (name == core_.cfg.name) return {};
             try {
-                (void)peer->call(name, {{"cmd", "hello"}}, patience);
+                (void)core_.peer->call(name, {{"cmd", "hello"}}, patience);
                 return {};
             } catch (const std::exception& e) {
                 return e.what();

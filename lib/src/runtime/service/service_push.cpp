@@ -29,7 +29,7 @@
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
-#include "service_impl.hpp"
+#include "service_pushes.hpp"
 #include "service_push_request.hpp"
 
 namespace hetcast {
@@ -106,7 +106,7 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 }  // namespace
 
-std::vector<Peer::Responder> Service::Impl::watching(std::uint64_t job) {
+std::vector<Peer::Responder> Pushes::watching(std::uint64_t job) {
     std::lock_guard lock(watch_mu);
     const auto it = watchers.find(job);
     return it == watchers.end() ? std::vector<Peer::Responder>{} : it->second;
@@ -118,7 +118,7 @@ std::vector<Peer::Responder> Service::Impl::watching(std::uint64_t job) {
 /// When the caller asked for `members` (push --verbose), each participant's state too.
 /// Callers re-attached with `hetcast wait` get the same frames (with members) and the
 /// heartbeats.
-JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label,
+JobReport Pushes::run_job(JobSpec spec, const Peer::Responder& respond, const std::string& label,
                                  bool members) {
     const std::vector<TreeEntry> tree = spec.inputs.size() == 1 ? spec.inputs[0].tree : std::vector<TreeEntry>{};
     auto id = std::make_shared<std::atomic<std::uint64_t>>(0);
@@ -149,10 +149,10 @@ JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, c
         *id = job;
         respond({{"progress", {{"file", 0}, {"job", std::to_string(job)}}}});
     };
-    if (spec.timeout == std::chrono::milliseconds::zero()) spec.timeout = cfg.job_timeout;
-    const Heartbeat beats({}, cfg.heartbeat, [this, id] { return watching(*id); });
+    if (spec.timeout == std::chrono::milliseconds::zero()) spec.timeout = core_.cfg.job_timeout;
+    const Heartbeat beats({}, core_.cfg.heartbeat, [this, id] { return watching(*id); });
     try {
-        return peer->run(std::move(spec));
+        return core_.peer->run(std::move(spec));
     } catch (const std::exception& e) {
         std::vector<Peer::Responder> left;
         {
@@ -167,10 +167,10 @@ JobReport Service::Impl::run_job(JobSpec spec, const Peer::Responder& respond, c
     }
 }
 
-void Service::Impl::finish_push(const JobReport& r, const json& answer, const std::string& who, const std::string& what,
+void Pushes::finish_push(const JobReport& r, const json& answer, const std::string& who, const std::string& what,
                                 const std::string& started) {
     const PushRecord record{who, what, started, utc_now(), answer};
-    say(LogLevel::info, audit_line(record, r));
+    core_.say(LogLevel::info, audit_line(record, r));
     if (r.job != 0 && history) history->add(history_entry(record, r));
     std::vector<Peer::Responder> left;
     {
@@ -185,7 +185,7 @@ void Service::Impl::finish_push(const JobReport& r, const json& answer, const st
 
 /// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
 /// generated payload); sizes come from the sources before planning.
-json Service::Impl::push_pattern(const json& req, const Network& net, const Peer::Responder& respond,
+json Pushes::push_pattern(const json& req, const Network& net, const Peer::Responder& respond,
                                  const std::string& who) {
     const PushOptions options = read_push_options(req, "wrp");
     const std::string& algo = options.algo;
@@ -208,7 +208,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
                                                 : "file:" + file;
         const std::string name = landing_name(dest_dir, file.empty() ? source + "-" + std::to_string(k + 1) + ".bin"
                                                                      : fs::path(file).filename().string());
-        const auto d = peer->describe(source, origin, 0, req.dump());
+        const auto d = core_.peer->describe(source, origin, 0, req.dump());
         m.size = static_cast<double>(d.size);
         inputs.emplace_back(origin, name, d.size, d.sha);
         inputs.back().mode = d.mode;
@@ -228,7 +228,7 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     spec.timeout = options.timeout;
     const std::string label = "pattern " + field<std::string>(req, "pattern_name", "pattern");
     const std::string started = utc_now();
-    say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
+    core_.say(LogLevel::info, "push a pattern of " + std::to_string(pr.messages.size()) + " messages with " + spec.schedule.algorithm);
     const JobReport r = run_job(std::move(spec), respond, label, field<bool>(req, "verbose", false));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
@@ -236,11 +236,11 @@ json Service::Impl::push_pattern(const json& req, const Network& net, const Peer
     return out;
 }
 
-json Service::Impl::push(const json& req, const Peer::Responder& respond, const std::string& who) {
+json Pushes::push(const json& req, const Peer::Responder& respond, const std::string& who) {
     const PushOptions options = read_push_options(req);  // a pattern's default algorithm: push_pattern's
     const std::uint64_t bwlimit = options.bwlimit;
     if (req.contains("pattern")) {
-        const auto net = map_for_push(current_map(), bwlimit);
+        const auto net = map_for_push(core_.current_map(), bwlimit);
         const Busy busy(*this);
         return push_pattern(req, *net, respond, who);
     }
@@ -250,23 +250,23 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const auto model = parse_exec_model(field<std::string>(req, "model", "nonblocking"));
     if (files.empty()) throw InputError("push: no files");
     const Algorithm& algo = find_algorithm(algo_name);
-    const auto net = map_for_push(current_map(), bwlimit);
-    const NodeId root = net->id(cfg.name);
+    const auto net = map_for_push(core_.current_map(), bwlimit);
+    const NodeId root = net->id(core_.cfg.name);
     const auto upload_it = req.find("upload");
     const bool upload = upload_it != req.end();
     std::vector<std::string> warnings;
     const auto [wanted, everyone, self] = push_destinations(req, *net, root, upload, [&](const std::string& line) {
-        say(LogLevel::warn, "push: " + line);
+        core_.say(LogLevel::warn, "push: " + line);
         warnings.push_back(line);
     });
     // Members that do not answer are left out of the plan and reported failed (with --all
     // also listed as skipped); the others get the files either way. Never a silent skip.
     // All asked at once, each given the connect timeout at least: a member that is only
     // busy must not be left out (down_after is for `status`).
-    const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
+    const auto patience = std::max<std::chrono::milliseconds>(core_.cfg.down_after, std::chrono::seconds(5));
     std::vector<std::string> names;
     for (NodeId v : wanted) names.push_back(net->name(v));
-    const auto answers = peer->call_all(names, {{"cmd", "hello"}}, patience);
+    const auto answers = core_.peer->call_all(names, {{"cmd", "hello"}}, patience);
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
@@ -274,7 +274,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         if (why.empty()) {
             dests.push_back(wanted[i]);
         } else {
-            say(LogLevel::warn, "leaving out '" + net->name(wanted[i]) + "': " + why);
+            core_.say(LogLevel::warn, "leaving out '" + net->name(wanted[i]) + "': " + why);
             down.emplace_back(net->name(wanted[i]), why);
         }
     }
@@ -284,22 +284,22 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         none.algorithm = algo_name;
         for (const auto& [name, why] : down) {
             if (everyone) none.skipped.push_back(name);
-            none.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+            none.outcomes.push_back({0, core_.cfg.name, name, 0, 0, false, "unreachable: " + why});
             none.failed_members.push_back({name, "unreachable: " + why});
         }
         json rj = to_json(none);
         if (files.size() == 1 && !field<bool>(req, "recursive", false)) rj["file"] = files[0];
         const std::string why = everyone ? "no other member answers" : "no destination answers";
-        say(LogLevel::info, "push by '" + who + "' of " + std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
+        core_.say(LogLevel::info, "push by '" + who + "' of " + std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
             ": " + why);
         return {{"ok", false}, {"error", why}, {"reports", json::array({std::move(rj)})}};
     }
     // A member the last probe could not reach is not in the map: --all names it as skipped.
     std::vector<std::string> unmapped;
     if (everyone) {
-        for (const auto& m : current_members()) {
-            if (m.name == cfg.name || net->find(m.name)) continue;
-            say(LogLevel::warn, "leaving out '" + m.name + "': not in the map (probe again to include it)");
+        for (const auto& m : core_.current_members()) {
+            if (m.name == core_.cfg.name || net->find(m.name)) continue;
+            core_.say(LogLevel::warn, "leaving out '" + m.name + "': not in the map (probe again to include it)");
             unmapped.push_back(m.name);
         }
     }
@@ -318,9 +318,9 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     std::optional<std::string> self_error;  // this member, a destination, cannot take its copy
     if (upload) {
         UploadSpec u = upload_from_json(*upload_it);
-        if (u.size > cfg.max_message) {
+        if (u.size > core_.cfg.max_message) {
             throw InputError("push: the upload's " + std::to_string(u.size) + " bytes are over the limit of " +
-                             std::to_string(cfg.max_message));
+                             std::to_string(core_.cfg.max_message));
         }
         // Several files or -r: a bundle whose manifest comes with the request (checked as a
         // receiver checks one from a plan).
@@ -341,12 +341,12 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             check_landing("/", name, entries);
         }
         std::optional<Upload::Landing> landing;
-        if (self) landing = Upload::Landing{cfg.dest_root, name, preserve, cfg.umask, entries, owner};
+        if (self) landing = Upload::Landing{core_.cfg.dest_root, name, preserve, core_.cfg.umask, entries, owner};
         upload_piece = u.piece;
         std::vector<net::Digest> pieces = u.pieces;
         const std::int64_t mtime = u.mtime;
         try {
-            up = std::make_unique<Upload>(*peer, u, who, cfg.stall_timeout, cfg.state_dir, landing);
+            up = std::make_unique<Upload>(*core_.peer, u, who, core_.cfg.stall_timeout, core_.cfg.state_dir, landing);
         } catch (const InputError&) {
             throw;
         } catch (const Error& e) {
@@ -354,7 +354,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
             // still forwards to the others, and fails as a destination.
             if (!landing) throw;
             self_error = e.what();
-            up = std::make_unique<Upload>(*peer, std::move(u), who, cfg.stall_timeout, cfg.state_dir, std::nullopt);
+            up = std::make_unique<Upload>(*core_.peer, std::move(u), who, core_.cfg.stall_timeout, core_.cfg.state_dir, std::nullopt);
         }
         input = JobInput(up->body(), name);
         input.pieces = std::move(pieces);
@@ -376,21 +376,21 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         std::error_code ec;
         if (fs::is_directory(f, ec)) throw InputError("push: '" + f + "' is a directory (use -r)");
         if (!fs::is_regular_file(f, ec)) throw InputError("push: '" + f + "' is not a readable file");
-        (void)served(f, cfg.serve_roots);  // said before anything is read; FileBody checks what it opened
-        if (fs::file_size(f, ec) > cfg.max_message) {
-            throw InputError("push: '" + f + "' is over the limit of " + std::to_string(cfg.max_message) + " bytes");
+        (void)served(f, core_.cfg.serve_roots);  // said before anything is read; FileBody checks what it opened
+        if (fs::file_size(f, ec) > core_.cfg.max_message) {
+            throw InputError("push: '" + f + "' is over the limit of " + std::to_string(core_.cfg.max_message) + " bytes");
         }
-        auto body = std::make_shared<FileBody>(f, &cfg.serve_roots);
+        auto body = std::make_shared<FileBody>(f, &core_.cfg.serve_roots);
         input = JobInput(body, landing_name(dest_dir, fs::path(f).filename().string()));
         input.preserve = preserve;
         if (preserve) input.mtime = body->mtime();
         what = f;
     } else {
-        for (const auto& f : files) (void)served(f, cfg.serve_roots);  // each source itself, said first
-        auto tree = std::make_shared<TreeBody>(build_tree(files, TreeOptions{recursive, owner}), &cfg.serve_roots);
-        if (tree->size() > cfg.max_message) {
+        for (const auto& f : files) (void)served(f, core_.cfg.serve_roots);  // each source itself, said first
+        auto tree = std::make_shared<TreeBody>(build_tree(files, TreeOptions{recursive, owner}), &core_.cfg.serve_roots);
+        if (tree->size() > core_.cfg.max_message) {
             throw InputError("push: the files add up to " + std::to_string(tree->size()) + " bytes, over the limit of " +
-                             std::to_string(cfg.max_message));
+                             std::to_string(core_.cfg.max_message));
         }
         const std::string landing = landing_dir(dest_dir);
         check_landing("/", landing, tree->entries());
@@ -408,7 +408,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
                std::to_string(n.links) + " links";
     }
     // A push may ask for its own piece size; else the daemon's (0: by size).
-    const std::uint64_t piece = up ? upload_piece : options.piece > 0 ? options.piece : cfg.piece;
+    const std::uint64_t piece = up ? upload_piece : options.piece > 0 ? options.piece : core_.cfg.piece;
     const Busy busy(*this);
 
     const double size = static_cast<double>(input.body->size());
@@ -421,17 +421,17 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         const auto plan = [&] {
             return plan_around_down(
                 *net, request, algo.name, piece,
-                [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
-                [&](const std::string& line) { say(LogLevel::warn, line); });
+                [&](const std::vector<std::string>& names) { return core_.peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
+                [&](const std::string& line) { core_.say(LogLevel::warn, line); });
         };
         JobSpec spec = plan();
         // Announced with its plan alone, then planned beside the jobs that run and the pushes
         // announced before it: auto weighs its candidates with their flows (issue 27).
         std::string planning;
         if (net->capacities() && model == ExecModel::nonblocking) {
-            std::vector<std::string> members{cfg.name};
+            std::vector<std::string> members{core_.cfg.name};
             for (NodeId v : dests) members.push_back(net->name(v));
-            Peer::Beside others = peer->beside(*net, members, &spec.schedule, bwlimit);
+            Peer::Beside others = core_.peer->beside(*net, members, &spec.schedule, bwlimit);
             planning = std::move(others.planning);
             if (!others.flows.empty() && algo.name == "auto") {
                 request.beside = std::move(others.flows);
@@ -443,23 +443,23 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         spec.planning = std::move(planning);
         spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(input));
-        say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
+        core_.say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
             spec.schedule.algorithm + ", by '" + who + "'");
         r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(), field<bool>(req, "verbose", false));
     } else {
-        say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
+        core_.say(LogLevel::info, "push " + what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
             " bytes) here only, by '" + who + "'");
         r.algorithm = "upload";
         r.model = std::string(to_string(model));
         r.bytes = static_cast<std::uint64_t>(size);
     }
     if (up) {
-        finish_upload(*up, r, self, self_error, who, cfg.name, began);
-        if (const auto why = up->failure()) say(LogLevel::warn, "the upload of " + what + " failed: " + *why);
+        finish_upload(*up, r, self, self_error, who, core_.cfg.name, began);
+        if (const auto why = up->failure()) core_.say(LogLevel::warn, "the upload of " + what + " failed: " + *why);
     }
     for (const auto& [name, why] : down) {
         if (everyone) r.skipped.push_back(name);
-        r.outcomes.push_back({0, cfg.name, name, 0, 0, false, "unreachable: " + why});
+        r.outcomes.push_back({0, core_.cfg.name, name, 0, 0, false, "unreachable: " + why});
         r.failed_members.push_back({name, "unreachable: " + why});
     }
     r.skipped.insert(r.skipped.end(), unmapped.begin(), unmapped.end());

@@ -10,7 +10,7 @@
 #include "hetcast/runtime/files.hpp"
 #include "hetcast/runtime/upload.hpp"
 #include "hetcast/sched/pattern.hpp"
-#include "service_impl.hpp"
+#include "../wire/json_field.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
@@ -94,12 +94,7 @@ Destinations push_destinations(const json& req, const Network& net, NodeId root,
     return d;
 }
 
-}  // namespace detail
-
-using namespace detail;
-
-OrderScope Service::Impl::order_scope(const json& order) const {
-    const auto net = current_map();
+OrderScope order_scope(const json& order, const std::optional<Network>& net) {
     if (!net) throw InputError("no map here to read the order's destinations on");
     const std::string coordinator = order.at("order").at("to").get<std::string>();
     const auto dest_dir = field<std::string>(order, "dest", "");
@@ -151,4 +146,5 @@ OrderScope Service::Impl::order_scope(const json& order) const {
     return scope;
 }
 
+}  // namespace detail
 }  // namespace hetcast

@@ -1,13 +1,15 @@
 #pragma once
 // What a push request asks for, read the same way by the coordinator that plans it and by
-// every participant that checks a plan against the operator's order (Service::Impl::order_scope).
+// every participant that checks a plan against the operator's order (order_scope).
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hetcast/model/network.hpp"
 #include "hetcast/runtime/nodeset.hpp"
+#include "hetcast/runtime/order_scope.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;
@@ -37,5 +39,10 @@ struct Destinations {
 
 /// `upload`: the files come from the operator, so the pushing member may be a destination.
 Destinations push_destinations(const json& req, const Network& net, NodeId root, bool upload, const GroupWarning& warn);
+
+/// What a push order lets a job do, read on this member's map `net` as the push would read
+/// it: what every job plan this member takes must stay inside (PeerConfig::order_scope).
+/// Throws InputError without a map.
+OrderScope order_scope(const json& order, const std::optional<Network>& net);
 
 }  // namespace hetcast::detail
