@@ -309,7 +309,7 @@ Service::Service(DaemonConfig config, LogFn log)
     // created and removed: a second daemon on the same state would remove the first one's
     // files in flight (remove_leftovers below).
     d.core.state_lock = std::make_unique<StateDirLock>(d.core.cfg.state_dir);
-    d.pushes.set_history(std::make_unique<JobHistory>(d.core.cfg.state_dir / "history.json", d.core.cfg.history, d.core.log));
+    d.push_log.set_history(std::make_unique<JobHistory>(d.core.cfg.state_dir / "history.json", d.core.cfg.history, d.core.log));
     d.core.members = d.member_list.read_member_list();
     fs::create_directories(d.core.cfg.dest_root);
     fs::create_directories(pc.spool);

@@ -1,11 +1,13 @@
-// Pushes after the fact: re-attaching to one (`hetcast wait`) and the history of those
-// this daemon coordinated (`hetcast jobs --history`).
+// Pushes as others follow them: callers re-attached to one (`hetcast wait`), its end
+// (the audit line, the history) and the history of those this daemon coordinated
+// (`hetcast jobs --history`).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>
 
-#include "service_pushes.hpp"
+#include "hetcast/runtime/history.hpp"
+#include "service_push_log.hpp"
 
 namespace hetcast {
 using namespace detail;
@@ -28,7 +30,38 @@ std::uint64_t job_id(const std::string& text, const char* what) {
 
 }  // namespace
 
-void Pushes::wait(const json& req, const Peer::Responder& respond, bool from_operator) {
+void PushLog::open(std::uint64_t job) {
+    std::lock_guard lock(watch_mu);
+    watchers.emplace(job, std::vector<Peer::Responder>{});
+}
+
+std::vector<Peer::Responder> PushLog::watching(std::uint64_t job) {
+    std::lock_guard lock(watch_mu);
+    const auto it = watchers.find(job);
+    return it == watchers.end() ? std::vector<Peer::Responder>{} : it->second;
+}
+
+void PushLog::end(std::uint64_t job, const json& answer) {
+    std::vector<Peer::Responder> left;
+    {
+        std::lock_guard lock(watch_mu);
+        if (const auto it = watchers.find(job); it != watchers.end()) {
+            left = std::move(it->second);
+            watchers.erase(it);
+        }
+    }
+    for (const auto& w : left) w(answer);
+}
+
+void PushLog::finish_push(const JobReport& r, const json& answer, const std::string& who, const std::string& what,
+                          const std::string& started) {
+    const PushRecord record{who, what, started, utc_now(), answer};
+    core_.say(LogLevel::info, audit_line(record, r));
+    if (r.job != 0 && history) history->add(history_entry(record, r));
+    end(r.job, answer);
+}
+
+void PushLog::wait(const json& req, const Peer::Responder& respond, bool from_operator) {
     const std::string text = field<std::string>(req, "job", "");
     const std::uint64_t id = job_id(text, "wait");
     const bool peek = field<bool>(req, "peek", false);
@@ -69,7 +102,7 @@ void Pushes::wait(const json& req, const Peer::Responder& respond, bool from_ope
                            (all ? " or of any member that answers" : "")}});
 }
 
-json Pushes::history_answer(bool everywhere) {
+json PushLog::history_answer(bool everywhere) {
     json jobs = json::array();
     const auto add = [&jobs](const std::string& member, const json& list) {
         for (json e : list) {

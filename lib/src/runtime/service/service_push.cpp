@@ -106,12 +106,6 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 }  // namespace
 
-std::vector<Peer::Responder> Pushes::watching(std::uint64_t job) {
-    std::lock_guard lock(watch_mu);
-    const auto it = watchers.find(job);
-    return it == watchers.end() ? std::vector<Peer::Responder>{} : it->second;
-}
-
 /// Runs one job and streams its progress to the caller: which file is in flight (of a
 /// bundle: the first not yet everywhere), the bytes every destination holds of what each
 /// is owed, and (as before) the bytes delivered over the bytes owed, summed over them.
@@ -127,7 +121,7 @@ JobReport Pushes::run_job(JobSpec spec, const Peer::Responder& respond, const st
         if (!tree.empty()) f = in_flight(tree, p.everywhere);
         json progress{{"file", f.index}, {"files", f.files}, {"name", f.path}, {"bytes", p.delivered},
                       {"of", p.owed},    {"everywhere", p.everywhere}, {"size", p.size}};
-        const auto others = watching(*id);
+        const auto others = log_.watching(*id);
         if (members || !others.empty()) {
             json list = json::array();
             for (const auto& m : p.members) {
@@ -142,45 +136,18 @@ JobReport Pushes::run_job(JobSpec spec, const Peer::Responder& respond, const st
     // The caller learns the id at once: what it cancels with (Ctrl-C, `hetcast cancel`)
     // and re-attaches with (`hetcast wait`).
     spec.started = [this, id, &respond](std::uint64_t job) {
-        {
-            std::lock_guard lock(watch_mu);
-            watchers.emplace(job, std::vector<Peer::Responder>{});
-        }
+        log_.open(job);
         *id = job;
         respond({{"progress", {{"file", 0}, {"job", std::to_string(job)}}}});
     };
     if (spec.timeout == std::chrono::milliseconds::zero()) spec.timeout = core_.cfg.job_timeout;
-    const Heartbeat beats({}, core_.cfg.heartbeat, [this, id] { return watching(*id); });
+    const Heartbeat beats({}, core_.cfg.heartbeat, [this, id] { return log_.watching(*id); });
     try {
         return core_.peer->run(std::move(spec));
     } catch (const std::exception& e) {
-        std::vector<Peer::Responder> left;
-        {
-            std::lock_guard lock(watch_mu);
-            if (const auto it = watchers.find(*id); it != watchers.end()) {
-                left = std::move(it->second);
-                watchers.erase(it);
-            }
-        }
-        for (const auto& w : left) w({{"ok", false}, {"error", e.what()}});
+        log_.end(*id, {{"ok", false}, {"error", e.what()}});
         throw;
     }
-}
-
-void Pushes::finish_push(const JobReport& r, const json& answer, const std::string& who, const std::string& what,
-                                const std::string& started) {
-    const PushRecord record{who, what, started, utc_now(), answer};
-    core_.say(LogLevel::info, audit_line(record, r));
-    if (r.job != 0 && history) history->add(history_entry(record, r));
-    std::vector<Peer::Responder> left;
-    {
-        std::lock_guard lock(watch_mu);
-        if (const auto it = watchers.find(r.job); it != watchers.end()) {
-            left = std::move(it->second);
-            watchers.erase(it);
-        }
-    }
-    for (const auto& w : left) w(answer);
 }
 
 /// Wu's multi-node multicast, executed: each entry's source serves its own file (or a
@@ -232,7 +199,7 @@ json Pushes::push_pattern(const json& req, const Network& net, const Peer::Respo
     const JobReport r = run_job(std::move(spec), respond, label, field<bool>(req, "verbose", false));
     json out{{"ok", r.ok()}, {"reports", json::array({to_json(r)})}};
     if (!r.ok()) out["error"] = "some destinations failed";
-    finish_push(r, out, who, label, started);
+    log_.finish_push(r, out, who, label, started);
     return out;
 }
 
@@ -475,7 +442,7 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
     json out{{"ok", ok}, {"reports", reports}};
     if (!warnings.empty()) out["warnings"] = warnings;
     if (!ok) out["error"] = "some destinations failed";
-    finish_push(r, out, who, what, started);
+    log_.finish_push(r, out, who, what, started);
     return out;
 }
 
