@@ -18,7 +18,7 @@
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_coordinator.hpp"
-#include "peer_relay.hpp"
+#include "peer_relay_frames.hpp"
 #include "../wire/frames.hpp"
 
 namespace hetcast::detail {

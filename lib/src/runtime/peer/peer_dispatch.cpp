@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "peer_impl.hpp"
+#include "peer_relay_frames.hpp"
 #include "../wire/frames.hpp"
 
 namespace hetcast {

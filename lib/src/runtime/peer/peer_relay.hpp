@@ -24,25 +24,6 @@
 
 namespace hetcast::detail {
 
-/// The route from the coordinator to each of `members` (the coordinator left out) in a
-/// tree of at most `fanout` children per node, in breadth-first order: `members[i]`'s
-/// parent is the coordinator for i < fanout, else `members[(i - fanout) / fanout]`. Each
-/// route ends with its member; a route of one is a child of the coordinator.
-[[nodiscard]] std::vector<std::vector<std::string>> control_routes(const std::vector<std::string>& members,
-                                                                   std::size_t fanout);
-
-/// A job_relay frame of `plan_text` for the last member of `route` (sent to route[0]),
-/// signed with the coordinator's `id`.
-[[nodiscard]] net::Frame relay_frame(const net::Identity& id, const std::string& coordinator, std::uint64_t job,
-                                     const std::vector<std::string>& route, std::string_view plan_text);
-
-/// A relayed plan arrived at its member `me` from `sender`: checks that the coordinator
-/// the plan names signed it for `me` with `sender` as its parent; returns the plan's text.
-/// Throws InputError saying what is wrong.
-[[nodiscard]] std::string_view check_relayed(const net::Frame& f, const std::string& me, const std::string& sender,
-                                             std::string_view ca_pem, const std::vector<net::Revocation>& revoked,
-                                             std::int64_t now);
-
 class Relays {
 public:
     /// The parts outlive this (Peer::Impl holds them all).
