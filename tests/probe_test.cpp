@@ -366,9 +366,11 @@ TEST_CASE("probe: goodput is the receiver's count after the warm-up, paced like 
     a.join();
     b.join();
     for (const auto& x : got) CHECK(within(x.rate, 10e6, 0.1));
-    // The byte bound ends a transfer early; the rate is still the receiver's.
-    const Peer::Goodput small = ps.peers[2]->goodput_from("p0", 2, 0.1, 1 << 20);
-    CHECK(small.bytes <= (1 << 20) + (64 << 10));
+    // The byte bound ends a transfer early; the rate is still the receiver's. (Emulated
+    // pacing sends in bursts, and the kernel's counts see them: 1 MiB, a 5 ms window after
+    // the warm-up, measured anything from 7 to 13 MB/s.)
+    const Peer::Goodput small = ps.peers[2]->goodput_from("p0", 2, 0.1, 4 << 20);
+    CHECK(small.bytes <= (4 << 20) + (64 << 10));
     CHECK(within(small.rate, 10e6, 0.25));
 }
 
