@@ -2,9 +2,13 @@
 // receiver's window on hand-made arrival times, and which connections carry bulk transfers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 
 #include "../lib/src/runtime/cluster/bulk.hpp"
@@ -68,6 +72,52 @@ TEST_CASE("goodput window: a sender that runs out ends the window, and one frame
     CHECK_FALSE(one.arrive(3.0, 4096, false));
     CHECK(one.arrive(3.0, 0, true));
     CHECK(one.result().rate == 0);
+}
+
+TEST_CASE("goodput window: with the kernel's counts, a reader that runs late and catches up measures the link, not itself") {
+    // The kernel receives 1 MB/s; the reader falls behind by up to 200 kB at random in the
+    // warm-up and through the window, then catches up: by its own counts it would read the
+    // link up to 25% high (or low), by the kernel's it reads the link.
+    std::mt19937 rng(7);
+    int app_off = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        const double rate = 1e6;
+        GoodputWindow w(1.0, 0.2), app(1.0, 0.2);
+        std::uniform_real_distribution<double> lag_at(0, 2e5), step(0.001, 0.03);
+        std::uint64_t read = 0;
+        double t = 0;
+        bool over = false;
+        while (!over) {
+            const auto kernel = static_cast<std::uint64_t>(rate * t);
+            // What the reader has read: the kernel's count less its lag (lag 0 late in the window).
+            const double lag = t > 0.9 ? 0 : lag_at(rng);
+            const auto upto = static_cast<std::uint64_t>(std::max<double>(read, static_cast<double>(kernel) - lag));
+            const std::size_t frame = std::max<std::uint64_t>(upto - read, 1);
+            read += frame;
+            over = w.arrive(t, frame, false, std::max(kernel, read));
+            app.arrive(t, frame, false);
+            t += step(rng);
+        }
+        const Goodput g = w.result();
+        CHECK(g.rate == doctest::Approx(rate).epsilon(0.002));
+        if (std::abs(app.result().rate / rate - 1) > 0.05) ++app_off;
+        CHECK(g.arrivals.front().first == 0.0);
+        for (std::size_t k = 1; k < g.arrivals.size(); ++k) CHECK(g.arrivals[k].second >= g.arrivals[k - 1].second);
+    }
+    CHECK(app_off > 20);  // the reader's own counts are off by more than 5% in many trials
+}
+
+TEST_CASE("goodput window: a count the kernel did not give is left out, not mixed with those it gave") {
+    GoodputWindow w(1.0, 0.0);
+    CHECK_FALSE(w.arrive(0.0, 100, false, std::uint64_t{5000}));
+    CHECK_FALSE(w.arrive(0.5, 100, false, std::nullopt));
+    CHECK_FALSE(w.arrive(0.6, 100, false, std::uint64_t{6000}));
+    CHECK(w.arrive(1.5, 100, false, std::uint64_t{9000}));
+    const Goodput g = w.result();
+    REQUIRE(g.arrivals.size() == 2);
+    CHECK(g.arrivals[1].second - g.arrivals[0].second == 1000);
+    CHECK(g.rate == doctest::Approx(1000 / 0.6));
+    CHECK(g.bytes == 300);
 }
 
 TEST_CASE("goodput window: arrivals within a millisecond are kept as one, the latest") {

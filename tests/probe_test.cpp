@@ -138,9 +138,10 @@ TEST_CASE("probe: random topologies are found exactly when identifiable, within 
         const ProbeResult r = probe(t, rng());
         if (n <= 8) worst8 = std::max(worst8, r.measured_seconds);
         if (n <= 16) worst16 = std::max(worst16, r.measured_seconds);
-        // A sum of 0.3 s windows; step 9 measures again the uplinks of the subnets it splits,
-        // step 7b tests where each host placed by a sharing test is from inside (two or more).
-        CHECK_MESSAGE(r.measured_seconds <= (n <= 8 ? 20 : n <= 16 ? 40 : 60) + 1e-9, describe(t, r));
+        // A sum of 0.3 s windows (1.2 s for uplinks); step 9 measures again the uplinks of the
+        // subnets it splits, step 7b tests where each host placed by a sharing test is from
+        // inside (two or more). Four subnets among 8 hosts take the most.
+        CHECK_MESSAGE(r.measured_seconds <= (n <= 8 ? 24 : n <= 16 ? 40 : 60) + 1e-9, describe(t, r));
         if (!identifiable(t)) continue;
         ++trials;
         const bool same = as_sets(r.subnets) == as_sets(*t.net.subnets());
@@ -184,9 +185,9 @@ TEST_CASE("probe: two subnets behind 40 Mbit/s uplinks, 200 Mbit/s NICs (netlab'
     CHECK(within(r.capacities.uplink[0], 40 * mbit, 0.1));
     for (double e : r.capacities.egress) CHECK(within(e, 200 * mbit, 0.1));
     // 8 rounds (7 shifts, the fourth in two halves), 3 passes of 0.3 s, and one uplink
-    // measurement, 2 passes of 0.6 s: 8.4 s.
+    // measurement, 2 passes of 1.2 s: 9.6 s.
     CHECK(r.measurements == 26);
-    CHECK(r.measured_seconds == doctest::Approx(8.4));
+    CHECK(r.measured_seconds == doctest::Approx(9.6));
     CHECK(r.measured_seconds <= 15);
     CHECK(within(r.bandwidth[0][1], 200 * mbit, 0.1));
     CHECK(within(r.bandwidth[0][4], 40 * mbit, 0.1));
@@ -366,9 +367,11 @@ TEST_CASE("probe: goodput is the receiver's count after the warm-up, paced like 
     a.join();
     b.join();
     for (const auto& x : got) CHECK(within(x.rate, 10e6, 0.1));
-    // The byte bound ends a transfer early; the rate is still the receiver's.
-    const Peer::Goodput small = ps.peers[2]->goodput_from("p0", 2, 0.1, 1 << 20);
-    CHECK(small.bytes <= (1 << 20) + (64 << 10));
+    // The byte bound ends a transfer early; the rate is still the receiver's. (Emulated
+    // pacing sends in bursts, and the kernel's counts see them: 1 MiB, a 5 ms window after
+    // the warm-up, measured anything from 7 to 13 MB/s.)
+    const Peer::Goodput small = ps.peers[2]->goodput_from("p0", 2, 0.1, 4 << 20);
+    CHECK(small.bytes <= (4 << 20) + (64 << 10));
     CHECK(within(small.rate, 10e6, 0.25));
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "hetcast/error.hpp"
@@ -28,6 +29,7 @@ namespace {
 struct Endpoint {
     std::mutex mu;
     std::vector<Frame> frames;
+    std::vector<std::optional<std::uint64_t>> kernel;  ///< the connection's kernel_received() at each frame
     std::vector<std::string> closes;
     std::vector<std::string> logs;
     std::atomic<int> opened{0};
@@ -43,8 +45,9 @@ struct Endpoint {
         cfg.max_frame = max_frame;
         cfg.timeout = std::chrono::milliseconds(2000);
         TransportCallbacks cb;
-        cb.on_frame = [this](const ConnectionPtr&, Frame&& f) {
+        cb.on_frame = [this](const ConnectionPtr& c, Frame&& f) {
             std::lock_guard lock(mu);
+            kernel.push_back(c->kernel_received());
             frames.push_back(std::move(f));
         };
         cb.on_close = [this](const ConnectionPtr& c, const std::string& why) {
@@ -88,6 +91,29 @@ TEST_CASE("transport: authenticated peers exchange frames both ways") {
         CHECK(b.frames[0].header.job == 7);
         CHECK(b.frames[0].payload.size() == 2);
     }
+}
+
+TEST_CASE("transport: the kernel's count of bytes received on a connection covers every frame read, and grows with them") {
+    Endpoint a("alpha"), b("beta");
+    ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+    REQUIRE(test::wait_for([&] { return b.opened == 1; }));
+    constexpr int frames = 40;
+    constexpr std::size_t size = 100'000;
+    for (int k = 0; k < frames; ++k) {
+        c->send(Frame{FrameHeader{FrameType::request, 0, 7, 1, 0}, std::vector<std::byte>(size, std::byte{1})});
+    }
+    REQUIRE(test::wait_for([&] { return b.frame_count() == frames; }));
+    std::lock_guard lock(b.mu);
+    std::uint64_t read = 0, before = 0;
+    for (const auto& k : b.kernel) {
+        REQUIRE(k.has_value());
+        read += size;
+        CHECK(*k >= read);  // TLS records and frame headers on top of the payloads
+        CHECK(*k >= before);
+        before = *k;
+    }
+    // The overhead is records and headers, not another copy of the data.
+    CHECK(before < read + read / 20 + 10'000);
 }
 
 TEST_CASE("transport: an identity from another CA is refused on both sides and the server keeps serving") {

@@ -172,7 +172,7 @@ void Structure::uplinks() {
             }
         }
         std::vector<std::vector<double>> raw;
-        (void)run_sets(sets, "uplinks", 2, &raw);
+        (void)run_sets(sets, "uplinks", uplink_window_scale, &raw);
         for (std::size_t shift = 0; shift < 2; ++shift) {
             std::size_t at = 0;
             for (const Test& t : tests[shift]) {

@@ -8,9 +8,6 @@
 namespace hetcast::probing {
 namespace {
 
-/// Uplink runs measure this many times longer than the others, in at most two passes (see measure_uplinks).
-constexpr double uplink_window_scale = 2;
-
 double sum_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
 /// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
@@ -54,9 +51,7 @@ void Prober::measure_uplinks(const Subnets& found) {
         for (std::size_t f = 0; f < outside_eg.size(); ++f) {
             run.flows.emplace_back(outside_eg[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
         }
-        // Several flows share one slow link here, each measured over its own window: short
-        // windows let their sum overshoot (a 30 Mbit/s uplink read up to 5% high in 0.3 s
-        // windows, within 1% in windows twice as long). Fewer, longer passes.
+        // Fewer, longer passes (uplink_window_scale); the larger is kept.
         run.passes = passes({run.flows}, "uplinks", uplink_window_scale, std::min(opt_.repeats, 2))[0];
         runs_.push_back(std::move(run));
     }

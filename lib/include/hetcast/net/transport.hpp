@@ -98,6 +98,11 @@ public:
     /// When bytes last arrived on it (steady clock), a frame still arriving included: a
     /// megabyte frame crossing a congested link is progress long before it is whole.
     [[nodiscard]] virtual std::chrono::steady_clock::time_point received_at() const = 0;
+    /// Bytes the kernel has received on it so far, read or not (TLS records and frame
+    /// headers included); none when it cannot tell. Paired with the time it is asked, it
+    /// gives rates that do not depend on when the reader ran. Call it on the I/O thread
+    /// (TransportCallbacks::on_frame).
+    [[nodiscard]] virtual std::optional<std::uint64_t> kernel_received() { return std::nullopt; }
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
 

@@ -26,6 +26,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/net/transport.hpp"
+#include "tcp_info.hpp"
 
 namespace hetcast::net::tcp_detail {
 
@@ -85,6 +86,7 @@ public:
     void close(const std::string& reason) override;
     void abort(const std::string& why) override;
     Clock::time_point received_at() const override { return Clock::time_point(Clock::duration(received_.load())); }
+    std::optional<std::uint64_t> kernel_received() override { return kernel_bytes_received(sock().native_handle()); }
     void set_shape(LinkShape shape) override {
         asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }

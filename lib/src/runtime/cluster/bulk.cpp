@@ -9,20 +9,29 @@
 
 namespace hetcast::detail {
 
-bool GoodputWindow::arrive(double now, std::size_t bytes, bool end) {
-    if (bytes_ == 0) start_ = now;
+bool GoodputWindow::arrive(double now, std::size_t bytes, bool end, std::optional<std::uint64_t> kernel) {
+    if (bytes_ == 0) {
+        start_ = now;
+        if (kernel) kernel_base_ = *kernel - std::min<std::uint64_t>(*kernel, bytes);
+    }
     if (end || now - start_ > seconds_) return true;
     bytes_ += bytes;
     last_ = now;
+    std::uint64_t count = bytes_;
+    if (kernel_base_) {
+        // A count the kernel did not give cannot be placed among those it gave.
+        if (!kernel || *kernel < *kernel_base_) return false;
+        count = *kernel - *kernel_base_;
+    }
     if (arrivals_.empty() || now - arrivals_.back().first >= 1e-3) {
-        arrivals_.emplace_back(now, bytes_);
+        arrivals_.emplace_back(now, count);
     } else {
-        arrivals_.back() = {now, bytes_};
+        arrivals_.back() = {now, count};
     }
     if (now - start_ <= warmup_ || !from_) {
-        from_ = std::pair{now, bytes_};
+        from_ = std::pair{now, count};
     } else {
-        to_ = std::pair{now, bytes_};
+        to_ = std::pair{now, count};
     }
     return false;
 }
@@ -119,14 +128,15 @@ std::future<Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, do
     return b->second.result->get_future();
 }
 
-void BulkTransfers::on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now) {
+void BulkTransfers::on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now,
+                            std::optional<std::uint64_t> kernel) {
     std::lock_guard lock(mu_);
     const auto it = in_.find(c.get());
     if (it == in_.end()) throw InputError("bulk data that nobody asked for");
     In& b = it->second;
     if (b.done) return;  // what was in flight when the window closed
     if (!b.window) throw InputError("bulk data before it was asked for");
-    if (!b.window->arrive(now, bytes, flags == net::bulk_end)) return;
+    if (!b.window->arrive(now, bytes, flags == net::bulk_end, kernel)) return;
     finish(b);
     // Closing with data still coming resets the connection: the sender's kernel drops what
     // its socket holds instead of sending it, for seconds on a slow link, into the next

@@ -29,9 +29,14 @@ class GoodputWindow {
 public:
     GoodputWindow(double seconds, double warmup) : seconds_(seconds), warmup_(warmup) {}
 
-    /// `bytes` arrived at `now`; `end`: the sender says it ran out. True when the window is
-    /// over: these bytes are not counted, and result() holds the measurement.
-    bool arrive(double now, std::size_t bytes, bool end);
+    /// `bytes` were read at `now`; `end`: the sender says it ran out. True when the window
+    /// is over: these bytes are not counted, and result() holds the measurement.
+    /// `kernel`: what the kernel had received on the connection at `now`
+    /// (Connection::kernel_received). With it, the arrivals and the rate count what the
+    /// kernel received by each time, not what the reader had read: a reader that runs late
+    /// on a busy machine, then catches up, no longer moves bytes into the window (short
+    /// windows read shaped links up to 28% high with two CPU hogs beside the daemons).
+    bool arrive(double now, std::size_t bytes, bool end, std::optional<std::uint64_t> kernel = std::nullopt);
     /// What was measured: rate 0 when too little arrived to tell. Takes the arrivals.
     [[nodiscard]] Goodput result();
 
@@ -39,6 +44,7 @@ private:
     double seconds_, warmup_;
     double start_ = 0;  ///< when the first data arrived
     std::uint64_t bytes_ = 0;
+    std::optional<std::uint64_t> kernel_base_;  ///< the kernel's count that arrivals are counted from
     double last_ = 0;   ///< when the latest data arrived
     std::optional<std::pair<double, std::uint64_t>> from_, to_;
     std::vector<std::pair<double, std::uint64_t>> arrivals_;
@@ -65,9 +71,11 @@ public:
     /// when no such connection waits.
     std::future<Goodput> measure(std::uint64_t id, double seconds, double warmup, net::ConnectionPtr& c);
     /// Data of a bulk transfer this peer receives on `c` (flags: net::bulk_data or
-    /// bulk_end). When the window is over the measurement is set and `c` closed. Throws
+    /// bulk_end), read at `now` when the kernel had received `kernel` on it
+    /// (GoodputWindow::arrive). When the window is over the measurement is set and `c` closed. Throws
     /// InputError for data nobody asked for.
-    void on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now);
+    void on_data(const net::ConnectionPtr& c, std::uint16_t flags, std::size_t bytes, double now,
+                 std::optional<std::uint64_t> kernel = std::nullopt);
 
     /// This peer sends a bulk transfer on `c`.
     void sending(const net::Connection* c);

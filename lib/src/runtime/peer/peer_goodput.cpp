@@ -39,7 +39,8 @@ std::string seconds_text(double s) { return std::to_string(static_cast<int>(s));
 
 void Bulk::on_frame(const ConnectionPtr& c, const Frame& f) {
     if (f.header.flags == net::bulk_start) return start(c, f);
-    transfers_.on_data(c, f.header.flags, f.payload.size(), now_s());
+    const auto kernel = c->kernel_received();
+    transfers_.on_data(c, f.header.flags, f.payload.size(), now_s(), kernel);
 }
 
 void Bulk::start(const ConnectionPtr& c, const Frame& f) {
