@@ -266,7 +266,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
     const auto patience = std::max<std::chrono::milliseconds>(cfg.down_after, std::chrono::seconds(5));
     std::vector<std::string> names;
     for (NodeId v : wanted) names.push_back(net->name(v));
-    const auto answers = peer->call_all(names, {{"cmd", "hello"}}, patience);
+    const auto answers = peer->hello_all(names, patience);
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
@@ -421,7 +421,7 @@ json Service::Impl::push(const json& req, const Peer::Responder& respond, const 
         const auto plan = [&] {
             return plan_around_down(
                 *net, request, algo.name, piece,
-                [&](const std::vector<std::string>& names) { return peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
+                [&](const std::vector<std::string>& names) { return peer->hello_all(names, patience).errors; },
                 [&](const std::string& line) { say(LogLevel::warn, line); });
         };
         JobSpec spec = plan();
