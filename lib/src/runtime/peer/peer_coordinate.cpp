@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,39 @@ namespace hetcast::detail {
 using json = nlohmann::json;
 using net::ConnectionPtr;
 using net::FrameType;
+
+namespace {
+
+/// Participants' plans differ only in their tasks, the last key of to_json(JobPlan) (keys
+/// are sorted): the rest is written once, not once per participant (at 95 participants,
+/// each plan lists all of them).
+class PlanTexts {
+public:
+    explicit PlanTexts(const JobPlan& common) : common_(common) {
+        JobPlan p = common;
+        p.tasks.clear();
+        json j = to_json(p);
+        spliced_ = !j.empty() && std::prev(j.end()).key() == "tasks";
+        j.erase("tasks");
+        head_ = dump(j);
+        head_.pop_back();  // its '}'
+    }
+    [[nodiscard]] std::string of(std::vector<JobTask> tasks) const {
+        JobPlan p = spliced_ ? JobPlan{} : common_;
+        p.tasks = std::move(tasks);
+        const json j = to_json(p);
+        if (!spliced_) return dump(j);
+        return head_ + (head_.size() > 1 ? ",\"tasks\":" : "\"tasks\":") + dump(j.at("tasks")) + "}";
+    }
+
+private:
+    static std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+    const JobPlan& common_;
+    std::string head_;
+    bool spliced_ = false;
+};
+
+}  // namespace
 
 JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::time_point deadline, Try& result) {
     const Network& net = *spec.network;
@@ -111,12 +145,13 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         for (std::size_t i = 0; i < members.size(); ++i) routes[members[i]] = r[i];
     }
     std::map<std::string, std::string> unreachable;  ///< a child that cannot be dialled → why
+    const PlanTexts texts(common);
     for (NodeId n : participants) {
-        JobPlan p = common;
-        p.tasks = tasks_of(s, net.names(), n);
         const std::string& name = net.name(n);
         if (n == *self_id) {
             try {
+                JobPlan p = common;
+                p.tasks = tasks_of(s, net.names(), n);
                 own = setup_.make(std::move(p), nullptr);
                 for (MessageId m = 0; m < s.messages.size(); ++m) {
                     if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
@@ -156,12 +191,12 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 k->nodes[name].hop = first == name ? std::string() : first;
                 k->nodes[name].sent = now_s();
             }
+            const std::string text = texts.of(tasks_of(s, net.names(), n));
             if (first == name) {
-                c->send(json_frame(FrameType::job_plan, common.job, 0, to_json(p)));
+                c->send(make_frame(FrameType::job_plan, common.job, 0, text));
                 remote.push_back(name);
             } else {
-                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second,
-                                    to_json(p).dump(-1, ' ', false, json::error_handler_t::replace)));
+                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second, text));
             }
         } catch (const std::exception& e) {
             std::lock_guard lock(k->mu);
