@@ -71,7 +71,13 @@ PeerAnswers Requests::hellos(const std::vector<std::string>& members, std::size_
         try {
             json a = asked[k].get();
             if (a.is_object() && a.contains("below") && a["below"].is_object()) {
-                for (auto& [name, answer] : a["below"].items()) up[name] = std::move(answer);
+                // Only for its own subtree: a child cannot answer for another's members.
+                const auto b = below.find(child);
+                const std::set<std::string> mine = b == below.end() ? std::set<std::string>{}
+                                                                    : std::set<std::string>(b->second.begin(), b->second.end());
+                for (auto& [name, answer] : a["below"].items()) {
+                    if (mine.count(name)) up[name] = std::move(answer);
+                }
                 a.erase("below");
                 a.erase("down");
             }
