@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <future>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "hetcast/error.hpp"
@@ -146,26 +148,37 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     }
     std::map<std::string, std::string> unreachable;  ///< a child that cannot be dialled → why
     const PlanTexts texts(common);
+    // Its own part first: its lanes are dialled (a TLS handshake each, 95 of them when it
+    // sends to every member) while the others' plans go out.
+    std::future<void> own_lanes;
+    if (std::find(participants.begin(), participants.end(), *self_id) != participants.end()) {
+        const std::string& name = core_.cfg.name;
+        try {
+            JobPlan p = common;
+            p.tasks = tasks_of(s, net.names(), *self_id);
+            own = setup_.make(std::move(p), nullptr);
+            for (MessageId m = 0; m < s.messages.size(); ++m) {
+                if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
+            }
+            std::lock_guard lock(k->mu);
+            k->nodes[name].ready = true;
+        } catch (const std::exception& e) {
+            own_error = e.what();
+            std::lock_guard lock(k->mu);
+            k->nodes[name].finished = true;
+            k->nodes[name].error = own_error;
+        }
+        if (own) {
+            try {
+                own_lanes = std::async(std::launch::async, [this, own] { (void)connections_.dial_lanes(*own); });
+            } catch (const std::system_error&) {
+                // No thread to spare: dialled after the plans went out.
+            }
+        }
+    }
     for (NodeId n : participants) {
         const std::string& name = net.name(n);
-        if (n == *self_id) {
-            try {
-                JobPlan p = common;
-                p.tasks = tasks_of(s, net.names(), n);
-                own = setup_.make(std::move(p), nullptr);
-                for (MessageId m = 0; m < s.messages.size(); ++m) {
-                    if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
-                }
-                std::lock_guard lock(k->mu);
-                k->nodes[name].ready = true;
-            } catch (const std::exception& e) {
-                own_error = e.what();
-                std::lock_guard lock(k->mu);
-                k->nodes[name].finished = true;
-                k->nodes[name].error = own_error;
-            }
-            continue;
-        }
+        if (n == *self_id) continue;
         const auto route = routes.find(name);
         const std::string& first = route == routes.end() ? name : route->second.front();
         try {
@@ -211,7 +224,11 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         }
         if (own) participant_.abort(*own, why);
     };
-    if (own) connections_.dial_lanes(*own);  // while the participants set up
+    if (own_lanes.valid()) {
+        own_lanes.wait();
+    } else if (own) {
+        (void)connections_.dial_lanes(*own);  // while the participants set up
+    }
     std::string setup_error;
     {
         const auto setup_deadline = std::min(deadline, Clock::now() + 2 * core_.cfg.connect_timeout);
