@@ -186,3 +186,58 @@ TEST_CASE("control tree: a relay gone during set-up fails, the members below it 
         CHECK(*d->bytes == *bytes);
     }
 }
+
+namespace {
+
+std::vector<std::string> others(std::size_t n) {
+    std::vector<std::string> names;
+    for (std::size_t i = 1; i < n; ++i) names.push_back("p" + std::to_string(i));
+    return names;
+}
+
+/// Each peer answers a hello with its name, as a daemon does.
+void answer_hellos(test::PeerCluster& c) {
+    for (std::size_t i = 0; i < c.peers.size(); ++i) {
+        c.peers[i]->on_request([name = "p" + std::to_string(i)](const net::PeerIdentity&, const nlohmann::json& req, Responder respond) {
+            if (req.value("cmd", "") == "hello") respond({{"ok", true}, {"name", name}});
+        });
+    }
+}
+
+}  // namespace
+
+TEST_CASE("control tree: whether members are up is asked along the tree, the coordinator dials its children only") {
+    Cluster c(8, {});
+    answer_hellos(c);
+    const std::uint64_t opened = c.peers[0]->stats().connections_opened.load();
+    const auto names = others(8);
+    const Peer::Answers a = c.peers[0]->hello_all(names, std::chrono::seconds(10));
+    REQUIRE(a.errors.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        CAPTURE(names[i]);
+        CHECK(a.errors[i].empty());
+        CHECK(a.responses[i].value("name", "") == names[i]);  // each member's own answer, in order
+    }
+    // p1 and p2; a star would dial all seven.
+    CHECK(c.peers[0]->stats().connections_opened.load() - opened == 2);
+}
+
+TEST_CASE("control tree: a relay down and a member down below a relay are reported down, the rest up, in time") {
+    // p1 (relay of p3, p4, p7) is stopped; p5 (below p2) takes hellos and never answers.
+    Cluster c(8, {});
+    answer_hellos(c);
+    c.peers[5]->on_request([](const net::PeerIdentity&, const nlohmann::json&, Responder) {});
+    c.peers[1]->stop();
+    const auto names = others(8);
+    auto asked = std::async(std::launch::async, [&] { return c.peers[0]->hello_all(names, std::chrono::milliseconds(2000)); });
+    REQUIRE(asked.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+    const Peer::Answers a = asked.get();
+    REQUIRE(a.errors.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        CAPTURE(names[i]);
+        CAPTURE(a.errors[i]);
+        const bool down = names[i] == "p1" || names[i] == "p5";
+        CHECK(a.errors[i].empty() == !down);
+        if (!down) CHECK(a.responses[i].value("name", "") == names[i]);
+    }
+}

@@ -9,11 +9,14 @@
 #include <openssl/x509v3.h>
 
 #include <ctime>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "hetcast/error.hpp"
 #include "hetcast/net/digest.hpp"
+#include "identity_x509.hpp"
 
 namespace hetcast::net {
 namespace {
@@ -206,10 +209,73 @@ PeerIdentity describe_cert(X509* c, std::string_view origin) {
     return p;
 }
 
+Digest digest_of(std::initializer_list<std::string_view> parts) {
+    Sha256 h;
+    for (const auto p : parts) {
+        h.update(std::as_bytes(std::span(p.data(), p.size())));
+        h.update(std::as_bytes(std::span("\n", 1)));
+    }
+    return h.finish();
+}
+
+/// The last identity's key, parsed: OpenSSL 3 takes milliseconds to decode a PEM key, and
+/// a coordinator signs a plan per relayed member (identified by the PEM's digest, so no
+/// copy of the private key is kept besides the parsed one).
+std::shared_ptr<EVP_PKEY> signing_key(const std::string& pem) {
+    static std::mutex mu;
+    static Digest which{};
+    static std::shared_ptr<EVP_PKEY> key;
+    const Digest d = digest_of({pem});
+    std::lock_guard lock(mu);
+    if (!key || !same_digest(d, which)) {
+        key = std::shared_ptr<EVP_PKEY>(parse_key(pem, "the identity").release(), EVP_PKEY_free);
+        which = d;
+    }
+    return key;
+}
+
+/// A signer's certificate checked against the CA once: its identity, its public key and the
+/// certificate (for the validity, checked at each use). A few are kept: the coordinators
+/// whose relayed plans arrive, the operators whose orders do.
+struct Checked {
+    Digest which{};
+    Cert cert;
+    Key key;
+    PeerIdentity who;
+};
+
+std::shared_ptr<const Checked> checked_signer(std::string_view cert_pem, std::string_view ca_pem) {
+    static std::mutex mu;
+    static std::deque<std::shared_ptr<const Checked>> cache;
+    const Digest d = digest_of({cert_pem, ca_pem});
+    {
+        std::lock_guard lock(mu);
+        for (const auto& c : cache) {
+            if (same_digest(c->which, d)) return c;
+        }
+    }
+    auto c = std::make_shared<Checked>();
+    c->which = d;
+    c->cert = parse_cert(cert_pem, "the signer's certificate");
+    if (!issued_by_any(c->cert.get(), ca_pem)) {
+        ERR_clear_error();
+        throw InputError("the signer's certificate was not issued by this cluster's CA");
+    }
+    c->key = Key(X509_get_pubkey(c->cert.get()));
+    if (!c->key) throw InputError("the signer's certificate has no key");
+    c->who = describe_cert(c->cert.get(), "the signer's certificate");
+    std::lock_guard lock(mu);
+    cache.push_front(c);
+    if (cache.size() > 8) cache.pop_back();
+    return c;
+}
+
 }  // namespace
 
+PeerIdentity describe_x509(X509* cert, std::string_view origin) { return describe_cert(cert, origin); }
+
 std::string sign(const Identity& id, std::string_view data) {
-    Key k = parse_key(id.key_pem, "the identity");
+    const std::shared_ptr<EVP_PKEY> k = signing_key(id.key_pem);
     std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>> ctx(EVP_MD_CTX_new());
     std::size_t len = 0;
     if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
@@ -225,13 +291,9 @@ std::string sign(const Identity& id, std::string_view data) {
 
 PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem, std::string_view data,
                               std::string_view sig_hex, std::int64_t now) {
-    Cert c = parse_cert(cert_pem, "the signer's certificate");
-    if (!issued_by_any(c.get(), ca_pem)) {
-        ERR_clear_error();
-        throw InputError("the signer's certificate was not issued by this cluster's CA");
-    }
+    const auto c = checked_signer(cert_pem, ca_pem);
     auto t = static_cast<time_t>(now);
-    if (X509_cmp_time(X509_get0_notBefore(c.get()), &t) > 0 || X509_cmp_time(X509_get0_notAfter(c.get()), &t) < 0) {
+    if (X509_cmp_time(X509_get0_notBefore(c->cert.get()), &t) > 0 || X509_cmp_time(X509_get0_notAfter(c->cert.get()), &t) < 0) {
         throw InputError("the signer's certificate is not valid now");
     }
     if (sig_hex.size() % 2 != 0 || sig_hex.size() > 1024) throw InputError("a malformed signature");
@@ -246,15 +308,14 @@ PeerIdentity verify_signature(std::string_view cert_pem, std::string_view ca_pem
         if (hi < 0 || lo < 0) throw InputError("a malformed signature");
         sig.push_back(static_cast<unsigned char>(hi << 4 | lo));
     }
-    Key k(X509_get_pubkey(c.get()));
     std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>> ctx(EVP_MD_CTX_new());
-    if (!k || !ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
+    if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, c->key.get()) != 1 ||
         EVP_DigestVerify(ctx.get(), sig.data(), sig.size(), reinterpret_cast<const unsigned char*>(data.data()),
                          data.size()) != 1) {
         ERR_clear_error();
         throw InputError("the signature does not match");
     }
-    return describe_cert(c.get(), "the signer's certificate");
+    return c->who;
 }
 
 bool revokes(const Revocation& r, const PeerIdentity& who) { return r.name == who.name && who.issued <= r.since; }

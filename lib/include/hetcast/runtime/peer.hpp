@@ -137,6 +137,12 @@ public:
     [[nodiscard]] Answers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
                                                std::chrono::milliseconds timeout);
 
+    /// Whether each of `members` is up: call_all() of {"cmd": "hello"}, along the control
+    /// tree when there are more than control_fanout of them (each child asks its subtree,
+    /// docs/protocol.md "The control tree"); a member no child vouched for is asked
+    /// directly in the time left. Within `timeout` (and the slack of one answer).
+    [[nodiscard]] Answers hello_all(const std::vector<std::string>& members, std::chrono::milliseconds timeout);
+
     /// Why `member` cannot be reached now (connected and authenticated within the connect
     /// timeout); nothing when it can.
     [[nodiscard]] std::optional<std::string> unreachable(const std::string& member);

@@ -3,7 +3,7 @@
 // transport_write.cpp; what both share is in connection.hpp.
 #include "connection.hpp"
 
-#include <openssl/pem.h>
+#include "../identity_x509.hpp"
 
 namespace hetcast::net {
 namespace tcp_detail {
@@ -208,14 +208,8 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string e
 std::string TcpConnection::check_peer(bool server, const std::string& expect) {
     X509* cert = SSL_get0_peer_certificate(stream_.native_handle());
     if (!cert) return "the peer showed no certificate";
-    BIO* bio = BIO_new(BIO_s_mem());
-    PEM_write_bio_X509(bio, cert);
-    char* data = nullptr;
-    const long n = BIO_get_mem_data(bio, &data);
-    const std::string pem(data, static_cast<std::size_t>(n));
-    BIO_free(bio);
     try {
-        identity_ = describe_certificate(pem);
+        identity_ = describe_x509(cert, "a certificate");
     } catch (const std::exception& e) {
         return e.what();
     }

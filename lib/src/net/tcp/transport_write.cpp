@@ -2,6 +2,8 @@
 // stream's chunks), pacing for link emulation, the stall deadline, closing.
 #include "connection.hpp"
 
+#include <algorithm>
+
 namespace hetcast::net::tcp_detail {
 
 asio::awaitable<std::error_code> TcpConnection::write_paced(std::vector<asio::const_buffer> buffers,
@@ -48,8 +50,10 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
     }
     if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
     // Each chunk is read in after room for its header, so frame and data go to TLS as one
-    // buffer (one record per 16 KiB, not one for the header).
-    std::vector<std::byte> buf(header_size + s.chunk);
+    // buffer (one record per 16 KiB, not one for the header). No larger than the body: a
+    // small file pushed to a hundred members would otherwise zero a chunk per lane.
+    const std::size_t chunk = static_cast<std::size_t>(std::clamp<std::uint64_t>(s.body->size(), 1, s.chunk));
+    std::vector<std::byte> buf(header_size + chunk);
     std::array<std::byte, header_size> hdr;
     std::uint64_t sent = 0;
     while (true) {
@@ -57,7 +61,7 @@ asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
         if (const std::error_code ec = co_await write_queued_frames()) co_return ec;
         if (!co_await await_data(*reader)) co_return asio::error::operation_aborted;
         try {
-            n = reader->read(std::span(buf).subspan(header_size, s.chunk));
+            n = reader->read(std::span(buf).subspan(header_size, chunk));
         } catch (const std::exception& e) {
             abandon(e.what());
         }

@@ -67,6 +67,10 @@ Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json
     return impl_->requests.call_all(members, request, timeout);
 }
 
+Peer::Answers Peer::hello_all(const std::vector<std::string>& members, std::chrono::milliseconds timeout) {
+    return impl_->requests.hello_all(members, timeout);
+}
+
 std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
     return impl_->requests.ping(member, sizes, reps);
 }

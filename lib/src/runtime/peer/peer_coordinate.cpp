@@ -4,10 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <future>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "hetcast/error.hpp"
@@ -25,6 +28,39 @@ namespace hetcast::detail {
 using json = nlohmann::json;
 using net::ConnectionPtr;
 using net::FrameType;
+
+namespace {
+
+/// Participants' plans differ only in their tasks, the last key of to_json(JobPlan) (keys
+/// are sorted): the rest is written once, not once per participant (at 95 participants,
+/// each plan lists all of them).
+class PlanTexts {
+public:
+    explicit PlanTexts(const JobPlan& common) : common_(common) {
+        JobPlan p = common;
+        p.tasks.clear();
+        json j = to_json(p);
+        spliced_ = !j.empty() && std::prev(j.end()).key() == "tasks";
+        j.erase("tasks");
+        head_ = dump(j);
+        head_.pop_back();  // its '}'
+    }
+    [[nodiscard]] std::string of(std::vector<JobTask> tasks) const {
+        JobPlan p = spliced_ ? JobPlan{} : common_;
+        p.tasks = std::move(tasks);
+        const json j = to_json(p);
+        if (!spliced_) return dump(j);
+        return head_ + (head_.size() > 1 ? ",\"tasks\":" : "\"tasks\":") + dump(j.at("tasks")) + "}";
+    }
+
+private:
+    static std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+    const JobPlan& common_;
+    std::string head_;
+    bool spliced_ = false;
+};
+
+}  // namespace
 
 JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::time_point deadline, Try& result) {
     const Network& net = *spec.network;
@@ -111,26 +147,38 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         for (std::size_t i = 0; i < members.size(); ++i) routes[members[i]] = r[i];
     }
     std::map<std::string, std::string> unreachable;  ///< a child that cannot be dialled → why
-    for (NodeId n : participants) {
-        JobPlan p = common;
-        p.tasks = tasks_of(s, net.names(), n);
-        const std::string& name = net.name(n);
-        if (n == *self_id) {
-            try {
-                own = setup_.make(std::move(p), nullptr);
-                for (MessageId m = 0; m < s.messages.size(); ++m) {
-                    if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
-                }
-                std::lock_guard lock(k->mu);
-                k->nodes[name].ready = true;
-            } catch (const std::exception& e) {
-                own_error = e.what();
-                std::lock_guard lock(k->mu);
-                k->nodes[name].finished = true;
-                k->nodes[name].error = own_error;
+    const PlanTexts texts(common);
+    // Its own part first: its lanes are dialled (a TLS handshake each, 95 of them when it
+    // sends to every member) while the others' plans go out.
+    std::future<void> own_lanes;
+    if (std::find(participants.begin(), participants.end(), *self_id) != participants.end()) {
+        const std::string& name = core_.cfg.name;
+        try {
+            JobPlan p = common;
+            p.tasks = tasks_of(s, net.names(), *self_id);
+            own = setup_.make(std::move(p), nullptr);
+            for (MessageId m = 0; m < s.messages.size(); ++m) {
+                if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
             }
-            continue;
+            std::lock_guard lock(k->mu);
+            k->nodes[name].ready = true;
+        } catch (const std::exception& e) {
+            own_error = e.what();
+            std::lock_guard lock(k->mu);
+            k->nodes[name].finished = true;
+            k->nodes[name].error = own_error;
         }
+        if (own) {
+            try {
+                own_lanes = std::async(std::launch::async, [this, own] { (void)connections_.dial_lanes(*own); });
+            } catch (const std::system_error&) {
+                // No thread to spare: dialled after the plans went out.
+            }
+        }
+    }
+    for (NodeId n : participants) {
+        const std::string& name = net.name(n);
+        if (n == *self_id) continue;
         const auto route = routes.find(name);
         const std::string& first = route == routes.end() ? name : route->second.front();
         try {
@@ -156,12 +204,12 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 k->nodes[name].hop = first == name ? std::string() : first;
                 k->nodes[name].sent = now_s();
             }
+            const std::string text = texts.of(tasks_of(s, net.names(), n));
             if (first == name) {
-                c->send(json_frame(FrameType::job_plan, common.job, 0, to_json(p)));
+                c->send(make_frame(FrameType::job_plan, common.job, 0, text));
                 remote.push_back(name);
             } else {
-                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second,
-                                    to_json(p).dump(-1, ' ', false, json::error_handler_t::replace)));
+                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second, text));
             }
         } catch (const std::exception& e) {
             std::lock_guard lock(k->mu);
@@ -176,7 +224,11 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         }
         if (own) participant_.abort(*own, why);
     };
-    if (own) connections_.dial_lanes(*own);  // while the participants set up
+    if (own_lanes.valid()) {
+        own_lanes.wait();
+    } else if (own) {
+        (void)connections_.dial_lanes(*own);  // while the participants set up
+    }
     std::string setup_error;
     {
         const auto setup_deadline = std::min(deadline, Clock::now() + 2 * core_.cfg.connect_timeout);

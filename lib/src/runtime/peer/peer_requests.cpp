@@ -82,6 +82,18 @@ void Requests::on_request(const ConnectionPtr& c, const Frame& f) {
         respond(flows_());
         return;
     }
+    if (req.value("cmd", "") == "hellos") {
+        // Waits for the subtree's answers: never on the I/O thread, nor in the hello pool.
+        const bool queued = core_.spawn(core_.quick, [this, req, respond, from = c->identity()] {
+            try {
+                respond(answer_hellos(from, req));
+            } catch (const std::exception& e) {
+                respond({{"ok", false}, {"error", e.what()}});
+            }
+        });
+        if (!queued) respond({{"ok", false}, {"error", "busy: '" + core_.cfg.name + "' has too many requests waiting"}});
+        return;
+    }
     if (req.value("cmd", "") == "describe") {
         // Hashing a large origin takes seconds: never on the I/O thread.
         const bool queued =

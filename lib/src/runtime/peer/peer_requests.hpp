@@ -45,6 +45,11 @@ public:
     PeerAnswers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
                            std::chrono::milliseconds timeout);
     std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps);
+    /// Peer::hello_all (peer_hellos.cpp).
+    PeerAnswers hello_all(const std::vector<std::string>& members, std::chrono::milliseconds timeout);
+    /// A relay's answer to {"cmd": "hellos"}: its own hello, with "below" (member → its
+    /// answer) and "down" (member → why not) for the members the request lists.
+    nlohmann::json answer_hellos(const net::PeerIdentity& from, const nlohmann::json& req);
     /// {"cmd": "flows"} to each of `members` (this member's own read directly), one deadline
     /// for all; a member that does not answer in time, or not as Participant::flows_answer
     /// does, has no entry.
@@ -63,6 +68,8 @@ public:
     }
 
 private:
+    PeerAnswers hellos(const std::vector<std::string>& members, std::size_t fanout, std::chrono::steady_clock::time_point deadline);
+
     PeerCore& core_;
     Connections& connections_;
     Admission& admission_;

@@ -203,7 +203,7 @@ json Service::Impl::status(bool hellos) {
     for (const auto& m : members) {
         if (m.name != core.cfg.name) others.push_back(m.name);
     }
-    const auto answers = hellos ? core.peer->call_all(others, {{"cmd", "hello"}}, core.cfg.down_after) : Peer::Answers{};
+    const auto answers = hellos ? core.peer->hello_all(others, core.cfg.down_after) : Peer::Answers{};
     std::size_t next = 0;
     for (const auto& m : members) {
         json row{{"name", m.name}, {"host", m.host}, {"port", m.port}};

@@ -233,7 +233,7 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
     const auto patience = std::max<std::chrono::milliseconds>(core_.cfg.down_after, std::chrono::seconds(5));
     std::vector<std::string> names;
     for (NodeId v : wanted) names.push_back(net->name(v));
-    const auto answers = core_.peer->call_all(names, {{"cmd", "hello"}}, patience);
+    const auto answers = core_.peer->hello_all(names, patience);
     std::vector<NodeId> dests;
     std::vector<std::pair<std::string, std::string>> down;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
@@ -388,7 +388,7 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
         const auto plan = [&] {
             return plan_around_down(
                 *net, request, algo.name, piece,
-                [&](const std::vector<std::string>& names) { return core_.peer->call_all(names, {{"cmd", "hello"}}, patience).errors; },
+                [&](const std::vector<std::string>& names) { return core_.peer->hello_all(names, patience).errors; },
                 [&](const std::string& line) { core_.say(LogLevel::warn, line); });
         };
         JobSpec spec = plan();
