@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "peer_relay.hpp"
+#include "peer_relay_frames.hpp"
 #include "peer_requests.hpp"
 
 namespace hetcast::detail {
