@@ -156,10 +156,16 @@ void Tries::closed(const ConnectionPtr& c, const std::string& why) {
     for (const auto& [id, k] : ks) {
         std::lock_guard lock(k->mu);
         auto it = k->nodes.find(who);
-        if (it != k->nodes.end() && it->second.conn == c && !it->second.finished) {
-            it->second.finished = true;
-            it->second.error = "lost the connection with '" + who + "': " + why;
-            fail_below(*k, who, it->second.error);
+        if (it != k->nodes.end() && it->second.conn == c) {
+            const std::string lost = "lost the connection with '" + who + "': " + why;
+            if (!it->second.finished) {
+                it->second.finished = true;
+                it->second.error = lost;
+            }
+            // Its subtree's plans and reports went through this connection, even when its
+            // own part had already failed (a relay that stops says so first): without this,
+            // they waited out the set-up and failed on their own account.
+            fail_below(*k, who, it->second.error.empty() ? lost : it->second.error);
         }
         k->cv.notify_all();
     }
