@@ -17,6 +17,7 @@
 #include "hetcast/sim/flow.hpp"
 #include "temp_dir.hpp"
 #include "identity.hpp"
+#include "peer_cluster.hpp"
 #include "probe_truth.hpp"
 
 using namespace hetcast;
@@ -312,28 +313,15 @@ TEST_CASE("probe: a callback that answers nonsense is an error, not a map") {
 
 namespace {
 
-/// Peers p0..p(n-1) on loopback; with a profile, their links are emulated.
-struct Peers {
-    test::TempDir dir;
-    std::vector<std::unique_ptr<Peer>> peers;
-    explicit Peers(std::size_t n, const std::optional<Network>& profile = std::nullopt, bool outsider = false) {
-        std::vector<Member> members;
-        for (std::size_t i = 0; i < n; ++i) {
-            PeerConfig c;
-            c.name = "p" + std::to_string(i);
-            c.identity = outsider && i + 1 == n ? test::other_ca().issue(c.name, net::Role::member) : test::identity(c.name);
-            c.dest_root = dir.path / c.name;
-            c.connect_timeout = std::chrono::milliseconds(2000);
-            c.link_profile = profile;
-            peers.push_back(std::make_unique<Peer>(c));
-            peers.back()->start();
-            members.push_back({c.name, "127.0.0.1", peers.back()->port()});
-        }
-        for (auto& p : peers) p->set_members(members);
-    }
-    ~Peers() {
-        for (auto& p : peers) p->stop();
-    }
+/// Peers p0..p(n-1) on loopback (test::PeerCluster); with a profile, their links are
+/// emulated; with `outsider`, the last one has another CA's identity.
+struct Peers : test::PeerCluster {
+    explicit Peers(std::size_t n, const std::optional<Network>& profile = std::nullopt, bool outsider = false)
+        : PeerCluster(n, [&](std::size_t i, PeerConfig& c) {
+              if (outsider && i + 1 == n) c.identity = test::other_ca().issue(c.name, net::Role::member);
+              c.connect_timeout = std::chrono::milliseconds(2000);
+              c.link_profile = profile;
+          }) {}
 };
 
 /// Three hosts, every pair at `pair` bytes/s; with `nic`, each NIC shared by its flows.
