@@ -35,8 +35,35 @@ TEST_CASE("streams: frames of an accepted stream reach its hooks until it ends, 
     CHECK(closed == std::vector<std::string>{"7: reset", "9: reset"});
     t.end(7);
     net::Frame d = data(7);
-    CHECK_FALSE(t.route(nullptr, d));
+    CHECK(t.route(nullptr, d));  // taken and dropped: its hooks are gone
+    CHECK(got == std::vector<std::uint64_t>{7, 9});
     closed.clear();
     t.closed(nullptr, "gone");
     CHECK(closed == std::vector<std::string>{"9: gone"});
+}
+
+TEST_CASE("streams: late frames of ended streams are dropped, not passed to the jobs, for the last ends only") {
+    // An operator's upload goes on sending after its push is cancelled; the daemon answers the
+    // push on that connection, which a job's reset of a lane with no job would lose.
+    StreamTable t;
+    int calls = 0;
+    const int n = 300;
+    for (int i = 1; i <= n; ++i) {
+        t.accept(static_cast<std::uint64_t>(i), {[&](const net::ConnectionPtr&, net::Frame&&) { ++calls; },
+                                                 [](const net::Connection*, const std::string&) {}});
+    }
+    for (int i = 1; i <= n; ++i) t.end(static_cast<std::uint64_t>(i));
+    t.end(5000);  // never accepted: not remembered
+    int taken = 0;
+    for (int i = 1; i <= n; ++i) {
+        net::Frame f = data(static_cast<std::uint64_t>(i));
+        if (t.route(nullptr, f)) {
+            ++taken;
+            CHECK(i > n - 256);  // the most recent ends
+        }
+    }
+    CHECK(taken == 256);
+    CHECK(calls == 0);
+    net::Frame g = data(5000);
+    CHECK_FALSE(t.route(nullptr, g));
 }

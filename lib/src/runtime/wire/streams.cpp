@@ -12,16 +12,20 @@ void StreamTable::accept(std::uint64_t stream, StreamHooks hooks) {
 
 void StreamTable::end(std::uint64_t stream) {
     std::lock_guard lock(mu_);
-    streams_.erase(stream);
+    if (streams_.erase(stream) == 0 || !ended_set_.insert(stream).second) return;
+    ended_.push_back(stream);
+    if (ended_.size() > remembered_ends) {
+        ended_set_.erase(ended_.front());
+        ended_.pop_front();
+    }
 }
 
 bool StreamTable::route(const net::ConnectionPtr& c, net::Frame& f) {
     std::shared_ptr<const StreamHooks> hooks;
     {
         std::lock_guard lock(mu_);
-        if (streams_.empty()) return false;
         const auto it = streams_.find(f.header.job);
-        if (it == streams_.end()) return false;
+        if (it == streams_.end()) return ended_set_.count(f.header.job) > 0;
         hooks = it->second;
     }
     hooks->frame(c, std::move(f));
