@@ -31,7 +31,7 @@ while read -r n file; do
 done < <(find . -name '*.cpp' -o -name '*.hpp' | sort | xargs wc -l)
 
 parts="wire transfer job cluster config service"
-for part in $parts peer; do
+for part in $parts peer node; do
     for file in "$part"/*.cpp "$part"/*.hpp; do
         [[ -e $file ]] || continue
         while IFS=: read -r line inc; do
@@ -92,13 +92,13 @@ check_down() {  # check_down FILE FOLDER
         fi
     done < <(grep -n '^#include "hetcast/runtime/[a-z_]*\.hpp"' "$file" || true)
 }
-for part in $parts peer; do
+for part in $parts peer node; do
     for file in "$part"/*.cpp "$part"/*.hpp; do
         [[ -e $file ]] && check_down "$file" "$part"
     done
 done
-for file in ./*.cpp ./*.hpp; do  # the embedded node's files stand at the top
-    [[ -e $file ]] && check_down "$file" node
+for file in ./*.cpp ./*.hpp; do
+    [[ -e $file ]] && bad "$file stands outside the runtime's folders"
 done
 for h in "$pub"/*.hpp; do
     name=$(basename "$h" .hpp)
