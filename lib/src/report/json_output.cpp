@@ -59,6 +59,7 @@ json map_json(const Network& net, std::string_view measured_at) {
                            {"ingress", rates_json(c->ingress)},
                            {"disk", rates_json(c->disk)},
                            {"uplink", rates_json(c->uplink)}};
+        if (c->queues != Queues::realistic) out["capacity"]["queues"] = c->queues == Queues::fifo ? "fifo" : "fair";
     }
     return out;
 }

@@ -150,6 +150,15 @@ struct ProbeResult {
 ///    the tolerance, beyond what the NICs and the other uplinks found allow (on FIFO links a
 ///    host's ACKs queued behind its own data lower a round's sums too); else it goes as in 6b.
 ///    `doubts` names the subnets a host was placed with on no evidence (affinity, latency).
+/// 10. Host NICs (after probe_structure() too): where a flow out of a subnet and flows
+///    inside it from the same host would fill that host's NIC, fair queues (fq_codel, a
+///    Linux host's default) leave the flow across what the uplinks allow it, a FIFO much
+///    less (it is held back twice: docs/model.md, "Sharing on FIFO links"). The subnet whose
+///    test tells the two apart best: its fastest sender sends across, to the host outside
+///    that the uplinks allow the most, and at once to as many hosts of its own subnet as
+///    keep a fair share above that (1 + tolerance); two passes, the larger reading. Below
+///    halfway between what each predicts, capacities.queues is Queues::fifo; no test where
+///    FIFO queues would leave more than 0.7 of it (one subnet, uplinks as fast as the NICs).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
 
