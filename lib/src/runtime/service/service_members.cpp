@@ -1,6 +1,6 @@
 // The member list: which one a daemon starts with (the cluster file or members.yaml), joins
 // (through seeds, retried while none answers) and leaves, telling the others, and
-// revocations.
+// revocations. The map's changes with it: service_member_map.cpp.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,16 +12,31 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
+#include "service_member_map.hpp"
 #include "service_members.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
 using namespace detail;
+
+namespace {
+
+/// A change every other member is told of: `missed` could not be.
+json told(const std::vector<std::string>& missed) {
+    return {{"ok", missed.empty()}, {"not_updated", missed},
+            {"error", missed.empty() ? "" : "some members could not be told"}};
+}
+
+}  // namespace
+
+void MemberList::revoke_ordered(const json& req) {
+    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
+                                   static_cast<std::int64_t>(std::time(nullptr)))});
+}
 
 void MemberList::add_revocations(const std::vector<net::Revocation>& revoked) {
     const auto known = core_.peer->revoked();
@@ -89,38 +104,6 @@ std::vector<std::string> MemberList::distribute(const std::vector<Member>& ms, c
     return missed;
 }
 
-/// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
-/// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
-Network MemberList::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
-                             const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
-                             const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
-    std::vector<Overhead> send(n), recv(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto oi = old.find(names[i]);
-        if (oi) {
-            send[i] = old.send_overheads()[*oi];
-            recv[i] = old.recv_overheads()[*oi];
-        } else if (i < new_overheads.size()) {
-            std::tie(send[i], recv[i]) = new_overheads[i];
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-            if (i == j) continue;
-            const auto oj = old.find(names[j]);
-            if (oi && oj) {
-                lat[i][j] = old.latency()[*oi][*oj];
-                bw[i][j] = old.bandwidth()[*oi][*oj];
-            } else {
-                std::tie(lat[i][j], bw[i][j]) = fill(i, j);
-            }
-        }
-    }
-    Network net = Network::parametric(names, lat, bw, send, recv);
-    net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
-    return net;
-}
-
 /// A new member at the door: it joins the member list, is measured, and the map gains its
 /// row and column; everyone is told. On a probed map (subnets and capacities) against a
 /// representative of each subnet (measure_join); else every member pings it and ECO 4.1
@@ -173,31 +156,8 @@ json MemberList::join(const json& req) {
         out["joined"] = {{"subnet", j.subnet}, {"measurements", j.measurements}, {"doubt", j.doubt}};
         return out;
     }
-    const std::size_t k = names.size() - 1;
-    const json ping_req{{"sizes", field<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
-                        {"reps", field<int>(req, "reps", 5)}};
-    std::vector<LinkFit> fits(k);
-    const ProbeLink link = probes_.probe_link();
-    for (std::size_t i = 0; i < k; ++i) {
-        json r = ping_req;
-        r["cmd"] = "ping";
-        r["target"] = joiner.name;
-        const json a = link.call(names[i], r, std::chrono::minutes(2));
-        if (!field<bool>(a, "ok", false)) {
-            throw Error("'" + names[i] + "' could not measure '" + joiner.name + "': " + field<std::string>(a, "error", "?"));
-        }
-        fits[i] = fit_link(samples_from_json(a.at("samples")));
-    }
-    std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
-    const json h = core_.peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
-    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
-    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
-    if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
-    const Network base = old ? *old : Network::parametric({core_.cfg.name}, {{0}}, {{1}}, {{}}, {{}});
-    const Network net = remap(base, names, core_.cfg.tolerance, [&](std::size_t i, std::size_t j) {
-        const LinkFit& f = fits[i == k ? j : i];
-        return std::pair{f.latency, f.bandwidth};
-    }, overheads);
+    const Network net = pinged_join(probes_.probe_link(), *core_.peer, old, names, joiner.name, req, core_.cfg.name,
+                                    core_.cfg.tolerance);
     return joined(format_network(net, utc_now()));
 }
 
@@ -211,22 +171,16 @@ json MemberList::leave(const json& req) {
     // Its identity is refused from now on, here and (with the member list) everywhere:
     // certificates for it issued up to the operator's order no longer connect. The order
     // goes with the revocation, so that every member can check it.
-    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
-                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    revoke_ordered(req);
     set_members(ms);
     std::optional<std::string> text;
     if (const auto old = core_.current_map(); old && old->find(name)) {
-        std::vector<std::string> names;
-        for (const auto& m : ms) {
-            if (old->find(m.name)) names.push_back(m.name);
-        }
-        text = format_network(remap(*old, names, core_.cfg.tolerance, {}, {}), utc_now());
+        text = format_network(restricted(*old, ms, core_.cfg.tolerance), utc_now());
         core_.set_map(*text);
     }
     const auto missed = distribute(ms, text ? &*text : nullptr, req);
     core_.say(LogLevel::info, "'" + name + "' left the cluster");
-    return {{"ok", missed.empty()}, {"not_updated", missed},
-            {"error", missed.empty() ? "" : "some members could not be told"}};
+    return told(missed);
 }
 
 json MemberList::revoke_operator(const json& req, const std::string& by) {
@@ -237,12 +191,10 @@ json MemberList::revoke_operator(const json& req, const std::string& by) {
     if (std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; })) {
         throw InputError("'" + name + "' is a member: hetcast leave " + name);
     }
-    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
-                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    revoke_ordered(req);
     core_.say(LogLevel::info, "the operator identity '" + name + "' was revoked by '" + by + "'");
     const auto missed = distribute(ms, nullptr, req);
-    return {{"ok", missed.empty()}, {"not_updated", missed},
-            {"error", missed.empty() ? "" : "some members could not be told"}};
+    return told(missed);
 }
 
 /// Joins through the first seed that answers; the member list and map come back. Empty
