@@ -1,5 +1,5 @@
 // The map as the member list changes: restricted to the members that stay, or extended by a
-// joiner that every member pinged.
+// joiner measured against the subnets or pinged by every member.
 #include "service_member_map.hpp"
 
 #include <nlohmann/json.hpp>
@@ -52,6 +52,22 @@ Network restricted(const Network& old, const std::vector<Member>& ms, double tol
         if (old.find(m.name)) names.push_back(m.name);
     }
     return remap(old, names, tolerance, {}, {});
+}
+
+std::optional<MeasuredJoin> subnet_join(const ProbeLink& link, const std::optional<Network>& old,
+                                        const std::vector<std::string>& names, const std::string& joiner,
+                                        const json& req, double tolerance,
+                                        const std::function<void(const std::string&)>& warn) {
+    if (!old || !joinable(*old, names, joiner)) return std::nullopt;
+    // No reading at all: as on any other map.
+    ProbeOptions o;
+    o.tolerance = tolerance;
+    try {
+        return measure_join(link, *old, joiner, field<int>(req, "reps", 5), o);
+    } catch (const std::exception& e) {
+        warn("'" + joiner + "' could not be measured against the subnets (" + e.what() + "): every member pings it");
+        return std::nullopt;
+    }
 }
 
 Network pinged_join(const ProbeLink& link, Peer& peer, const std::optional<Network>& old,

@@ -1,7 +1,7 @@
 #pragma once
 // The map as the member list changes (MemberList, service_members.cpp): restricted to the
-// members that stay, or extended by a joiner that every member pinged. Plain functions of
-// the map, the peer and the request: no state of their own.
+// members that stay, or extended by a joiner measured against the subnets or pinged by
+// every member. Plain functions of the map, the peer and the request: no state of their own.
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -27,8 +27,16 @@ Network remap(const Network& old, const std::vector<std::string>& names, double 
 /// `old` restricted to the members of `ms` it has (a member left).
 Network restricted(const Network& old, const std::vector<Member>& ms, double tolerance);
 
-/// The map with `joiner` (the last of `names`, the new member list) when it is not measured
-/// against the subnets: every other member pings it (through `link`, as `req` asks), its
+/// `joiner` (the last of `names`, the new member list) measured on a probed map `old`
+/// against a representative of each subnet, not every member: the map keeps its subnets
+/// and capacities. Nothing when `old` is no such map, or (said through `warn`) the
+/// measuring failed.
+std::optional<MeasuredJoin> subnet_join(const ProbeLink& link, const std::optional<Network>& old,
+                                        const std::vector<std::string>& names, const std::string& joiner,
+                                        const nlohmann::json& req, double tolerance,
+                                        const std::function<void(const std::string&)>& warn);
+
+/// The map with `joiner` when it is not measured against the subnets: every other member pings it (through `link`, as `req` asks), its
 /// overheads come from its hello, and ECO 4.1 runs again. `self` names this member, the
 /// map's one member when there is none yet (`old`).
 Network pinged_join(const ProbeLink& link, Peer& peer, const std::optional<Network>& old,

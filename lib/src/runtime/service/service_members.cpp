@@ -124,19 +124,8 @@ json MemberList::join(const json& req) {
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
     const auto old = core_.current_map();
-    std::optional<MeasuredJoin> mj;
-    if (old && joinable(*old, names, joiner.name)) {
-        // A probed map: measured against a representative of each subnet, not every member;
-        // the map keeps its subnets and capacities. No reading at all: as on any other map.
-        ProbeOptions o;
-        o.tolerance = core_.cfg.tolerance;
-        try {
-            mj = measure_join(probes_.probe_link(), *old, joiner.name, field<int>(req, "reps", 5), o);
-        } catch (const std::exception& e) {
-            core_.say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
-                                    "): every member pings it");
-        }
-    }
+    const std::optional<MeasuredJoin> mj = subnet_join(probes_.probe_link(), old, names, joiner.name, req, core_.cfg.tolerance,
+                                                       [this](const std::string& line) { core_.say(LogLevel::warn, line); });
     // The new map, here and on every member: what the join answers.
     const auto joined = [&](const std::string& text) {
         core_.set_map(text);
