@@ -1,8 +1,8 @@
-// The daemon's life (construction, start, stop) and its short answers (hello, status, jobs,
-// cancel, the map). The request table and who may make each request are in requests.cpp;
-// the parts (service_impl.hpp) are the member list in service_members.cpp, measuring in
-// service_probe.cpp, pushing in service_push.cpp, metrics in service_metrics.cpp;
-// service_core.hpp holds what they share.
+// The daemon's life (construction, start, stop, what SIGHUP re-reads) and its short answers
+// (hello, status, jobs, cancel, the map). The request table and who may make each request
+// are in requests.cpp; the parts (service_impl.hpp) are the member list in
+// service_members.cpp, measuring in service_probe.cpp, pushing in service_push.cpp, metrics
+// in service_metrics.cpp; service_core.hpp holds what they share.
 #include "hetcast/runtime/service.hpp"
 
 #include <fcntl.h>
@@ -358,5 +358,62 @@ void Service::stop() {
 }
 
 std::uint16_t Service::port() const { return impl_->core.peer->port(); }
+
+std::vector<std::string> Service::reload(const DaemonConfig& next) {
+    Impl& d = *impl_;
+    std::vector<std::string> lines;
+    const auto same = [](const std::vector<Member>& a, const std::vector<Member>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Member& x, const Member& y) {
+            return x.name == y.name && x.host == y.host && x.port == y.port;
+        });
+    };
+    const std::vector<Member> now = d.core.current_members();
+    const std::vector<Member> read = d.member_list.read_member_list();
+    if (!same(now, read)) {
+        const MemberListChoice c = choose_member_list(read, now, true);
+        std::string line = "member list: " + std::to_string(now.size()) + " -> " + std::to_string(read.size()) + " members";
+        for (const auto& [what, names] : {std::pair{"added", c.added}, std::pair{"removed", c.removed},
+                                          std::pair{"new address for", c.moved}}) {
+            if (names.empty()) continue;
+            line += std::string("; ") + what;
+            for (const auto& n : names) line += " '" + n + "'";
+        }
+        d.member_list.set_members(read);
+        lines.push_back(line);
+    }
+    // The rest is read once, at start: threads in flight hold on to it. So is the identity
+    // file: new contents under the same name (a renewal, a CA rotation) take a restart too.
+    const DaemonConfig& was = d.core.cfg;
+    bool reissued = false;
+    try {
+        const net::Identity file = read_identity(next.identity_file);
+        reissued = file.cert_pem != d.core.peer->identity().cert_pem || file.ca_pem != d.core.peer->identity().ca_pem;
+    } catch (const std::exception& e) {
+        lines.push_back(std::string("identity: ") + e.what() + " (the running one stays)");
+    }
+    const std::pair<const char*, bool> fixed[] = {
+        {"name", next.name != was.name},
+        {"listen", next.host != was.host || (next.port != was.port && was.port != 0)},
+        {"state_dir", next.state_dir != was.state_dir},
+        {"dest_root", next.dest_root != was.dest_root},
+        {"identity", next.identity_file != was.identity_file || reissued},
+        {"cluster", next.cluster_file != was.cluster_file},
+        {"seeds", next.seeds != was.seeds},
+        {"serve_roots", next.serve_roots != was.serve_roots},
+        {"limits", next.max_message != was.max_message || next.max_jobs != was.max_jobs},
+        {"umask", next.umask != was.umask},
+        {"chunk", next.chunk != was.chunk},
+        {"piece", next.piece != was.piece},
+        {"tolerance", next.tolerance != was.tolerance},
+        {"stall_timeout", next.stall_timeout != was.stall_timeout},
+        {"down_after", next.down_after != was.down_after},
+        {"link_profile", next.link_profile != was.link_profile},
+        {"metrics", next.metrics != was.metrics},
+    };
+    for (const auto& [key, changed] : fixed) {
+        if (changed) lines.push_back(std::string(key) + " changed: it takes a restart (systemctl restart hetcastd)");
+    }
+    return lines;
+}
 
 }  // namespace hetcast

@@ -1,6 +1,6 @@
 // The member list: which one a daemon starts with (the cluster file or members.yaml), joins
-// (through seeds, retried while none answers) and leaves, telling the others, revocations,
-// and what SIGHUP re-reads.
+// (through seeds, retried while none answers) and leaves, telling the others, and
+// revocations. The map's changes with it: service_member_map.cpp.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,17 +12,31 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
-#include "hetcast/map/eco.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
 #include "hetcast/runtime/order.hpp"
-#include "service_impl.hpp"
+#include "service_member_map.hpp"
 #include "service_members.hpp"
 
 namespace hetcast {
 namespace fs = std::filesystem;
 using namespace detail;
+
+namespace {
+
+/// A change every other member is told of: `missed` could not be.
+json told(const std::vector<std::string>& missed) {
+    return {{"ok", missed.empty()}, {"not_updated", missed},
+            {"error", missed.empty() ? "" : "some members could not be told"}};
+}
+
+}  // namespace
+
+void MemberList::revoke_ordered(const json& req) {
+    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
+                                   static_cast<std::int64_t>(std::time(nullptr)))});
+}
 
 void MemberList::add_revocations(const std::vector<net::Revocation>& revoked) {
     const auto known = core_.peer->revoked();
@@ -90,38 +104,6 @@ std::vector<std::string> MemberList::distribute(const std::vector<Member>& ms, c
     return missed;
 }
 
-/// `old` restricted to (or extended to) `names`, in that order; `fill(i, j)` gives the
-/// latency and bandwidth of a pair `old` does not have. Subnets are recomputed (ECO).
-Network MemberList::remap(const Network& old, const std::vector<std::string>& names, double tolerance,
-                             const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
-                             const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const {
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 0)), bw(n, std::vector<double>(n, 1e12));
-    std::vector<Overhead> send(n), recv(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto oi = old.find(names[i]);
-        if (oi) {
-            send[i] = old.send_overheads()[*oi];
-            recv[i] = old.recv_overheads()[*oi];
-        } else if (i < new_overheads.size()) {
-            std::tie(send[i], recv[i]) = new_overheads[i];
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-            if (i == j) continue;
-            const auto oj = old.find(names[j]);
-            if (oi && oj) {
-                lat[i][j] = old.latency()[*oi][*oj];
-                bw[i][j] = old.bandwidth()[*oi][*oj];
-            } else {
-                std::tie(lat[i][j], bw[i][j]) = fill(i, j);
-            }
-        }
-    }
-    Network net = Network::parametric(names, lat, bw, send, recv);
-    net.set_subnets(eco_partition(eco_edge_costs(net, 0), tolerance));
-    return net;
-}
-
 /// A new member at the door: it joins the member list, is measured, and the map gains its
 /// row and column; everyone is told. On a probed map (subnets and capacities) against a
 /// representative of each subnet (measure_join); else every member pings it and ECO 4.1
@@ -142,19 +124,8 @@ json MemberList::join(const json& req) {
     std::vector<std::string> names;
     for (const auto& m : ms) names.push_back(m.name);
     const auto old = core_.current_map();
-    std::optional<MeasuredJoin> mj;
-    if (old && joinable(*old, names, joiner.name)) {
-        // A probed map: measured against a representative of each subnet, not every member;
-        // the map keeps its subnets and capacities. No reading at all: as on any other map.
-        ProbeOptions o;
-        o.tolerance = core_.cfg.tolerance;
-        try {
-            mj = measure_join(probes_.probe_link(), *old, joiner.name, field<int>(req, "reps", 5), o);
-        } catch (const std::exception& e) {
-            core_.say(LogLevel::warn, "'" + joiner.name + "' could not be measured against the subnets (" + e.what() +
-                                    "): every member pings it");
-        }
-    }
+    const std::optional<MeasuredJoin> mj = subnet_join(probes_.probe_link(), old, names, joiner.name, req, core_.cfg.tolerance,
+                                                       [this](const std::string& line) { core_.say(LogLevel::warn, line); });
     // The new map, here and on every member: what the join answers.
     const auto joined = [&](const std::string& text) {
         core_.set_map(text);
@@ -174,31 +145,8 @@ json MemberList::join(const json& req) {
         out["joined"] = {{"subnet", j.subnet}, {"measurements", j.measurements}, {"doubt", j.doubt}};
         return out;
     }
-    const std::size_t k = names.size() - 1;
-    const json ping_req{{"sizes", field<std::vector<std::size_t>>(req, "sizes", {64, 65536, 262144})},
-                        {"reps", field<int>(req, "reps", 5)}};
-    std::vector<LinkFit> fits(k);
-    const ProbeLink link = probes_.probe_link();
-    for (std::size_t i = 0; i < k; ++i) {
-        json r = ping_req;
-        r["cmd"] = "ping";
-        r["target"] = joiner.name;
-        const json a = link.call(names[i], r, std::chrono::minutes(2));
-        if (!field<bool>(a, "ok", false)) {
-            throw Error("'" + names[i] + "' could not measure '" + joiner.name + "': " + field<std::string>(a, "error", "?"));
-        }
-        fits[i] = fit_link(samples_from_json(a.at("samples")));
-    }
-    std::vector<std::pair<Overhead, Overhead>> overheads(names.size());
-    const json h = core_.peer->call(joiner.name, {{"cmd", "hello"}}, call_timeout);
-    const auto so = field<std::vector<double>>(h, "send_overhead", {0, 0});
-    const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0});
-    if (so.size() == 2 && ro.size() == 2) overheads[k] = {{so[0], so[1]}, {ro[0], ro[1]}};
-    const Network base = old ? *old : Network::parametric({core_.cfg.name}, {{0}}, {{1}}, {{}}, {{}});
-    const Network net = remap(base, names, core_.cfg.tolerance, [&](std::size_t i, std::size_t j) {
-        const LinkFit& f = fits[i == k ? j : i];
-        return std::pair{f.latency, f.bandwidth};
-    }, overheads);
+    const Network net = pinged_join(probes_.probe_link(), *core_.peer, old, names, joiner.name, req, core_.cfg.name,
+                                    core_.cfg.tolerance);
     return joined(format_network(net, utc_now()));
 }
 
@@ -212,22 +160,16 @@ json MemberList::leave(const json& req) {
     // Its identity is refused from now on, here and (with the member list) everywhere:
     // certificates for it issued up to the operator's order no longer connect. The order
     // goes with the revocation, so that every member can check it.
-    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
-                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    revoke_ordered(req);
     set_members(ms);
     std::optional<std::string> text;
     if (const auto old = core_.current_map(); old && old->find(name)) {
-        std::vector<std::string> names;
-        for (const auto& m : ms) {
-            if (old->find(m.name)) names.push_back(m.name);
-        }
-        text = format_network(remap(*old, names, core_.cfg.tolerance, {}, {}), utc_now());
+        text = format_network(restricted(*old, ms, core_.cfg.tolerance), utc_now());
         core_.set_map(*text);
     }
     const auto missed = distribute(ms, text ? &*text : nullptr, req);
     core_.say(LogLevel::info, "'" + name + "' left the cluster");
-    return {{"ok", missed.empty()}, {"not_updated", missed},
-            {"error", missed.empty() ? "" : "some members could not be told"}};
+    return told(missed);
 }
 
 json MemberList::revoke_operator(const json& req, const std::string& by) {
@@ -238,12 +180,10 @@ json MemberList::revoke_operator(const json& req, const std::string& by) {
     if (std::any_of(ms.begin(), ms.end(), [&](const Member& m) { return m.name == name; })) {
         throw InputError("'" + name + "' is a member: hetcast leave " + name);
     }
-    add_revocations({revocation_of(req, core_.peer->identity().ca_pem, core_.peer->revoked(), core_.cfg.name,
-                                   static_cast<std::int64_t>(std::time(nullptr)))});
+    revoke_ordered(req);
     core_.say(LogLevel::info, "the operator identity '" + name + "' was revoked by '" + by + "'");
     const auto missed = distribute(ms, nullptr, req);
-    return {{"ok", missed.empty()}, {"not_updated", missed},
-            {"error", missed.empty() ? "" : "some members could not be told"}};
+    return told(missed);
 }
 
 /// Joins through the first seed that answers; the member list and map come back. Empty
@@ -312,63 +252,6 @@ void MemberList::listed_by_member(const std::string& from) {
     std::lock_guard lock(seed_mu);
     if (listed_by.empty()) listed_by = from;
     seed_cv.notify_all();
-}
-
-std::vector<std::string> Service::reload(const DaemonConfig& next) {
-    Impl& d = *impl_;
-    std::vector<std::string> lines;
-    const auto same = [](const std::vector<Member>& a, const std::vector<Member>& b) {
-        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Member& x, const Member& y) {
-            return x.name == y.name && x.host == y.host && x.port == y.port;
-        });
-    };
-    const std::vector<Member> now = d.core.current_members();
-    const std::vector<Member> read = d.member_list.read_member_list();
-    if (!same(now, read)) {
-        const MemberListChoice c = choose_member_list(read, now, true);
-        std::string line = "member list: " + std::to_string(now.size()) + " -> " + std::to_string(read.size()) + " members";
-        for (const auto& [what, names] : {std::pair{"added", c.added}, std::pair{"removed", c.removed},
-                                          std::pair{"new address for", c.moved}}) {
-            if (names.empty()) continue;
-            line += std::string("; ") + what;
-            for (const auto& n : names) line += " '" + n + "'";
-        }
-        d.member_list.set_members(read);
-        lines.push_back(line);
-    }
-    // The rest is read once, at start: threads in flight hold on to it. So is the identity
-    // file: new contents under the same name (a renewal, a CA rotation) take a restart too.
-    const DaemonConfig& was = d.core.cfg;
-    bool reissued = false;
-    try {
-        const net::Identity file = read_identity(next.identity_file);
-        reissued = file.cert_pem != d.core.peer->identity().cert_pem || file.ca_pem != d.core.peer->identity().ca_pem;
-    } catch (const std::exception& e) {
-        lines.push_back(std::string("identity: ") + e.what() + " (the running one stays)");
-    }
-    const std::pair<const char*, bool> fixed[] = {
-        {"name", next.name != was.name},
-        {"listen", next.host != was.host || (next.port != was.port && was.port != 0)},
-        {"state_dir", next.state_dir != was.state_dir},
-        {"dest_root", next.dest_root != was.dest_root},
-        {"identity", next.identity_file != was.identity_file || reissued},
-        {"cluster", next.cluster_file != was.cluster_file},
-        {"seeds", next.seeds != was.seeds},
-        {"serve_roots", next.serve_roots != was.serve_roots},
-        {"limits", next.max_message != was.max_message || next.max_jobs != was.max_jobs},
-        {"umask", next.umask != was.umask},
-        {"chunk", next.chunk != was.chunk},
-        {"piece", next.piece != was.piece},
-        {"tolerance", next.tolerance != was.tolerance},
-        {"stall_timeout", next.stall_timeout != was.stall_timeout},
-        {"down_after", next.down_after != was.down_after},
-        {"link_profile", next.link_profile != was.link_profile},
-        {"metrics", next.metrics != was.metrics},
-    };
-    for (const auto& [key, changed] : fixed) {
-        if (changed) lines.push_back(std::string(key) + " changed: it takes a restart (systemctl restart hetcastd)");
-    }
-    return lines;
 }
 
 }  // namespace hetcast

@@ -1,11 +1,11 @@
 #pragma once
 // The member list: which one a daemon starts with (the cluster file or members.yaml), joins
 // (through seeds, retried while none answers) and leaves, telling the others, and
-// revocations. Methods in service_members.cpp.
+// revocations. Methods in service_members.cpp; the map's changes, which need none of its
+// state, in service_member_map.cpp.
 #include <nlohmann/json.hpp>
 
 #include <condition_variable>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -50,9 +50,8 @@ private:
     /// every member checks before it applies them.
     std::vector<std::string> distribute(const std::vector<Member>& ms, const std::string* map_text,
                                         const nlohmann::json& order);
-    Network remap(const Network& old, const std::vector<std::string>& names, double tolerance,
-                  const std::function<std::pair<double, double>(std::size_t, std::size_t)>& fill,
-                  const std::vector<std::pair<Overhead, Overhead>>& new_overheads) const;
+    /// Revokes the identity an operator's leave order `req` names, the order going with it.
+    void revoke_ordered(const nlohmann::json& req);
     /// Empty when joined through a seed, else why the last one failed.
     std::string join_through_seeds();
     /// Runs on `seeder`: join_through_seeds until it works or the service stops, backing off.
