@@ -75,12 +75,19 @@ void measure_queues(const MeasureFlows& measure, const ProbeOptions& opt, ProbeR
     const auto name = [&](NodeId i) { return i < opt.names.size() ? opt.names[i] : std::to_string(i); };
     std::vector<FlowPair> flows{{t->host, t->across}};
     for (NodeId j : t->inside) flows.emplace_back(t->host, j);
-    // FIFO queues only lower the flow across: the larger of two passes counts.
-    double got = std::nan("");
+    // Behind a FIFO the flow across gets anything from a tenth to all of its fair share, window
+    // to window (docs/model.md, a-out3: 4-38 Mbit/s, 25 on average): the mean of two long
+    // passes.
+    double sum = 0;
+    int passes = 0;
     for (int pass = 0; pass < 2; ++pass) {
-        const double r = measure_once(measure, opt, out, flows, "queues", uplink_window_scale / 2)[0];
-        if (rated(r) && !(got >= r)) got = r;
+        const double r = measure_once(measure, opt, out, flows, "queues", uplink_window_scale)[0];
+        if (rated(r)) {
+            sum += r;
+            ++passes;
+        }
     }
+    const double got = passes > 0 ? sum / passes : std::nan("");
     const std::string test = name(t->host) + " -> " + name(t->across) + " across beside " + std::to_string(t->inside.size()) +
                              " flows from " + name(t->host) + " inside its subnet";
     if (!rated(got)) {

@@ -156,7 +156,7 @@ struct ProbeResult {
 ///    less (it is held back twice: docs/model.md, "Sharing on FIFO links"). The subnet whose
 ///    test tells the two apart best: its fastest sender sends across, to the host outside
 ///    that the uplinks allow the most, and at once to as many hosts of its own subnet as
-///    keep a fair share above that (1 + tolerance); two passes, the larger reading. Below
+///    keep a fair share above that (1 + tolerance); two passes of 1.2 s, their mean. Below
 ///    halfway between what each predicts, capacities.queues is Queues::fifo; no test where
 ///    FIFO queues would leave more than 0.7 of it (one subnet, uplinks as fast as the NICs).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
