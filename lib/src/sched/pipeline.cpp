@@ -170,32 +170,39 @@ std::vector<TreeEdge> grow_by_subnet(const Network& net, const PlanRequest& req,
     return edges;
 }
 
-/// The same tree with the source's children outside its subnet moved under one of its
-/// children inside it (the one with the fewest children, then the widest NIC out), when it
-/// has both: the source has the whole message from the start, so its flows inside the subnet
-/// fill its NIC, and a flow that an uplink holds back meets that full NIC too. On a fair NIC
-/// (fq_codel) it keeps its share; on a FIFO one it gets far less (netlab random --seed 1,
-/// all-FIFO: a1 sent to seven hosts of its subnet and across a 20 Mbit/s uplink, which then
-/// carried 10.6 Mbit/s). Edges come back with every parent attached before its children.
-/// Unchanged when the source has no children on one side.
-std::vector<TreeEdge> source_apart(const Network& net, NodeId root, const std::vector<TreeEdge>& edges) {
+/// The same tree with a sender's children outside its subnet moved under one of its
+/// children inside it (the one with the fewest children, then the widest NIC out), where it
+/// has both: the source (`every` false), or every such sender. The source has the whole
+/// message from the start, so its flows inside the subnet fill its NIC (a relay's, when its
+/// children together outrun what feeds it), and a flow that an uplink holds back meets that
+/// full NIC too. On a fair NIC (fq_codel) it keeps its share; on a FIFO one it gets far less
+/// (netlab random --seed 1, all-FIFO: a1 sent to seven hosts of its subnet and across a
+/// 20 Mbit/s uplink, which then carried 10.6 Mbit/s). Edges come back with every parent
+/// attached before its children.
+std::vector<TreeEdge> senders_apart(const Network& net, NodeId root, const std::vector<TreeEdge>& edges, bool every) {
     const auto sub = net.subnet_of();
     const auto caps = resource_capacities(net);
     std::vector<std::size_t> kids(net.size(), 0);
     for (const auto& [u, v] : edges) ++kids[u];
-    std::optional<NodeId> relay;
-    bool far = false;
+    std::vector<std::optional<NodeId>> relay(net.size());
+    std::vector<char> far(net.size(), 0);
     for (const auto& [u, v] : edges) {
-        if (u != root) continue;
-        if (sub[v] != sub[root]) {
-            far = true;
-        } else if (!relay || kids[v] < kids[*relay] || (kids[v] == kids[*relay] && caps[v] > caps[*relay])) {
-            relay = v;
+        if (u != root && !every) continue;
+        auto& r = relay[u];
+        if (sub[v] != sub[u]) {
+            far[u] = 1;
+        } else if (!r || kids[v] < kids[*r] || (kids[v] == kids[*r] && caps[v] > caps[*r])) {
+            r = v;
         }
     }
-    if (!far || !relay) return edges;
     std::vector<TreeEdge> moved;
-    for (const auto& [u, v] : edges) moved.emplace_back(u == root && sub[v] != sub[root] ? *relay : u, v);
+    bool any = false;
+    for (const auto& [u, v] : edges) {
+        const bool move = far[u] && relay[u] && sub[v] != sub[u];
+        any = any || move;
+        moved.emplace_back(move ? *relay[u] : u, v);
+    }
+    if (!any) return edges;
     std::vector<char> placed(net.size(), 0);
     placed[root] = 1;
     std::vector<TreeEdge> out;
@@ -355,12 +362,12 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
         };
         const double target = throughput_bound(net, req);
         // Weighed without the flow model, which alone sees what FIFO NICs cost a source
-        // that sends both ways (source_apart()): where they are FIFO, that tree is not one.
+        // that sends both ways (senders_apart()): where they are FIFO, that tree is not one.
         const auto& c = net.capacities();
         const bool fifo_hosts = c && c->queues == Queues::fifo;
         for (const Pick pick : {Pick::tightest, Pick::roomiest}) {
             auto e = grow_by_subnet(net, req, target, pick);
-            weigh(fifo_hosts ? source_apart(net, req.root, e) : std::move(e));
+            weigh(fifo_hosts ? senders_apart(net, req.root, e, false) : std::move(e));
         }
         weigh(rank_chain(req));
         return tree_schedule("pipeline", net, req, *best);
@@ -368,8 +375,8 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
     // A few greedy trees — both room preferences, aimed at the bound and then at what the
     // first try reached (which lets more of the tree stay shallow) — and the rank chain, as
     // a floor; the least predicted completion wins, ties to the earlier.
-    // Each greedy tree also with the source apart (source_apart()), which wins where host
-    // NICs are FIFO queues (Capacities::queues).
+    // Each greedy tree also with the source, and with every sender, apart (senders_apart()),
+    // which win where host NICs are FIFO queues (Capacities::queues).
     std::vector<std::vector<TreeEdge>> trees;
     const auto add = [&](std::vector<TreeEdge> e) {
         if (std::find(trees.begin(), trees.end(), e) == trees.end()) trees.push_back(std::move(e));
@@ -379,7 +386,8 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
         for (int round = 0; round < 2; ++round) {
             auto e = grow_tree(net, req, target, pick);
             const double reached = tree_throughput(net, e);
-            add(source_apart(net, req.root, e));
+            add(senders_apart(net, req.root, e, false));
+            add(senders_apart(net, req.root, e, true));
             add(std::move(e));
             if (compare(reached, target) >= 0) break;
             target = reached;
