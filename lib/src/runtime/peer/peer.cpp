@@ -104,7 +104,7 @@ void Peer::stop() {
     d.live.stop();
     d.quick.stop();
     d.slow.stop();
-    d.requests.clear();
+    d.calls.clear();
 }
 
 std::uint16_t Peer::port() const { return impl_->transport ? impl_->transport->port() : 0; }

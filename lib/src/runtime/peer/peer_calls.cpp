@@ -1,4 +1,4 @@
-// Peer's calls to other members (the answers awaited are peer_requests.cpp's), and
+// Peer's calls to other members (the answers awaited are peer_asking.cpp's), and
 // describes of what a member holds.
 #include "hetcast/runtime/peer.hpp"
 
@@ -59,12 +59,12 @@ Peer::Described Peer::describe(const std::string& member, const std::string& ori
 
 json Peer::call_on(const ConnectionPtr& c, const std::string& who, const json& request,
                    std::chrono::milliseconds timeout) {
-    return impl_->requests.call_on(c, who, request, timeout);
+    return impl_->calls.call_on(c, who, request, timeout);
 }
 
 Peer::Answers Peer::call_all(const std::vector<std::string>& members, const json& request,
                              std::chrono::milliseconds timeout) {
-    return impl_->requests.call_all(members, request, timeout);
+    return impl_->calls.call_all(members, request, timeout);
 }
 
 Peer::Answers Peer::hello_all(const std::vector<std::string>& members, std::chrono::milliseconds timeout) {
@@ -72,7 +72,7 @@ Peer::Answers Peer::hello_all(const std::vector<std::string>& members, std::chro
 }
 
 std::vector<PingSample> Peer::ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps) {
-    return impl_->requests.ping(member, sizes, reps);
+    return impl_->calls.ping(member, sizes, reps);
 }
 
 json Peer::call(const std::string& member, const json& request, std::chrono::milliseconds timeout) {

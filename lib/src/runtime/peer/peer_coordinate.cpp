@@ -1,11 +1,11 @@
-// One try of a job, run by its coordinator: plans out, a start for all, then its events
-// (peer_tries.cpp) until every participant finished or failed. peer_recover.cpp decides
-// whether another try re-serves what failed members orphaned.
+// One try of a job, run by its coordinator: plans out and a start for all (what it sends
+// them is peer_try_control.cpp's), then its events (peer_tries.cpp) until every participant
+// finished or failed. peer_recover.cpp decides whether another try re-serves what failed
+// members orphaned.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <future>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,46 +21,11 @@
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_coordinator.hpp"
-#include "peer_relay_frames.hpp"
-#include "../wire/frames.hpp"
+#include "peer_try_control.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;
 using net::ConnectionPtr;
-using net::FrameType;
-
-namespace {
-
-/// Participants' plans differ only in their tasks, the last key of to_json(JobPlan) (keys
-/// are sorted): the rest is written once, not once per participant (at 95 participants,
-/// each plan lists all of them).
-class PlanTexts {
-public:
-    explicit PlanTexts(const JobPlan& common) : common_(common) {
-        JobPlan p = common;
-        p.tasks.clear();
-        json j = to_json(p);
-        spliced_ = !j.empty() && std::prev(j.end()).key() == "tasks";
-        j.erase("tasks");
-        head_ = dump(j);
-        head_.pop_back();  // its '}'
-    }
-    [[nodiscard]] std::string of(std::vector<JobTask> tasks) const {
-        JobPlan p = spliced_ ? JobPlan{} : common_;
-        p.tasks = std::move(tasks);
-        const json j = to_json(p);
-        if (!spliced_) return dump(j);
-        return head_ + (head_.size() > 1 ? ",\"tasks\":" : "\"tasks\":") + dump(j.at("tasks")) + "}";
-    }
-
-private:
-    static std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-    const JobPlan& common_;
-    std::string head_;
-    bool spliced_ = false;
-};
-
-}  // namespace
 
 JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::time_point deadline, Try& result) {
     const Network& net = *spec.network;
@@ -132,7 +97,6 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     // Every participant gets its plan and says it is ready; nothing moves before that, so
     // an unreachable member or a refused path costs only a re-plan without it.
     std::shared_ptr<Job> own;
-    std::vector<std::string> remote;  ///< the participants this member has a connection with
     std::string own_error;
     // Past control_fanout others, this member talks to its children in the control tree
     // only; the rest get their plans through them (peer_relay.hpp). Children come first.
@@ -140,14 +104,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     for (NodeId n : participants) {
         if (n != *self_id) members.push_back(net.name(n));
     }
-    const bool tree = core_.cfg.control_fanout > 0 && members.size() > core_.cfg.control_fanout;
-    std::map<std::string, std::vector<std::string>> routes;
-    if (tree) {
-        const auto r = control_routes(members, core_.cfg.control_fanout);
-        for (std::size_t i = 0; i < members.size(); ++i) routes[members[i]] = r[i];
-    }
-    std::map<std::string, std::string> unreachable;  ///< a child that cannot be dialled → why
-    const PlanTexts texts(common);
+    TryControl control(core_, connections_, common, *k, members);
     // Its own part first: its lanes are dialled (a TLS handshake each, 95 of them when it
     // sends to every member) while the others' plans go out.
     std::future<void> own_lanes;
@@ -177,51 +134,10 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         }
     }
     for (NodeId n : participants) {
-        const std::string& name = net.name(n);
-        if (n == *self_id) continue;
-        const auto route = routes.find(name);
-        const std::string& first = route == routes.end() ? name : route->second.front();
-        try {
-            ConnectionPtr c;
-            if (!unreachable.count(first)) {
-                try {
-                    c = connections_.conn_to(first, &common.participants);
-                } catch (const std::exception& e) {
-                    unreachable[first] = e.what();
-                }
-            }
-            if (!c) {
-                std::lock_guard lock(k->mu);
-                k->nodes[name].finished = true;
-                k->nodes[name].cut_off = first != name;
-                k->nodes[name].error = first == name ? "'" + name + "' cannot be reached: " + unreachable[first]
-                                                     : "its relay '" + first + "' cannot be reached: " + unreachable[first];
-                continue;
-            }
-            {
-                std::lock_guard lock(k->mu);
-                if (first == name) k->nodes[name].conn = c;
-                k->nodes[name].hop = first == name ? std::string() : first;
-                k->nodes[name].sent = now_s();
-            }
-            const std::string text = texts.of(tasks_of(s, net.names(), n));
-            if (first == name) {
-                c->send(make_frame(FrameType::job_plan, common.job, 0, text));
-                remote.push_back(name);
-            } else {
-                c->send(relay_frame(core_.cfg.identity, core_.cfg.name, common.job, route->second, text));
-            }
-        } catch (const std::exception& e) {
-            std::lock_guard lock(k->mu);
-            k->nodes[name].finished = true;
-            k->nodes[name].error = "'" + name + "' cannot be reached: " + e.what();
-        }
+        if (n != *self_id) control.send_plan(net, s, n);
     }
     const auto cancel_all = [&](const std::string& why) {
-        for (const auto& name : remote) {
-            std::lock_guard lock(k->mu);
-            if (auto& c = k->nodes[name].conn) c->send(make_frame(FrameType::job_cancel, common.job, net::all_messages, why));
-        }
+        control.cancel(why);
         if (own) participant_.abort(*own, why);
     };
     if (own_lanes.valid()) {
@@ -275,32 +191,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         std::lock_guard lock(k->mu);
         k->started = t0;
     }
-    {
-        // A receiver that kept pieces from an earlier try gets only the rest from its feeder.
-        std::lock_guard lock(k->mu);
-        std::map<std::string, JobStart> starts;
-        for (const auto& [key, bytes] : k->resume) {
-            const auto f = k->feeder.find(key);
-            if (f != k->feeder.end() && bytes > 0) starts[f->second].resume.push_back({key.first, key.second, bytes});
-        }
-        // Down a tree every member gets every resume (each applies only its own sends').
-        JobStart every;
-        if (tree) {
-            for (const auto& [name, st] : starts) every.resume.insert(every.resume.end(), st.resume.begin(), st.resume.end());
-        }
-        for (const auto& name : remote) {
-            const auto it = starts.find(name);
-            const JobStart* st = tree ? &every : it == starts.end() ? nullptr : &it->second;
-            k->nodes[name].conn->send(make_frame(FrameType::job_start, common.job, 0,
-                                                 !st || st->resume.empty() ? std::string() : to_json(*st).dump()));
-        }
-        if (own) {
-            if (const auto it = starts.find(core_.cfg.name); it != starts.end()) {
-                std::lock_guard jl(own->mu);
-                for (const auto& r : it->second.resume) own->resume[{r.message, r.to}] = r.offset;
-            }
-        }
-    }
+    control.start(own);
     if (own) participant_.start_runner(own);
 
     // What the caller saw last: (delivered, everywhere) and every member's state.

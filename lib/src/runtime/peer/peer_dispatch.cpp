@@ -83,10 +83,10 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::job_cancel:
                 relays.on_down(c, f);
                 return arrivals.on_cancel(c, f);
-            case FrameType::ping: return Requests::on_ping(c, f);
-            case FrameType::pong: return requests.on_pong(f);
+            case FrameType::ping: return Calls::on_ping(c, f);
+            case FrameType::pong: return calls.on_pong(f);
             case FrameType::request: return requests.on_request(c, f);
-            case FrameType::response: return requests.on_response(f);
+            case FrameType::response: return calls.on_response(f);
             case FrameType::bulk: return bulk.on_frame(c, f);
             case FrameType::piece_request: return pieces.on_request(c, f, participant.find(f.header.job));
             case FrameType::piece_data: return pieces.on_data(c, f, participant.find(f.header.job));
@@ -104,7 +104,7 @@ bool Peer::Impl::busy(const ConnectionPtr& c) {
     // On the I/O thread: never wait for a lock a thread may hold while it waits on I/O; a
     // connection whose state cannot be seen now counts as busy, and is looked at again later.
     if (bulk.busy_or_locked(c.get())) return true;
-    if (connections.carries(c.get()) || requests.waiting()) return true;
+    if (connections.carries(c.get()) || calls.waiting()) return true;
     if (participant.busy_with(c) || relays.busy_with(c)) return true;
     return tries.busy_with(c);
 }

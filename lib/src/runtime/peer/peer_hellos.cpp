@@ -34,7 +34,7 @@ PeerAnswers Requests::hello_all(const std::vector<std::string>& members, std::ch
 
 PeerAnswers Requests::hellos(const std::vector<std::string>& members, std::size_t fanout, Clock::time_point deadline) {
     const json hello{{"cmd", "hello"}};
-    if (fanout == 0 || members.size() <= fanout) return call_all(members, hello, left(deadline));
+    if (fanout == 0 || members.size() <= fanout) return calls_.call_all(members, hello, left(deadline));
     const auto routes = control_routes(members, fanout);
     std::vector<std::size_t> children;
     std::map<std::string, std::vector<std::string>> below;  ///< child → its subtree, breadth first
@@ -56,7 +56,7 @@ PeerAnswers Requests::hellos(const std::vector<std::string>& members, std::size_
             req = {{"cmd", "hellos"}, {"members", b->second}, {"fanout", fanout}, {"patience", half.count()}};
         }
         const auto call_child = [this, child, req, half] {
-            return call_on(connections_.conn_to(child), "'" + child + "'", req, half);
+            return calls_.call_on(connections_.conn_to(child), "'" + child + "'", req, half);
         };
         try {
             asked.push_back(std::async(std::launch::async, call_child));
@@ -103,7 +103,7 @@ PeerAnswers Requests::hellos(const std::vector<std::string>& members, std::size_
         }
     }
     if (!again.empty()) {
-        PeerAnswers direct = call_all(again, hello, left(deadline));
+        PeerAnswers direct = calls_.call_all(again, hello, left(deadline));
         for (std::size_t k = 0; k < again.size(); ++k) {
             out.responses[again_at[k]] = std::move(direct.responses[k]);
             out.errors[again_at[k]] = std::move(direct.errors[k]);

@@ -15,6 +15,7 @@
 #include "../wire/streams.hpp"
 #include "peer_admission.hpp"
 #include "peer_arrivals.hpp"
+#include "peer_asking.hpp"
 #include "peer_connections.hpp"
 #include "peer_coordinator.hpp"
 #include "peer_core.hpp"
@@ -51,7 +52,8 @@ struct Peer::Impl : detail::PeerCore {
     detail::Admission admission{cfg, connections.directory()};
     detail::Origins origins{cfg, admission.revocations()};
     detail::Bulk bulk{*this, connections.directory()};
-    detail::Requests requests{*this, connections, admission, origins, [this] { return participant.flows_answer(); }};
+    detail::Calls calls{*this, connections};
+    detail::Requests requests{*this, connections, calls, admission, origins, [this] { return participant.flows_answer(); }};
     /// Streams that are no job: an operator's upload arrives as data frames of an id the
     /// service gave it, on the operator's own connection (Service push, runtime/upload.hpp).
     detail::StreamTable streams;

@@ -21,6 +21,7 @@
 #include "hetcast/net/transport.hpp"
 #include "peer_connections.hpp"
 #include "peer_core.hpp"
+#include "peer_relay_job.hpp"
 
 namespace hetcast::detail {
 
@@ -49,31 +50,17 @@ public:
     [[nodiscard]] std::size_t relaying() const;
 
 private:
-    struct Hop {
-        std::uint64_t job = 0;
-        net::ConnectionPtr parent;
-        std::map<std::string, std::string> via;  ///< member below → the child it is reached through
-        std::map<std::string, net::ConnectionPtr> children;
-        std::map<std::string, double> since;     ///< child → when its first frame went
-        std::map<std::string, double> pinged;
-        std::set<std::string> finished;          ///< members below that reported done or failed
-        nlohmann::json outbox = nlohmann::json::array();
-        bool flushing = false;
-        std::vector<std::pair<std::string, net::Frame>> queue;  ///< frames down, in order
-        bool sending = false;
-        double cancelled = 0;  ///< when a cancel of the whole job passed down (0: none)
-    };
-    void fail_below(Hop& h, const std::string& child, const std::string& why);
-    void queue_up(const std::shared_ptr<Hop>& h, nlohmann::json event);
-    void flush_up(const std::shared_ptr<Hop>& h);
-    void queue_down(const std::shared_ptr<Hop>& h, const std::string& to, net::Frame f);
-    void send_down(const std::shared_ptr<Hop>& h);
-    void forget_if_done(const std::shared_ptr<Hop>& h);
+    void fail_below(RelayedJob& h, const std::string& child, const std::string& why);
+    void queue_up(const std::shared_ptr<RelayedJob>& h, nlohmann::json event);
+    void flush_up(const std::shared_ptr<RelayedJob>& h);
+    void queue_down(const std::shared_ptr<RelayedJob>& h, const std::string& to, net::Frame f);
+    void send_down(const std::shared_ptr<RelayedJob>& h);
+    void forget_if_done(const std::shared_ptr<RelayedJob>& h);
 
     PeerCore& core_;
     Connections& connections_;
-    mutable std::mutex mu_;  ///< guards jobs_ and every Hop
-    std::map<std::uint64_t, std::shared_ptr<Hop>> jobs_;
+    mutable std::mutex mu_;  ///< guards jobs_ and every RelayedJob
+    std::map<std::uint64_t, std::shared_ptr<RelayedJob>> jobs_;
 };
 
 }  // namespace hetcast::detail

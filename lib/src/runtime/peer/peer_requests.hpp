@@ -1,7 +1,7 @@
 #pragma once
-// Requests between members, both ways: answering those that come (on worker pools, at most
-// requests_per_peer each peer; pings at once on the I/O thread), and asking other members
-// (calls, pings) with the answers awaited by sequence number (wire/pending.hpp).
+// Requests from other members, answered: on worker pools, at most requests_per_peer each
+// peer (pings are Calls', peer_asking.hpp); and what this member asks of many at once
+// through Calls: hellos along the control tree, flows, who plans beside it.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -15,8 +15,8 @@
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer_types.hpp"
-#include "../wire/pending.hpp"
 #include "peer_admission.hpp"
+#include "peer_asking.hpp"
 #include "peer_connections.hpp"
 #include "peer_core.hpp"
 #include "peer_origins.hpp"
@@ -28,23 +28,15 @@ public:
     using Handler = std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)>;
     /// The parts outlive this (Peer::Impl holds them all). `flows` answers {"cmd": "flows"}
     /// on the I/O thread (docs/protocol.md, "Running jobs' flows").
-    Requests(PeerCore& core, Connections& connections, Admission& admission, Origins& origins,
+    Requests(PeerCore& core, Connections& connections, Calls& calls, Admission& admission, Origins& origins,
              std::function<nlohmann::json()> flows)
-        : core_(core), connections_(connections), admission_(admission), origins_(origins), flows_(std::move(flows)) {}
+        : core_(core), connections_(connections), calls_(calls), admission_(admission), origins_(origins),
+          flows_(std::move(flows)) {}
 
     /// What answers requests other than describe and flows (Peer::on_request).
     void set_handler(Handler handler);
     void on_request(const net::ConnectionPtr& c, const net::Frame& f);
-    static void on_ping(const net::ConnectionPtr& c, const net::Frame& f);
-    void on_pong(const net::Frame& f);
-    void on_response(const net::Frame& f);
 
-    /// Peer::call_on, call_all and ping (runtime/peer.hpp).
-    nlohmann::json call_on(const net::ConnectionPtr& c, const std::string& who, const nlohmann::json& request,
-                           std::chrono::milliseconds timeout);
-    PeerAnswers call_all(const std::vector<std::string>& members, const nlohmann::json& request,
-                           std::chrono::milliseconds timeout);
-    std::vector<PingSample> ping(const std::string& member, const std::vector<std::size_t>& sizes, int reps);
     /// Peer::hello_all (peer_hellos.cpp).
     PeerAnswers hello_all(const std::vector<std::string>& members, std::chrono::milliseconds timeout);
     /// A relay's answer to {"cmd": "hellos"}: its own hello, with "below" (member → its
@@ -59,28 +51,18 @@ public:
     /// Peer::beside(); the flows of push `own` (a key) are not its own neighbours.
     PeerBeside beside(const Network& net, const std::vector<std::string>& participants, const Schedule* plan = nullptr,
                         std::uint64_t rate = 0, const std::string& own = {});
-    /// Whether a call or a ping waits for its answer.
-    bool waiting() const { return !calls_.empty() || !pings_.empty(); }
-    /// The peer stops: every answer still awaited fails.
-    void clear() {
-        pings_.clear();
-        calls_.clear();
-    }
 
 private:
     PeerAnswers hellos(const std::vector<std::string>& members, std::size_t fanout, std::chrono::steady_clock::time_point deadline);
 
     PeerCore& core_;
     Connections& connections_;
+    Calls& calls_;
     Admission& admission_;
     Origins& origins_;
     std::function<nlohmann::json()> flows_;
     std::mutex mu_;
     Handler handler_;
-    /// Pings waiting for their pong: (the peer's clock, when the pong came).
-    Pending<std::pair<double, double>> pings_;
-    /// Requests waiting for their response.
-    Pending<nlohmann::json> calls_;
 };
 
 }  // namespace hetcast::detail

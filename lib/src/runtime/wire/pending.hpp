@@ -1,6 +1,6 @@
 #pragma once
 // Answers awaited from other members: each call (a request frame) or ping gets a sequence
-// number that its response or pong carries back. The peer's Requests holds one table for calls
+// number that its response or pong carries back. The peer's Calls holds one table for calls
 // and one for pings.
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,62 @@
+#pragma once
+// What the coordinator of one try sends its participants (peer_coordinator.hpp): each its
+// plan, straight to its control connection or, past control_fanout others, through its
+// relays in the control tree (peer_relay.hpp); then the start, or a cancel. It remembers
+// the routes, the children it could not dial, and the participants it talks to directly.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetcast/runtime/job.hpp"
+#include "../job/job_state.hpp"
+#include "peer_connections.hpp"
+#include "peer_core.hpp"
+
+namespace hetcast::detail {
+
+/// Participants' plans differ only in their tasks, the last key of to_json(JobPlan) (keys
+/// are sorted): the rest is written once, not once per participant (at 95 participants,
+/// each plan lists all of them).
+class PlanTexts {
+public:
+    explicit PlanTexts(const JobPlan& common);
+    [[nodiscard]] std::string of(std::vector<JobTask> tasks) const;
+
+private:
+    const JobPlan& common_;
+    std::string head_;
+    bool spliced_ = false;
+};
+
+class TryControl {
+public:
+    /// `common`: the plan without tasks (its job and participants), `k`: the try's state,
+    /// `others`: the participants other than this member, in the plan's order. All outlive this.
+    TryControl(PeerCore& core, Connections& connections, const JobPlan& common, Coord& k,
+               const std::vector<std::string>& others);
+
+    /// Sends participant `n` its plan; one that cannot be reached, or whose relay cannot,
+    /// is finished in `k` with why.
+    void send_plan(const Network& net, const Schedule& s, NodeId n);
+    /// The start to the participants it talks to directly (down a tree, each with every
+    /// resume: relays pass it on); `own`, this member's part (or null), takes its resumes.
+    void start(const std::shared_ptr<Job>& own);
+    /// A cancel of the whole job to the participants it talks to directly.
+    void cancel(const std::string& why);
+
+private:
+    PeerCore& core_;
+    Connections& connections_;
+    const JobPlan& common_;
+    Coord& k_;
+    const bool tree_;
+    std::map<std::string, std::vector<std::string>> routes_;  ///< member → its route (tree only)
+    std::map<std::string, std::string> unreachable_;          ///< a child that cannot be dialled → why
+    std::vector<std::string> remote_;  ///< the participants this member has a connection with
+    const PlanTexts texts_;
+};
+
+}  // namespace hetcast::detail
