@@ -156,9 +156,11 @@ struct ProbeResult {
 ///    less (it is held back twice: docs/model.md, "Sharing on FIFO links"). The subnet whose
 ///    test tells the two apart best: its fastest sender sends across, to the host outside
 ///    that the uplinks allow the most, and at once to as many hosts of its own subnet as
-///    keep a fair share above that (1 + tolerance); two passes of 1.2 s, their mean. Below
-///    halfway between what each predicts, capacities.queues is Queues::fifo; no test where
-///    FIFO queues would leave more than 0.7 of it (one subnet, uplinks as fast as the NICs).
+///    keep a fair share above that (1 + tolerance): the flow across alone (1.2 s), then beside
+///    the others (two passes of 1.2 s, their mean). When what it kept is below halfway
+///    between all and what FIFO queues leave it by the flow model, capacities.queues is
+///    Queues::fifo; no test where they would leave it more than 0.7 (one subnet, uplinks as
+///    fast as the NICs).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
 
