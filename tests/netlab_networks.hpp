@@ -55,6 +55,14 @@ inline Network lab_network(const std::vector<LabSubnet>& subnets) {
     return net;
 }
 
+/// `net` with its capacities queueing as `q` says (Capacities::queues).
+inline Network with_queues(Network net, Queues q) {
+    Capacities c = *net.capacities();
+    c.queues = q;
+    net.set_capacities(c);
+    return net;
+}
+
 /// prefix1 .. prefixN at 200 Mbit/s both ways.
 inline std::vector<LabHost> lab_hosts(const std::string& prefix, std::size_t count) {
     std::vector<LabHost> h;

@@ -27,6 +27,7 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double mib = 1 << 20;
 
 using Host = test::LabHost;
+using test::with_queues;
 Network netlab(const std::vector<test::LabSubnet>& subnets) { return test::lab_network(subnets); }
 std::vector<Host> hosts(char subnet, std::size_t count) { return test::lab_hosts(std::string(1, subnet), count); }
 
@@ -358,12 +359,6 @@ TEST_CASE("plan_push: a piece size asked for replaces the planner's, within boun
 
 namespace {
 
-Network with_queues(Network net, Queues q) {
-    Capacities c = *net.capacities();
-    c.queues = q;
-    net.set_capacities(c);
-    return net;
-}
 
 }  // namespace
 

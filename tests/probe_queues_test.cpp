@@ -9,6 +9,7 @@
 
 #include "../lib/src/map/prober.hpp"
 #include "hetcast/map/probe.hpp"
+#include "netlab_networks.hpp"
 #include "probe_lans.hpp"
 #include "probe_truth.hpp"
 
@@ -17,12 +18,6 @@ using namespace hetcast::test;
 
 namespace {
 
-Network with_queues(Network net, Queues q) {
-    Capacities c = *net.capacities();
-    c.queues = q;
-    net.set_capacities(c);
-    return net;
-}
 
 /// sharing_rates() of `net` (its queues) times ±5 % noise; counts its calls.
 struct Shared {
