@@ -489,11 +489,10 @@ void check_options(const ProbeOptions& opt, std::size_t n) {
 ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& options) {
     check(latency, options);
     if (!measure) throw InputError("probe: no way to measure");
-    ProbeResult r = options.structure_hosts > 0 && latency.size() >= options.structure_hosts
-                        ? probe_structure(latency.size(), measure, options, latency)
-                        : probing::Prober(latency, measure, options).run();
-    probing::measure_queues(measure, options, r);
-    return r;
+    if (options.structure_hosts > 0 && latency.size() >= options.structure_hosts) {
+        return probe_structure(latency.size(), measure, options, latency);
+    }
+    return probing::Prober(latency, measure, options).run();
 }
 
 std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n) {

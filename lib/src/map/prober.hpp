@@ -38,11 +38,6 @@ void check_options(const ProbeOptions& opt, std::size_t n);
                                                const std::vector<FlowPair>& flows, std::string_view phase,
                                                double scale = 1);
 
-/// Step 10 on the probe's result (subnets and capacities found): whether the hosts' NICs
-/// queue in one FIFO, into `out.capacities.queues`, with a note. Nothing is measured where
-/// no test would tell (one subnet, uplinks no host's NIC outruns).
-void measure_queues(const MeasureFlows& measure, const ProbeOptions& opt, ProbeResult& out);
-
 /// One measurement of a subnet's uplink: `outs` flows out of it, then flows into it, and
 /// every pass's rates (NaN: the flow could not be measured).
 struct UplinkRun {

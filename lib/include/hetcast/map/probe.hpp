@@ -150,17 +150,6 @@ struct ProbeResult {
 ///    the tolerance, beyond what the NICs and the other uplinks found allow (on FIFO links a
 ///    host's ACKs queued behind its own data lower a round's sums too); else it goes as in 6b.
 ///    `doubts` names the subnets a host was placed with on no evidence (affinity, latency).
-/// 10. Host NICs (after probe_structure() too): where a flow out of a subnet and flows
-///    inside it from the same host would fill that host's NIC, fair queues (fq_codel, a
-///    Linux host's default) leave the flow across what the uplinks allow it, a FIFO much
-///    less (it is held back twice: docs/model.md, "Sharing on FIFO links"). The subnet whose
-///    test tells the two apart best: its fastest sender sends across, to the host outside
-///    that the uplinks allow the most, and at once to as many hosts of its own subnet as
-///    keep a fair share above that (1 + tolerance): the flow across alone (1.2 s), then beside
-///    the others (two passes of 1.2 s, their mean). When what it kept is below halfway
-///    between all and what FIFO queues leave it by the flow model, capacities.queues is
-///    Queues::fifo; no test where they would leave it more than 0.7 (one subnet, uplinks as
-///    fast as the NICs).
 [[nodiscard]] ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
                                            const ProbeOptions& options = {});
 
