@@ -6,6 +6,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 
 #include "hetcast/map/probe.hpp"
 #include "hetcast/model/network.hpp"
+#include "hetcast/runtime/nic_queue.hpp"
 #include "hetcast/runtime/peer.hpp"
 
 namespace hetcast {
@@ -69,6 +72,13 @@ struct MeasuredJoin {
 /// hetcast::Error when a member does not answer or no reading told anything.
 [[nodiscard]] MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::string& joiner, int reps,
                                         ProbeOptions options);
+
+/// What the members' own NICs say of the map's queues (capacity.queues) and a note saying
+/// why: fifo when more than half of those that could tell send through FIFOs, realistic
+/// (fair host NICs, FIFO switches) when fewer; nullopt when none could tell. measure_cluster
+/// asks every member's hello for it.
+[[nodiscard]] std::optional<std::pair<Queues, std::string>> queues_of(const std::vector<NicQueue>& nics,
+                                                                      const std::vector<std::string>& names);
 
 /// A member's side of a goodput measurement: {"cmd": "goodput", "from", "seconds"}, or in
 /// two steps {"connect": true} then {"connection", "seconds"}. Throws InputError for a bad

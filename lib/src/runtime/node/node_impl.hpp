@@ -58,7 +58,7 @@ struct Node::Impl {
         if (!map) throw InputError("join a cluster first (Node::join)");
         return std::make_shared<const Network>(*map);
     }
-    [[nodiscard]] nlohmann::json hello() const;
+    [[nodiscard]] nlohmann::json hello(bool nic = false) const;
     void serve_requests();
     /// The members of `names` that cannot be reached now, with why.
     [[nodiscard]] std::map<std::string, std::string> unreachable(const std::vector<std::string>& names);

@@ -8,19 +8,22 @@
 #include "hetcast/runtime/cluster_probe.hpp"
 #include "hetcast/runtime/config.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/nic_queue.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/runtime/service.hpp"
 #include "node_impl.hpp"
 
 namespace hetcast {
 
-nlohmann::json Node::Impl::hello() const {
+nlohmann::json Node::Impl::hello(bool nic) const {
     const auto& [send, recv] = overheads;
-    return {{"ok", true},
-            {"name", name()},
-            {"version", version()},
-            {"send_overhead", {send.fixed, send.per_byte}},
-            {"recv_overhead", {recv.fixed, recv.per_byte}}};
+    nlohmann::json h{{"ok", true},
+                     {"name", name()},
+                     {"version", version()},
+                     {"send_overhead", {send.fixed, send.per_byte}},
+                     {"recv_overhead", {recv.fixed, recv.per_byte}}};
+    if (nic) h["nic_queue"] = to_text(nic_queue_of(host));
+    return h;
 }
 
 /// What the daemons and a probing member ask of a member: who it is (the joining daemon's
@@ -31,7 +34,7 @@ void Node::Impl::serve_requests() {
         try {
             const std::string cmd = req.value("cmd", "");
             if (cmd == "hello") {
-                respond(hello());
+                respond(hello(req.value("nic", false)));
             } else if (cmd == "ping") {
                 respond(answer_ping(peer, req));
             } else if (cmd == "goodput") {
@@ -107,7 +110,7 @@ Network Node::probe(ProbeOptions options) {
         const std::string cmd = req.value("cmd", "");
         if (cmd == "goodput") return answer_goodput(impl_->peer, name(), req);
         if (cmd == "ping") return answer_ping(impl_->peer, req);
-        return impl_->hello();
+        return impl_->hello(req.value("nic", false));
     };
     Network map = measure_cluster(link, names, 10, std::move(options)).network;
     impl_->set_map(map);

@@ -240,6 +240,23 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
 
 }  // namespace
 
+std::optional<std::pair<Queues, std::string>> queues_of(const std::vector<NicQueue>& nics,
+                                                        const std::vector<std::string>& names) {
+    std::size_t fifo = 0, told = 0;
+    std::string some;
+    for (std::size_t i = 0; i < nics.size(); ++i) {
+        if (nics[i] == NicQueue::unknown) continue;
+        ++told;
+        if (nics[i] != NicQueue::fifo) continue;
+        if (++fifo <= 3) some += (some.empty() ? "" : ", ") + (i < names.size() ? names[i] : std::to_string(i));
+    }
+    if (told == 0) return std::nullopt;
+    const std::string counted = std::to_string(fifo) + " of the " + std::to_string(told) +
+                                " members that could tell send through a FIFO" + (fifo > 0 ? " (" + some + (fifo > 3 ? ", ..." : "") + ")" : "");
+    if (2 * fifo > told) return std::pair{Queues::fifo, "queues: " + counted + ": the map says capacity.queues: fifo"};
+    return std::pair{Queues::realistic, "queues: " + counted + ": fair host NICs, FIFO switch ports and uplinks assumed"};
+}
+
 MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::string>& names, int reps,
                                 ProbeOptions options, const std::function<void(const json&)>& progress) {
     if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
@@ -270,12 +287,18 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
         [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets, times, ahead); },
         options);
     std::vector<Overhead> send(n), recv(n);
+    std::vector<NicQueue> nics(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const json h = link.call(names[i], {{"cmd", "hello"}}, call_timeout);
+        const json h = link.call(names[i], {{"cmd", "hello"}, {"nic", true}}, call_timeout);
         const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0}, bare);
         const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
         if (s.size() == 2) send[i] = {s[0], s[1]};
         if (v.size() == 2) recv[i] = {v[0], v[1]};
+        nics[i] = nic_queue_from_text(field<std::string>(h, "nic_queue", "", bare));
+    }
+    if (const auto q = queues_of(nics, names); q) {
+        result.capacities.queues = q->first;
+        result.notes.push_back(q->second);
     }
     Network network = Network::parametric(names, lat, result.bandwidth, send, recv);
     network.set_subnets(result.subnets);

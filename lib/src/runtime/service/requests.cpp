@@ -132,7 +132,7 @@ const std::vector<Requests::Entry>& Requests::table() {
     using A = Access;
     using D = Service::Impl;
     static const std::vector<Entry> entries{
-        {"hello", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.core.hello()); }},
+        {"hello", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.core.hello(field<bool>(c.req, "nic", false))); }},
         {"status", A::open, A::open, false,
          [](D& d, const Call& c) { c.respond(d.status(field<bool>(c.req, "hellos", true))); }},
         {"map", A::open, A::open, false, [](D& d, const Call& c) { c.respond(d.core.map_answer()); }},

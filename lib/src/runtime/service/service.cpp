@@ -25,6 +25,7 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "hetcast/runtime/nic_queue.hpp"
 #include "hetcast/runtime/order.hpp"
 #include "hetcast/version.hpp"
 #include "requests.hpp"
@@ -184,15 +185,21 @@ json Service::Impl::cancel(const json& req, bool from_operator) {
     return {{"ok", false}, {"unknown", true}, {"error", "no job " + text + " is coordinated here" + std::string(field<bool>(req, "all", false) ? " or on any member that answers" : "")}};
 }
 
-json ServiceCore::hello() const {
+json ServiceCore::hello(bool nic) const {
     const auto [send, recv] = overheads();
-    return {{"ok", true},
-            {"name", cfg.name},
-            {"version", version()},
-            {"piece", cfg.piece},  // what an upload is cut into (0: by size)
-            {"send_overhead", {send.fixed, send.per_byte}},
-            {"recv_overhead", {recv.fixed, recv.per_byte}},
-            {"expires", net::describe(peer->identity()).expires}};
+    json h{{"ok", true},
+           {"name", cfg.name},
+           {"version", version()},
+           {"piece", cfg.piece},  // what an upload is cut into (0: by size)
+           {"send_overhead", {send.fixed, send.per_byte}},
+           {"recv_overhead", {recv.fixed, recv.per_byte}},
+           {"expires", net::describe(peer->identity()).expires}};
+    if (nic) {
+        for (const auto& m : current_members()) {
+            if (m.name == cfg.name) h["nic_queue"] = to_text(nic_queue_of(m.host));
+        }
+    }
+    return h;
 }
 
 json Service::Impl::status(bool hellos) {

@@ -126,7 +126,8 @@ struct ServiceCore {
     }
 
     std::pair<Overhead, Overhead> overheads() const;
-    nlohmann::json hello() const;
+    /// With `nic`, also how this member's NIC queues what it sends ("nic_queue").
+    nlohmann::json hello(bool nic = false) const;
     nlohmann::json map_answer() const;
     nlohmann::json set_map(const std::string& text);
 };

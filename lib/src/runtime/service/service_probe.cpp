@@ -37,7 +37,7 @@ ProbeLink Probes::probe_link() {
         const std::string cmd = field<std::string>(req, "cmd", "");
         if (cmd == "goodput") return answer_goodput(*core_.peer, core_.cfg.name, req);
         if (cmd == "ping") return answer_ping(*core_.peer, req);
-        return core_.hello();
+        return core_.hello(field<bool>(req, "nic", false));
     };
     link.note = [this](const std::string& line) { core_.say(LogLevel::info, line); };
     return link;
