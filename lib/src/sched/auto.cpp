@@ -15,7 +15,8 @@ namespace hetcast {
 namespace {
 
 /// Among near-ties, the plan that loses least if every link is a FIFO depends least on how
-/// TCP happens to share them (issue 23: plans that need fine-grained sharing are fragile).
+/// TCP happens to share them (issue 23: plans that need fine-grained sharing are fragile);
+/// where every link is a FIFO, the one that loses least to their lottery (sim/lottery.hpp).
 /// It is at most near_tie slower than the least prediction.
 constexpr double near_tie = 0.03;
 
@@ -62,20 +63,27 @@ std::size_t pick(const Network& net, const PlanRequest& req, const std::vector<c
     }
     bool tied = false;
     for (std::size_t k = 0; k < times.size(); ++k) tied = tied || (k != best && times[k] <= times[best] * (1 + near_tie));
-    if (const auto fifo = tied && req.model == ExecModel::nonblocking ? all_fifo(net) : std::nullopt) {
-        std::size_t robust = best;
-        double robust_time = weighed_completion(*fifo, *candidates[best], req.model, req.beside);
-        for (std::size_t k = 0; k < times.size(); ++k) {
-            if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
-            const double t = weighed_completion(*fifo, *candidates[k], req.model, req.beside);
-            if (t < robust_time * (1 - 1e-9)) {
-                robust = k;
-                robust_time = t;
-            }
+    if (!tied || req.model != ExecModel::nonblocking) return best;
+    const auto fifo = all_fifo(net);
+    const bool fifo_hosts = net.capacities() && net.capacities()->queues == Queues::fifo;
+    if (!fifo && !fifo_hosts) return best;
+    // Where some links are fair: the plan's time were every link a FIFO. Where every link is
+    // one already: its time when the relays' feeds behind shared FIFO NICs draw lots.
+    const auto what_if = [&](const Schedule& s) {
+        if (fifo) return weighed_completion(*fifo, s, req.model, req.beside);
+        return lottery_weighed_completion(net, s, req.model, req.beside);
+    };
+    std::size_t robust = best;
+    double robust_time = what_if(*candidates[best]);
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        if (k == best || times[k] > times[best] * (1 + near_tie)) continue;
+        const double t = what_if(*candidates[k]);
+        if (t < robust_time * (1 - 1e-9)) {
+            robust = k;
+            robust_time = t;
         }
-        best = robust;
     }
-    return best;
+    return robust;
 }
 
 AutoChoice exhaustive(const Network& net, const PlanRequest& req) {

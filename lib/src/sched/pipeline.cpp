@@ -7,6 +7,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "hetcast/sim/lottery.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
 
@@ -294,6 +295,11 @@ double weighed_completion(const Network& net, const Schedule& s, ExecModel model
     return simulate_beside(net, s, model, beside).completion + piece_overhead(net, s);
 }
 
+double lottery_weighed_completion(const Network& net, const Schedule& s, ExecModel model,
+                                  const std::vector<BackgroundFlow>& beside) {
+    return lottery_completion(net, s, simulate_beside(net, s, model, beside)) + piece_overhead(net, s);
+}
+
 std::vector<std::uint64_t> piece_candidates(double size) {
     std::vector<std::uint64_t> out;
     for (std::uint64_t p = min_planned_piece; p <= max_cut_through_piece; p *= 2) {
@@ -376,13 +382,18 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
     // first try reached (which lets more of the tree stay shallow) — and the rank chain, as
     // a floor; the least predicted completion wins, ties to the earlier.
     // Each greedy tree also with the source, and with every sender, apart (senders_apart()),
-    // which win where host NICs are FIFO queues (Capacities::queues).
+    // which win where host NICs are FIFO queues (Capacities::queues). There the trees are
+    // also grown for a multiple of the bound, which gives every sender fewer children and
+    // every relay a feed well above its own rate, and weighed with the FIFOs' lottery.
+    const auto& c = net.capacities();
+    const bool fifo_hosts = c && c->queues == Queues::fifo;
     std::vector<std::vector<TreeEdge>> trees;
     const auto add = [&](std::vector<TreeEdge> e) {
         if (std::find(trees.begin(), trees.end(), e) == trees.end()) trees.push_back(std::move(e));
     };
+    const double bound = throughput_bound(net, req);
     for (const Pick pick : {Pick::tightest, Pick::roomiest}) {
-        double target = throughput_bound(net, req);
+        double target = bound;
         for (int round = 0; round < 2; ++round) {
             auto e = grow_tree(net, req, target, pick);
             const double reached = tree_throughput(net, e);
@@ -392,13 +403,18 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
             if (compare(reached, target) >= 0) break;
             target = reached;
         }
+        for (const double slack : fifo_hosts ? std::vector<double>{2.5, 4} : std::vector<double>{}) {
+            auto e = grow_tree(net, req, bound * slack, pick);
+            add(senders_apart(net, req.root, e, true));
+            add(std::move(e));
+        }
     }
     add(rank_chain(req));
     std::optional<Schedule> best;
     double best_time = inf;
     for (const auto& e : trees) {
         Schedule s = tree_schedule("pipeline", net, req, e);
-        const double t = weighed_completion(net, s, req.model);
+        const double t = fifo_hosts ? lottery_weighed_completion(net, s, req.model) : weighed_completion(net, s, req.model);
         if (!best || t < best_time) {
             best_time = t;
             best = std::move(s);

@@ -47,7 +47,8 @@ inline constexpr std::size_t auto_quadratic_max = 2000;
 /// beyond it); the least wins, ties to the earlier
 /// candidate. On a network with capacities whose links are not all FIFOs (non-blocking
 /// model), a candidate within 3% of the least wins instead when its prediction with every
-/// link a FIFO is lower: it depends less on how TCP shares them. With running flows
+/// link a FIFO is lower: it depends less on how TCP shares them; where every link is one
+/// (capacity.queues: fifo), when it loses less to the FIFOs' lottery (sim/lottery.hpp). With running flows
 /// (PlanRequest::beside) the pick alone stays unless another candidate's completion beside
 /// them is lower by more than 10%; then, of those within 3% of the least, the one best alone.
 /// `optimal` takes part when it applies.

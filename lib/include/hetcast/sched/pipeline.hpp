@@ -35,6 +35,12 @@ namespace hetcast {
 [[nodiscard]] double weighed_completion(const Network& net, const Schedule& s, ExecModel model,
                                         const std::vector<BackgroundFlow>& beside = {});
 
+/// weighed_completion() with lottery_completion() (sim/lottery.hpp) in place of the
+/// completion: what the plan takes when relays' feeds behind FIFO host NICs draw lots. The
+/// same as weighed_completion() unless the map's host NICs are FIFOs and `s` cuts through.
+[[nodiscard]] double lottery_weighed_completion(const Network& net, const Schedule& s, ExecModel model,
+                                                const std::vector<BackgroundFlow>& beside = {});
+
 /// The piece sizes weighed for a schedule whose largest message has `size` bytes:
 /// min_planned_piece, doubled up to max_cut_through_piece, each cutting it into at most
 /// max_pieces, up to the first that holds the whole message. Empty when none fits.
