@@ -147,6 +147,15 @@ def patterns(kind, size):
     print()
 
 
+def cpu_times():
+    """(busy, total) jiffies of the whole machine, from /proc/stat: the emulation, the
+    daemons and the CLIs share its cores, so a run that keeps them busy is bound by them."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v) - idle, sum(v)
+
+
 def concurrent(k, size):
     by_subnet = {}
     for h in hosts:
@@ -160,13 +169,14 @@ def concurrent(k, size):
     phys, what = bound(messages)
     print(f"#### {k} pushes at once ({', '.join(h['name'] for h in pushers)}), {size >> 20} MiB each to every other "
           f"host; physical bound {phys:.2f} s ({what})\n")
-    print("| run | makespan s | × physical bound | pushes ok | copies verified | failures |")
-    print("|---|---|---|---|---|---|")
+    print("| run | makespan s | × physical bound | CPU busy | pushes ok | copies verified | failures |")
+    print("|---|---|---|---|---|---|---|")
     for _ in range(repeat):
         for label in ("at once", "one after another"):
             procs = [(h, gated(h, hetcast, "push", files[h["name"]][0], "--all", "--algo", "auto", "--json", "-q",
                                "--config", h["config"])) for h in pushers]
             t0 = time.monotonic()
+            c0 = cpu_times()
             results, pushes = [], []
             if label == "at once":
                 for _, pr in procs:
@@ -197,13 +207,15 @@ def concurrent(k, size):
                     out, err = pr.communicate(timeout=900)
                     results.append((h, pr.returncode, out, err))
             span = time.monotonic() - t0
+            c1 = cpu_times()
+            busy = (c1[0] - c0[0]) / max(1, c1[1] - c0[1])
             fails = [f"{h['name']}: {last_line(err, rc)}" for h, rc, out, err in results
                      if rc != 0 or not (report_of(out) or {}).get("ok", False)]
             right = landed_right(messages, shas)
-            rows.append({"mode": f"concurrent-{k}", "run": label, "size": size, "makespan": span,
+            rows.append({"mode": f"concurrent-{k}", "run": label, "size": size, "makespan": span, "cpu_busy": busy,
                          "physical_bound": phys, "ok": len(results) - len(fails), "verified": right, "failures": fails,
                          "pushes": pushes})
-            print(f"| {label} | {span:.2f} | {span / phys:.2f} | {len(results) - len(fails)} of {len(results)} | "
+            print(f"| {label} | {span:.2f} | {span / phys:.2f} | {busy:.0%} | {len(results) - len(fails)} of {len(results)} | "
                   f"{'all' if right else 'NOT all'} | {'; '.join(fails)[:160]} |")
     print()
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "hetcast/sim/lottery.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
 
@@ -183,6 +184,9 @@ void print_plan(std::ostream& out, const Network& net, const PlanRequest& req, c
     }
     print_transfers(out, net, r.timeline, false);
     print_summary(out, r);
+    if (const double l = lottery_completion(net, r.schedule, r.timeline); l > r.timeline.completion * 1.005) {
+        out << "behind FIFO host NICs, with their lottery: " << format_seconds(l) << " (docs/model.md)\n";
+    }
 }
 
 void print_pattern(std::ostream& out, const Network& net, const PatternRequest& req, const PatternResult& r) {
