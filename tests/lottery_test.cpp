@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "hetcast/error.hpp"
+#include "hetcast/report/plan_report.hpp"
 #include "hetcast/sched/auto.hpp"
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
@@ -128,6 +130,14 @@ TEST_CASE("lottery: netlab random --seed 1, all-FIFO, as measured: a thin feed a
         const double l = lottery_completion(net, s, simulate_flows(net, s));
         CHECK_MESSAGE(l <= 1.06 * bound, s.algorithm << ": " << l << " s with the lottery, bound " << bound);
     }
+    // `hetcast plan` says what the lottery costs, where it costs something.
+    const auto printed = [&](const Network& on, const Schedule& s) {
+        std::ostringstream out;
+        print_plan(out, on, req, PlanResult{s, simulate_flows(on, s), bound});
+        return out.str();
+    };
+    CHECK(printed(net, thin).find("with their lottery: 17.1") != std::string::npos);
+    CHECK(printed(random_seed_1(Queues::realistic), thin).find("lottery") == std::string::npos);
     // Planned for fair NICs, the lottery is not weighed, and the tree's feeds are thinner.
     const Network fair_nics = random_seed_1(Queues::realistic);
     const Schedule unaware = plan_pipeline(fair_nics, req);
