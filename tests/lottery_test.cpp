@@ -38,10 +38,9 @@ Network random_seed_1(Queues q) {
 
 PlanRequest broadcast(const Network& net, double size) { return make_request(net, 0, {}, size, ExecModel::nonblocking); }
 
+/// An algorithm by the name auto reports ("fef+ct" included, sched/plan.hpp).
 Schedule planned(const Network& net, const PlanRequest& req, const std::string& name) {
-    const std::string base = name.size() > 3 && name.substr(name.size() - 3) == "+ct" ? name.substr(0, name.size() - 3) : name;
-    Schedule s = find_algorithm(base).plan(net, req);
-    return base == name ? s : with_cut_through(net, req, std::move(s));
+    return find_algorithm(name).plan(net, req);
 }
 
 }  // namespace

@@ -261,9 +261,7 @@ TEST_CASE("auto: among plans within 3% of the least prediction, the one that los
     const double picked = lottery_weighed_completion(fifo, all_fifo.best, req.model);
     for (const auto& [name, t] : all_fifo.predicted) {
         if (t > least_fifo * 1.03) continue;
-        const std::string base = name.size() > 3 && name.substr(name.size() - 3) == "+ct" ? name.substr(0, name.size() - 3) : name;
-        Schedule s = find_algorithm(base).plan(fifo, req);
-        if (base != name) s = with_cut_through(fifo, req, std::move(s));
+        const Schedule s = find_algorithm(name).plan(fifo, req);
         CHECK_MESSAGE(lottery_weighed_completion(fifo, s, req.model) >= picked * (1 - 1e-9), name);
     }
 }
