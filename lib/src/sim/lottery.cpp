@@ -86,11 +86,11 @@ double lottery_completion(const Network& net, const Schedule& s, const Timeline&
             const double r = rate(k);
             if (f == none || kept[f] < 0 || !(r > 0) || !(kept[f] > 0)) {
                 kept[k] = r;
-            } else if (const double u = could(k); lottery(f) && u > 0 && std::isfinite(u)) {
-                kept[k] = std::min(r, u * lottery_keep(u, kept[f]));
-            } else {
-                kept[k] = std::min(r, kept[f]);
+                continue;
             }
+            kept[k] = std::min(r, kept[f]);
+            if (!lottery(f)) continue;
+            if (const double u = could(k); u > 0 && std::isfinite(u)) kept[k] = std::min(r, u * lottery_keep(u, kept[f]));
         }
         return kept[g];
     };
