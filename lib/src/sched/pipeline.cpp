@@ -349,6 +349,8 @@ Schedule with_cut_through(Schedule s, std::uint64_t piece) {
 }
 
 Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
+    const auto& c = net.capacities();
+    const bool fifo_hosts = c && c->queues == Queues::fifo;  // host NICs queue in FIFOs
     if (req.dests.size() + 1 > pipeline_flat_max && net.subnets() && net.subnets()->size() > 1) {
         // Trees per subnet, weighed by their steady-state throughput and depth (the start-up
         // of a piece per hop) rather than simulated; only the one kept is.
@@ -369,8 +371,6 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
         const double target = throughput_bound(net, req);
         // Weighed without the flow model, which alone sees what FIFO NICs cost a source
         // that sends both ways (senders_apart()): where they are FIFO, that tree is not one.
-        const auto& c = net.capacities();
-        const bool fifo_hosts = c && c->queues == Queues::fifo;
         for (const Pick pick : {Pick::tightest, Pick::roomiest}) {
             auto e = grow_by_subnet(net, req, target, pick);
             weigh(fifo_hosts ? senders_apart(net, req.root, e, false) : std::move(e));
@@ -385,8 +385,6 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
     // which win where host NICs are FIFO queues (Capacities::queues). There the trees are
     // also grown for a multiple of the bound, which gives every sender fewer children and
     // every relay a feed well above its own rate, and weighed with the FIFOs' lottery.
-    const auto& c = net.capacities();
-    const bool fifo_hosts = c && c->queues == Queues::fifo;
     std::vector<std::vector<TreeEdge>> trees;
     const auto add = [&](std::vector<TreeEdge> e) {
         if (std::find(trees.begin(), trees.end(), e) == trees.end()) trees.push_back(std::move(e));
