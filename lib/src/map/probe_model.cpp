@@ -32,11 +32,13 @@ std::vector<NodeId> fastest(const std::vector<NodeId>& group, const std::vector<
     return v;
 }
 
-NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but) {
+NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but) { return first_but(ranked, but, ranked[0]); }
+
+NodeId first_but(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but, NodeId otherwise) {
     for (NodeId h : ranked) {
         if (std::find(but.begin(), but.end(), h) == but.end()) return h;
     }
-    return ranked[0];
+    return otherwise;
 }
 
 double predicted_log_drop(const Model& model, const Design& d) {
@@ -60,9 +62,17 @@ std::optional<Design> design(const Model& model, NodeId h, std::size_t a, const 
             if (y == a || w == a || (s >= 3 ? w == y : w != y)) continue;
             const NodeId yi = fastest(found[y], model.ingress)[0], ye = pick(fastest(found[y], model.egress), {yi});
             const auto w_in = fastest(found[w], model.ingress), w_eg = fastest(found[w], model.egress);
-            // w's host must not be y's (one NIC); none when w has no other (n).
-            const NodeId to = w_in.size() > 1 || w_in[0] != yi ? pick(w_in, {yi}) : static_cast<NodeId>(n);
-            const NodeId from = w_eg.size() > 1 || w_eg[0] != ye ? pick(w_eg, {ye, to}) : static_cast<NodeId>(n);
+            // The host's flows meet no watched flow at a NIC: its data would fill the FIFO
+            // that the watched flow's data or ACKs wait in, and slow it wherever h is. With
+            // two subnets w is y: its hosts other than yi and ye when it has them, else (a
+            // subnet of two or three) other than the watched flow's own end, else none (n).
+            const auto apart = [n](const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but,
+                                   std::initializer_list<NodeId> at_least) {
+                const NodeId a = first_but(ranked, but, static_cast<NodeId>(n));
+                return a < n ? a : first_but(ranked, at_least, static_cast<NodeId>(n));
+            };
+            const NodeId to = apart(w_in, {yi, ye}, {yi});
+            const NodeId from = apart(w_eg, {ye, yi, to}, {ye, to});
             const FlowPair out{x, yi}, in{ye, v};
             std::vector<Design> tries;
             if (to < n) tries.push_back({{out}, {out, {h, to}}, 0});

@@ -43,12 +43,16 @@ struct Design {
 /// The first of `ranked` not in `but`; the first when all are.
 [[nodiscard]] NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but);
 
+/// The first of `ranked` not in `but`; `otherwise` when all are.
+[[nodiscard]] NodeId first_but(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but, NodeId otherwise);
+
 /// Σ log(with / alone) of the first base.size() flows, as `model` predicts them.
 [[nodiscard]] double predicted_log_drop(const Model& model, const Design& d);
 
 /// The test of "h is behind subnet a's uplink" (h not placed in `model`) that the model
 /// says shows it best: the host's flows add to a's uplink (out, in, or both) and, if h is
-/// elsewhere, share nothing with the watched flows. Nothing when no test would show it.
+/// elsewhere, share nothing with the watched flows (no NIC either, where the subnets have
+/// hosts enough). Nothing when no test would show it.
 [[nodiscard]] std::optional<Design> design(const Model& model, NodeId h, std::size_t a, const Subnets& found);
 
 }  // namespace hetcast::probing
