@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "../lib/src/runtime/peer/peer_try.hpp"
+#include "hetcast/sched/plan.hpp"
+#include "hetcast/sim/simulate.hpp"
+#include "support.hpp"
 
 using hetcast::Coord;
 using hetcast::JobReport;
@@ -86,4 +89,51 @@ TEST_CASE("peer try: the tally names who failed on their own account, not those 
     CHECK(report.outcomes[2].ok);
     CHECK(report.outcomes[2].achieved == doctest::Approx(2));
     CHECK(report.achieved == doctest::Approx(2));
+}
+
+TEST_CASE("peer try: a try predicted again at its start counts the jobs that came since its planning") {
+    using hetcast::ExecModel;
+    using hetcast::detail::Beside;
+    using hetcast::detail::repredict;
+    const Network net = hetcast::test::alternate_two_subnets(6, "h", 25e6, 5e6, 1e-3);
+    JobSpec spec;
+    spec.network = &net;
+    spec.model = ExecModel::nonblocking;
+    spec.schedule = hetcast::find_algorithm("flat").plan(net, hetcast::make_request(net, 0, {1, 2, 3, 4, 5}, 8e6, spec.model));
+    const Beside none, one{{{2, 5, 50e6, 0}}, 1, ""}, two{{{2, 5, 50e6, 0}, {4, 3, 50e6, 0}}, 2, ""};
+    const auto fresh = [&](const Beside& b) {
+        return hetcast::detail::report_of(spec, hetcast::simulate_beside(net, spec.schedule, spec.model, b.flows), b.jobs);
+    };
+    // Nothing came: nothing changes, and nothing says it did.
+    JobReport same = fresh(one);
+    const JobReport before = same;
+    CHECK_FALSE(repredict(spec, one, one, same));
+    CHECK(same.predicted == before.predicted);
+    CHECK(same.predicted_at_plan == 0);
+    // Planned alone, started beside a job whose flows share its source's way across: later.
+    JobReport r = fresh(none);
+    const double planned = r.predicted;
+    REQUIRE(repredict(spec, none, one, r));
+    CHECK(r.predicted_at_plan == planned);
+    CHECK(r.beside_at_plan == 0);
+    CHECK(r.beside == 1);
+    CHECK(r.predicted > planned * 1.05);
+    CHECK(r.predicted == doctest::Approx(fresh(one).predicted));
+    // Every destination's own time is the start's too, and none of them is later than the whole.
+    const JobReport expect = fresh(one);
+    REQUIRE(r.outcomes.size() == expect.outcomes.size());
+    for (std::size_t i = 0; i < r.outcomes.size(); ++i) {
+        CHECK(r.outcomes[i].predicted == doctest::Approx(expect.outcomes[i].predicted));
+        CHECK(r.outcomes[i].predicted <= r.predicted + 1e-9);
+    }
+    // A second job by the start: as many jobs as the start saw.
+    JobReport r2 = fresh(one);
+    REQUIRE(repredict(spec, one, two, r2));
+    CHECK(r2.beside == 2);
+    CHECK(r2.beside_at_plan == 1);
+    // The report says both, and reads back what it wrote.
+    const JobReport back = hetcast::report_from_json(hetcast::to_json(r2));
+    CHECK(back.predicted_at_plan == doctest::Approx(r2.predicted_at_plan));
+    CHECK(back.beside_at_plan == 1);
+    CHECK(hetcast::to_json(fresh(none)).count("predicted_at_plan") == 0);
 }

@@ -72,6 +72,11 @@ struct JobReport {
     /// Other jobs running on the participants when the plan started, whose flows shared the
     /// capacities with it in its prediction (0: it was predicted alone).
     std::size_t beside = 0;
+    /// When the jobs beside it changed between its planning and its start (pushes started
+    /// at once plan at once, each before it hears of the others): `predicted` and `beside`
+    /// are as of its start, these as of its planning. 0: unchanged.
+    double predicted_at_plan = 0;
+    std::size_t beside_at_plan = 0;
 
     [[nodiscard]] bool ok() const;
     [[nodiscard]] std::size_t failures() const;
@@ -82,6 +87,7 @@ struct JobReport {
 /// {"job" (decimal string),"algorithm","model","bytes","predicted","achieved","lower_bound","ratio","ok",
 ///  "predicted_one_per_link", "relay", "piece", "throughput_bound", "candidates":[{"algorithm","predicted"}],
 ///  "skipped":[...], "failed_members":[{"member","reason"}], "attempts", "beside",
+///  "predicted_at_plan", "beside_at_plan" (when they differ),
 ///  "outcomes":[{"message","source","dest","predicted","achieved","ok","error","attempt"}],
 ///  "hops":[{"message","from","to","bytes","start","end","rate"}]}
 [[nodiscard]] nlohmann::json to_json(const JobReport& r);

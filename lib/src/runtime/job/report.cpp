@@ -95,26 +95,31 @@ nlohmann::json to_json(const JobReport& r) {
     }
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& [name, t] : r.candidates) candidates.push_back({{"algorithm", utf8(name)}, {"predicted", t}});
-    return {{"job", std::to_string(r.job)},
-            {"algorithm", utf8(r.algorithm)},
-            {"model", utf8(r.model)},
-            {"bytes", r.bytes},
-            {"predicted", r.predicted},
-            {"predicted_one_per_link", r.predicted_one_per_link},
-            {"achieved", r.achieved},
-            {"lower_bound", r.lower_bound},
-            {"relay", r.relay},
-            {"piece", r.piece},
-            {"throughput_bound", r.throughput_bound},
-            {"candidates", std::move(candidates)},
-            {"ratio", r.ratio()},
-            {"ok", r.ok()},
-            {"skipped", std::move(skipped)},
-            {"failed_members", std::move(failed_members)},
-            {"attempts", r.attempts},
-            {"beside", r.beside},
-            {"outcomes", std::move(outcomes)},
-            {"hops", std::move(hops)}};
+    nlohmann::json out{{"job", std::to_string(r.job)},
+                       {"algorithm", utf8(r.algorithm)},
+                       {"model", utf8(r.model)},
+                       {"bytes", r.bytes},
+                       {"predicted", r.predicted},
+                       {"predicted_one_per_link", r.predicted_one_per_link},
+                       {"achieved", r.achieved},
+                       {"lower_bound", r.lower_bound},
+                       {"relay", r.relay},
+                       {"piece", r.piece},
+                       {"throughput_bound", r.throughput_bound},
+                       {"candidates", std::move(candidates)},
+                       {"ratio", r.ratio()},
+                       {"ok", r.ok()},
+                       {"skipped", std::move(skipped)},
+                       {"failed_members", std::move(failed_members)},
+                       {"attempts", r.attempts},
+                       {"beside", r.beside},
+                       {"outcomes", std::move(outcomes)},
+                       {"hops", std::move(hops)}};
+    if (r.predicted_at_plan > 0) {
+        out["predicted_at_plan"] = r.predicted_at_plan;
+        out["beside_at_plan"] = r.beside_at_plan;
+    }
+    return out;
 }
 
 namespace {
@@ -272,6 +277,10 @@ JobReport report_from_json(const json& j) {
     }
     if (j.contains("attempts")) r.attempts = static_cast<int>(get_unsigned(j, "attempts", "", 1000));
     if (j.contains("beside")) r.beside = static_cast<std::size_t>(get_unsigned(j, "beside", "", 1u << 20));
+    if (j.contains("predicted_at_plan")) {
+        r.predicted_at_plan = get_seconds(j, "predicted_at_plan", "");
+        r.beside_at_plan = static_cast<std::size_t>(get_unsigned(j, "beside_at_plan", "", 1u << 20));
+    }
 
     const json& outcomes = field(j, "outcomes", "");
     if (!outcomes.is_array()) bad("outcomes", "expected a list");
@@ -352,7 +361,13 @@ void print_report(std::ostream& out, const JobReport& r) {
     const std::size_t failed = r.failures();
     out << "achieved completion  " << format_seconds(r.achieved) << '\n';
     out << "predicted            " << format_seconds(r.predicted);
-    if (r.beside > 0) out << "  (planned beside " << r.beside << " running job" << (r.beside == 1 ? "" : "s") << ")";
+    const auto jobs = [](std::size_t n) { return std::to_string(n) + " running job" + (n == 1 ? "" : "s"); };
+    if (r.predicted_at_plan > 0) {
+        out << "  (at its start, beside " << jobs(r.beside) << "; planned beside " << jobs(r.beside_at_plan) << ": "
+            << format_seconds(r.predicted_at_plan) << ")";
+    } else if (r.beside > 0) {
+        out << "  (planned beside " << jobs(r.beside) << ")";
+    }
     out << '\n';
     if (r.predicted_one_per_link > r.predicted * 1.005) {
         out << "  one msg per link   " << format_seconds(r.predicted_one_per_link)

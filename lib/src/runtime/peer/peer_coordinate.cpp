@@ -36,8 +36,9 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     // Jobs already running share the capacities with this one: their remaining flows are
     // in its prediction (without capacities nothing is shared, and nobody is asked).
     Beside others;
-    if (net.capacities() && spec.model == ExecModel::nonblocking) {
-        std::vector<std::string> names;
+    const bool shared = net.capacities() && spec.model == ExecModel::nonblocking;
+    std::vector<std::string> names;
+    if (shared) {
         for (NodeId n = 0; n < net.size(); ++n) {
             if (!s.tasks[n].empty()) names.push_back(net.name(n));
         }
@@ -193,6 +194,20 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     }
     control.start(own);
     if (own) participant_.start_runner(own);
+    // Pushes started at once plan at once, each before it hears of the others: what runs
+    // beside it is asked again as it starts, and its prediction made again from that.
+    std::future<Beside> at_start;
+    if (shared) {
+        try {
+            at_start = std::async(std::launch::async, [this, &net, &names, job = std::to_string(common.job), &spec] {
+                std::map<std::string, json> answers;
+                (void)requests_.ask_flows(names, {{"cmd", "flows"}}, &answers);
+                return beside_of(net, std::move(answers), job, spec.planning);
+            });
+        } catch (const std::system_error&) {
+            // No thread to spare: the prediction stays as planned.
+        }
+    }
 
     // What the caller saw last: (delivered, everywhere) and every member's state.
     std::pair<std::uint64_t, std::uint64_t> shown{~std::uint64_t{0}, 0};
@@ -253,6 +268,13 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         });
     }
 
+    if (at_start.valid()) {
+        try {
+            (void)repredict(spec, others, at_start.get(), report);
+        } catch (const std::exception&) {
+            // Members that did not answer: the prediction stays as planned.
+        }
+    }
     tally(*k, spec, stop_reason, ended_before, t0, result, report);
     if (!own_error.empty() || (own && result.failed.count(core_.cfg.name))) result.final = true;
     return report;

@@ -204,6 +204,24 @@ Beside beside_of(const Network& net, std::map<std::string, json> answers, const 
     return out;
 }
 
+bool repredict(const JobSpec& spec, const Beside& planned, const Beside& at_start, JobReport& report) {
+    const auto left = [](const Beside& b) {
+        double sum = 0;
+        for (const auto& f : b.flows) sum += f.bytes;
+        return sum;
+    };
+    if (at_start.jobs == planned.jobs && left(at_start) <= left(planned) * 1.01) return false;
+    const JobReport now = report_of(spec, simulate_beside(*spec.network, spec.schedule, spec.model, at_start.flows), at_start.jobs);
+    report.predicted_at_plan = report.predicted;
+    report.beside_at_plan = report.beside;
+    report.predicted = now.predicted;
+    report.beside = now.beside;
+    for (std::size_t i = 0; i < report.outcomes.size() && i < now.outcomes.size(); ++i) {
+        report.outcomes[i].predicted = now.outcomes[i].predicted;
+    }
+    return true;
+}
+
 bool has_room(const std::vector<json>& answers) {
     for (const json& a : answers) {
         try {

@@ -44,6 +44,11 @@ void tally(Coord& k, const JobSpec& spec, const std::string& stop_reason, const 
 /// them; push `own` and push `planning` (this one's keys) are left out.
 Beside beside_of(const Network& net, std::map<std::string, nlohmann::json> answers, const std::string& own = {},
                  const std::string& planning = {});
+/// `report` (made by report_of() beside `planned`) predicted again beside `at_start`, what
+/// ran when the try started, if other jobs had come since (another count of jobs, or more
+/// bytes left among them): `predicted` and `beside` become the start's, the planning's kept
+/// in `predicted_at_plan` and `beside_at_plan`. Whether it changed anything.
+bool repredict(const JobSpec& spec, const Beside& planned, const Beside& at_start, JobReport& report);
 /// Whether none of the members that answered is at its max_jobs.
 bool has_room(const std::vector<nlohmann::json>& answers);
 
