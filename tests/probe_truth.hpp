@@ -171,6 +171,7 @@ inline ProbeResult probe_fifo(const Truth& t, std::uint64_t seed, bool all_fifo)
     Fifo s(t.net, seed, all_fifo);
     ProbeOptions o;
     o.names = t.net.names();
+    o.fifo_nics = all_fifo;  // as measure_cluster() reads it from the hosts
     return probe_capacities(t.latency, [&s](const auto& flows, double seconds) { return s(flows, seconds); }, o);
 }
 

@@ -35,12 +35,17 @@ std::vector<std::vector<NodeId>> classes(const std::vector<NodeId>& group, const
 // all send out of it and all receive into it at once: the most its uplink would ever carry).
 // Alone on one switch every flow runs at what its NICs allow; a class whose flows out (or in)
 // carried together clearly less (by half the tolerance) sits behind an uplink of its own.
+// Behind FIFO NICs (ProbeOptions::fifo_nics) two rounds per class instead, its hosts
+// sending only, then receiving only, so that no host sends and receives at once.
 // One pass, a second when the first shows something (a pass that load elsewhere slowed must
 // not count).
 std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
     const double factor = 1 + opt_.tolerance;
     std::vector<Hidden> groups;
+    // Whether a flow counts for its sender's class going out, its receiver's coming in, or both.
+    enum class Way : char { both, out, in };
     std::vector<std::vector<FlowPair>> rounds(2);
+    std::vector<std::vector<Way>> ways(2);
     for (std::size_t k = 0; k < found.size(); ++k) {
         if (found[k].size() < 3) continue;
         Hidden g{k, classes(found[k], in_, factor), {}, {}};
@@ -55,19 +60,51 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
             order.insert(order.end(), c.begin(), c.end());
         }
         if (several < 2) continue;
-        const std::size_t m = order.size(), shift = std::min(largest, m - 1);
-        // No host pair both ways (see measure_pairs()): half way round, two rounds of half.
-        for (std::size_t p = 0; p < m; ++p) rounds[2 * shift == m && p >= shift ? 1 : 0].emplace_back(order[p], order[(p + shift) % m]);
+        if (opt_.fifo_nics) {
+            // Behind FIFO NICs a host that sends and receives at once is slowed by its own
+            // ACKs, and every class would look held back: per class, a round in which its
+            // hosts only send, to the others', and one in which they only receive from them
+            // (the fastest to the fastest), each counting for that class alone.
+            std::vector<std::vector<NodeId>> ring;
+            for (const auto& c : g.classes) {
+                if (c.size() >= 2) ring.push_back(c);
+            }
+            if (rounds.size() < 2 * ring.size()) {
+                rounds.resize(2 * ring.size());
+                ways.resize(2 * ring.size());
+            }
+            for (std::size_t c = 0; c < ring.size(); ++c) {
+                std::vector<NodeId> rest;
+                for (std::size_t d = 0; d < ring.size(); ++d) {
+                    if (d != c) rest.insert(rest.end(), ring[d].begin(), ring[d].end());
+                }
+                const auto out = fastest(ring[c], eg_), to = fastest(rest, in_), from = fastest(rest, eg_), in = fastest(ring[c], in_);
+                for (std::size_t k = 0; k < std::min(out.size(), to.size()); ++k) {
+                    rounds[2 * c].emplace_back(out[k], to[k]);
+                    ways[2 * c].push_back(Way::out);
+                }
+                for (std::size_t k = 0; k < std::min(in.size(), from.size()); ++k) {
+                    rounds[2 * c + 1].emplace_back(from[k], in[k]);
+                    ways[2 * c + 1].push_back(Way::in);
+                }
+            }
+        } else {
+            const std::size_t m = order.size(), shift = std::min(largest, m - 1);
+            // No host pair both ways (see measure_pairs()): half way round, two rounds of half.
+            for (std::size_t p = 0; p < m; ++p) {
+                const std::size_t r = 2 * shift == m && p >= shift ? 1 : 0;
+                rounds[r].emplace_back(order[p], order[(p + shift) % m]);
+                ways[r].push_back(Way::both);
+            }
+        }
         groups.push_back(std::move(g));
     }
     if (groups.empty()) return {};
-    std::vector<std::map<FlowPair, double>> got;  // per pass
+    std::vector<std::vector<std::vector<double>>> got;  // [pass][round][flow]
     const auto measure = [&] {
-        auto& pass = got.emplace_back();
-        for (const auto& round : rounds) {
-            if (round.empty()) continue;
-            const auto r = once(round, "hidden");
-            for (std::size_t f = 0; f < round.size(); ++f) pass[round[f]] = r[f];
+        auto& pass = got.emplace_back(rounds.size());
+        for (std::size_t r = 0; r < rounds.size(); ++r) {
+            if (!rounds[r].empty()) pass[r] = once(rounds[r], "hidden");
         }
     };
     // Per group, the classes behind an uplink of their own and what they carried. A sum over
@@ -90,19 +127,27 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
             std::vector<double> out_of(nc, 0), in_of(nc, 0);
             for (const auto& pass : got) {
                 std::vector<double> out_sum(nc, 0), out_max(nc, 0), in_sum(nc, 0), in_max(nc, 0), out_all(nc, 0), in_all(nc, 0);
-                for (const auto& [f, r] : pass) {
-                    const auto [i, j] = f;
-                    if (cls[i] == none || cls[j] == none || cls[i] == cls[j] || !rated(r)) continue;
-                    out_all[cls[i]] += r;
-                    in_all[cls[j]] += r;
-                    // A slow sender receives slower while it sends (its ACKs wait behind its
-                    // data): flows into one say nothing.
-                    if (in_[j] > factor * eg_[j]) continue;
-                    const double e = std::min(eg_[i], in_[j]);
-                    out_sum[cls[i]] += r;
-                    out_max[cls[i]] += e;
-                    in_sum[cls[j]] += r;
-                    in_max[cls[j]] += e;
+                for (std::size_t q = 0; q < rounds.size(); ++q) {
+                    for (std::size_t f = 0; f < pass[q].size(); ++f) {
+                        const auto [i, j] = rounds[q][f];
+                        const double r = pass[q][f];
+                        if (cls[i] == none || cls[j] == none || cls[i] == cls[j] || !rated(r)) continue;
+                        const bool out = ways[q][f] != Way::in, in = ways[q][f] != Way::out;
+                        if (out) out_all[cls[i]] += r;
+                        if (in) in_all[cls[j]] += r;
+                        // A slow sender receives slower while it sends (its ACKs wait behind its
+                        // data): flows into one say nothing.
+                        if (in_[j] > factor * eg_[j]) continue;
+                        const double e = std::min(eg_[i], in_[j]);
+                        if (out) {
+                            out_sum[cls[i]] += r;
+                            out_max[cls[i]] += e;
+                        }
+                        if (in) {
+                            in_sum[cls[j]] += r;
+                            in_max[cls[j]] += e;
+                        }
+                    }
                 }
                 for (std::size_t c = 0; c < nc; ++c) {
                     if (out_max[c] > 0 && out_sum[c] / out_max[c] > out_share[c]) {

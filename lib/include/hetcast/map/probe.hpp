@@ -44,6 +44,10 @@ struct ProbeOptions {
     /// false: probe_structure() leaves goodput and bandwidth empty (at 5000 hosts the two
     /// n × n matrices are 400 MB); the subnets and capacities are the map.
     bool pair_matrices = true;
+    /// The hosts' own NICs queue in FIFOs (runtime/nic_queue.hpp): a host that sends and
+    /// receives at once slows both ways (each flow's ACKs wait behind the other's data), so
+    /// the rounds between rate classes (step 9) send one way at a time.
+    bool fifo_nics = false;
     /// May be empty. Called with the flows of the measurement probe_structure() makes after
     /// the one it is about to make, so that a prober can set them up (dial) meanwhile; a
     /// hint only, as the flows of any call of `measure` are unknown before it.

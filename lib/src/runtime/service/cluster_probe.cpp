@@ -280,12 +280,7 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
             progress({{"progress", {{"phase", phase}, {"measurements", done}}}});
         };
     }
-    Ahead ahead(link, names);
-    options.prepare = [&ahead](const std::vector<FlowPair>& next) { ahead.prepare(next); };
-    ProbeResult result = probe_capacities(
-        lat,
-        [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets, times, ahead); },
-        options);
+    // How each host's NIC queues, before measuring: behind FIFOs the probe's rounds differ.
     std::vector<Overhead> send(n), recv(n);
     std::vector<NicQueue> nics(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -296,9 +291,17 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
         if (v.size() == 2) recv[i] = {v[0], v[1]};
         nics[i] = nic_queue_from_text(field<std::string>(h, "nic_queue", "", bare));
     }
-    if (const auto q = queues_of(nics, names); q) {
-        result.capacities.queues = q->first;
-        result.notes.push_back(q->second);
+    const auto queues = queues_of(nics, names);
+    options.fifo_nics = queues && queues->first == Queues::fifo;
+    Ahead ahead(link, names);
+    options.prepare = [&ahead](const std::vector<FlowPair>& next) { ahead.prepare(next); };
+    ProbeResult result = probe_capacities(
+        lat,
+        [&](const std::vector<FlowPair>& f, double s) { return measure_flows(link, names, f, s, offsets, times, ahead); },
+        options);
+    if (queues) {
+        result.capacities.queues = queues->first;
+        result.notes.push_back(queues->second);
     }
     Network network = Network::parametric(names, lat, result.bandwidth, send, recv);
     network.set_subnets(result.subnets);
