@@ -197,10 +197,13 @@ def concurrent(k, size):
                     r = report_of(out) or {}
                     pushes.append({"host": h["name"], "ended": end, "achieved": r.get("achieved"),
                                    "predicted": r.get("predicted"), "algorithm": r.get("algorithm"),
-                                   "beside": r.get("beside")})
+                                   "beside": r.get("beside"), "beside_at_plan": r.get("beside_at_plan"),
+                                   "predicted_at_plan": r.get("predicted_at_plan")})
                 note("at once, each push: " + ", ".join(
                     f"{p['host']} ended {p['ended']:.2f} s (ran {p['achieved'] or 0:.2f}, predicted "
-                    f"{p['predicted'] or 0:.2f}, {p['algorithm']}, beside {p['beside'] or 0})" for p in pushes))
+                    f"{p['predicted'] or 0:.2f}, {p['algorithm']}, beside {p['beside'] or 0}"
+                    + (f"; planned beside {p['beside_at_plan']}: {p['predicted_at_plan']:.2f}"
+                       if p.get("predicted_at_plan") else "") + ")" for p in pushes))
             else:
                 for h, pr in procs:
                     open_gate(pr)
@@ -218,6 +221,12 @@ def concurrent(k, size):
             print(f"| {label} | {span:.2f} | {span / phys:.2f} | {busy:.0%} | {len(results) - len(fails)} of {len(results)} | "
                   f"{'all' if right else 'NOT all'} | {'; '.join(fails)[:160]} |")
     print()
+    misses = sorted(abs(p["achieved"] / p["predicted"] - 1) for r in rows if r.get("mode") == f"concurrent-{k}"
+                    for p in r.get("pushes", []) if p.get("achieved") and p.get("predicted"))
+    if misses:
+        within = sum(1 for m in misses if m <= 0.15)
+        print(f"pushes at once that predicted their own time within 15%: {within} of {len(misses)}, median "
+              f"|achieved/predicted - 1| {misses[len(misses) // 2]:.2f}\n")
 
 
 kind, _, arg = mode.partition(":")

@@ -123,7 +123,8 @@ struct ProbeResult {
 ///    still in doubt, it goes by affinity and latency (its flows load no uplink enough for
 ///    a sharing test). Else (a host slow both ways fits everywhere, unless its round's flows
 ///    shared an uplink) a sharing test decides among those within that: a flow out of (and one into) a candidate subnet, measured alone
-///    and together with the host's flows to (and from) another subnet; a drop means the
+///    and together with the host's flows to (and from) another subnet, through none of the
+///    watched flows' hosts where that subnet has others; a drop means the
 ///    host is behind that subnet's uplink. The two of them with the best affinity
 ///    (then latency) are tested; when neither shows sharing the first is taken and a note
 ///    says so. A pass in which some flow was not rated says nothing.
@@ -138,7 +139,9 @@ struct ProbeResult {
 ///    hosts or more, its hosts grouped into rate classes by what they receive (cut where the
 ///    next is more than 1 + tolerance slower); the classes of two hosts or more (at least
 ///    two of them) in a ring, every host sending to the host a largest class further on, so
-///    that each class's hosts all send out of it and receive into it at once. One pass, a
+///    that each class's hosts all send out of it and receive into it at once (behind FIFO
+///    host NICs, ProbeOptions::fifo_nics, two rounds per class instead: its hosts sending
+///    only, to the other classes' fastest receivers, then receiving only). One pass, a
 ///    second when the first shows something. A class whose flows out (or in) carried
 ///    together, in its best pass, less than what the NICs allow divided by 1 + tolerance/2
 ///    (flows into slow senders left out) sits behind an uplink of its own: it becomes a
