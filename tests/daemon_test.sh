@@ -443,6 +443,25 @@ p = json.load(open(sys.argv[1]))
 assert any(n.startswith("n2 measured again against") for n in p["notes"]), p["notes"]
 assert len(p["map"]["nodes"]) == 5 and len(p["map"]["capacity"]["egress"]) == 5, p["map"]
 ' "$tmp/refresh.json" || fail "probe --refresh n2: $(cat "$tmp/refresh.json")"
+# probe --refresh-uplink: n2's subnet's uplink measured again, the rest kept; on a map of one
+# subnet (loopback may probe as one) a one-line error instead.
+rc=0
+"$hetcast" probe --refresh-uplink n2 --config "$tmp/n0.yaml" --seconds 0.2 --repeats 1 --reps 2 --json \
+    > "$tmp/refresh-uplink.json" 2> "$tmp/refresh-uplink.err" || rc=$?
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["map"]
+rc = int(sys.argv[3])
+if len(m["subnets"]) >= 2:
+    p = json.load(open(sys.argv[2]))
+    assert rc == 0, rc
+    assert any(n.startswith("the uplink of n2\x27s subnet measured again: ") for n in p["notes"]), p["notes"]
+    assert len(p["map"]["nodes"]) == 5 and p["map"]["subnets"] == m["subnets"], p["map"]
+else:
+    err = open(sys.argv[4]).read().splitlines()
+    assert rc != 0 and len(err) == 1 and "one subnet" in err[0], (rc, err)
+' <("$hetcast" map show --config "$tmp/n0.yaml" --json) "$tmp/refresh-uplink.json" "$rc" "$tmp/refresh-uplink.err" \
+    || fail "probe --refresh-uplink n2: status $rc: $(cat "$tmp/refresh-uplink.json" "$tmp/refresh-uplink.err")"
 rc=0
 "$hetcast" probe --refresh n7 --config "$tmp/n0.yaml" > /dev/null 2> "$tmp/refresh.err" || rc=$?
 [[ $rc -ne 0 && $(wc -l < "$tmp/refresh.err") -eq 1 ]] && grep -q "'n7' is not a member" "$tmp/refresh.err" ||

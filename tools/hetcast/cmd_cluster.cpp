@@ -232,7 +232,7 @@ int cmd_status(const std::vector<std::string>& args) {
 
 int cmd_probe(const std::vector<std::string>& args) {
     DaemonOptions d;
-    std::string output, sizes, refresh;
+    std::string output, sizes, refresh, refresh_uplink;
     int reps = 10, repeats = 3;
     std::size_t structure_from = 25;
     double tolerance = 0.2, seconds = 0.3;
@@ -241,7 +241,8 @@ int cmd_probe(const std::vector<std::string>& args) {
         "64-byte pings; NIC rates, subnets and their uplinks by bulk TCP transfers run together\n"
         "(docs/protocol.md, \"Probing\")\n\n"
         "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
-        "                [--reps 10] [--structure-from 25] [--refresh NAME,...] [-o map.yaml] [--json]\n\noptions");
+        "                [--reps 10] [--structure-from 25] [--refresh NAME,...] [--refresh-uplink NAME,...]\n"
+        "                [-o map.yaml] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
         "seconds", po::value(&seconds), "length of each bulk transfer (uplinks: twice as long); the receiver counts after 0.1 s (default 0.3)")(
         "repeats", po::value(&repeats), "passes over every measurement; medians count (default 3)")(
@@ -253,6 +254,9 @@ int cmd_probe(const std::vector<std::string>& args) {
         "refresh", po::value(&refresh),
         "measure only these members again (comma-separated; a machine replaced, a NIC changed): each against\n"
         "a member of every subnet, its place and rates in the map replaced, the rest kept (a probed map only)")(
+        "refresh-uplink", po::value(&refresh_uplink),
+        "measure only the uplinks of these members' subnets again (comma-separated; a router or link changed):\n"
+        "flows out of and into each at once, the rest of the map kept (a probed map with two subnets or more)")(
         "output,o", po::value(&output), "also write the map (a network file) here")(
         "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings (notes, the median\n"
                 "goodput of every pair in the pair rounds, ...) as JSON");
@@ -277,16 +281,18 @@ int cmd_probe(const std::vector<std::string>& args) {
 
     json req{{"cmd", "probe"}, {"reps", reps}, {"repeats", repeats}, {"seconds", seconds}, {"tolerance", tolerance},
              {"structure_hosts", structure_from}};
-    if (vm.count("refresh")) {
+    const auto names_of = [](const std::string& option, const std::string& list) {
         json names = json::array();
-        for (std::size_t at = 0; at <= refresh.size();) {
-            const std::size_t comma = std::min(refresh.find(',', at), refresh.size());
-            if (comma == at) throw InputError("--refresh: an empty name in '" + refresh + "'");
-            names.push_back(refresh.substr(at, comma - at));
+        for (std::size_t at = 0; at <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            if (comma == at) throw InputError("--" + option + ": an empty name in '" + list + "'");
+            names.push_back(list.substr(at, comma - at));
             at = comma + 1;
         }
-        req["refresh"] = names;
-    }
+        return names;
+    };
+    if (vm.count("refresh")) req["refresh"] = names_of("refresh", refresh);
+    if (vm.count("refresh-uplink")) req["refresh_uplinks"] = names_of("refresh-uplink", refresh_uplink);
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     auto client = connect_daemon(d);
     const json a = client->call(req, [tty](const json& p) {

@@ -32,6 +32,25 @@ std::vector<NodeId> fastest(const std::vector<NodeId>& group, const std::vector<
     return v;
 }
 
+std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate, std::size_t count) {
+    std::vector<std::vector<NodeId>> lists;
+    for (std::size_t l = 0; l < subs.size(); ++l) {
+        if (l != k) lists.push_back(fastest(subs[l], rate));
+    }
+    std::vector<NodeId> out;
+    for (std::size_t depth = 0; out.size() < count; ++depth) {
+        bool any = false;
+        for (const auto& list : lists) {
+            if (depth < list.size() && out.size() < count) {
+                out.push_back(list[depth]);
+                any = true;
+            }
+        }
+        if (!any) break;
+    }
+    return out;
+}
+
 NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but) { return first_but(ranked, but, ranked[0]); }
 
 NodeId first_but(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but, NodeId otherwise) {

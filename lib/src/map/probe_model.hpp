@@ -40,6 +40,11 @@ struct Design {
 /// `group`'s hosts, fastest first by `rate`.
 [[nodiscard]] std::vector<NodeId> fastest(const std::vector<NodeId>& group, const std::vector<double>& rate);
 
+/// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
+/// fastest by `rate` first), so that one slow uplink elsewhere does not hide a fast one in k.
+[[nodiscard]] std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate,
+                                         std::size_t count);
+
 /// The first of `ranked` not in `but`; the first when all are.
 [[nodiscard]] NodeId pick(const std::vector<NodeId>& ranked, std::initializer_list<NodeId> but);
 

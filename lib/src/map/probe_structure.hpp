@@ -27,6 +27,11 @@ public:
     /// `host`), with `uplink` per subnet; returns the subnet it joins, or none.
     std::size_t join_one(NodeId host, const Subnets& known, const std::vector<double>& uplink,
                          const std::vector<double>& egress, const std::vector<double>& ingress);
+    /// Subnet k's uplink measured again on a mapped site (`known`, `uplink`, the NIC rates):
+    /// flows out of it and into it at once, as in step 6. The uplink found (inf: the NICs
+    /// explain what crossed it) and, when no flow filled it, why in `doubt`.
+    double uplink_one(std::size_t k, const Subnets& known, const std::vector<double>& uplink,
+                      const std::vector<double>& egress, const std::vector<double>& ingress, std::string& doubt);
     [[nodiscard]] ProbeResult result() { return std::move(out_); }
     [[nodiscard]] double egress(NodeId h) const { return eg_[h]; }
     [[nodiscard]] double ingress(NodeId h) const { return in_[h]; }

@@ -313,7 +313,89 @@ std::size_t Structure::join_one(NodeId host, const Subnets& known, const std::ve
     return best;
 }
 
+// One subnet's uplink again: as many flows out of it as it has hosts (three at least) to the
+// fastest receivers of the other subnets in turn, and as many into it from their fastest
+// senders, all at once (they cross the uplink in opposite directions). A direction whose
+// sum in its best pass falls short (by half the tolerance) of what the NICs and the other
+// uplinks, as the map has them, allow it filled this uplink.
+double Structure::uplink_one(std::size_t k, const Subnets& known, const std::vector<double>& uplink,
+                             const std::vector<double>& egress, const std::vector<double>& ingress, std::string& doubt) {
+    subs_ = known;
+    up_ = uplink;
+    eg_ = egress;
+    in_ = ingress;
+    const std::size_t count = std::max<std::size_t>(3, subs_[k].size());
+    const auto senders = by_rate(subs_[k], eg_), takers = by_rate(subs_[k], in_);
+    const auto to = spread(subs_, k, in_, count), from = spread(subs_, k, eg_, count);
+    std::vector<FlowPair> flows;
+    for (std::size_t f = 0; f < to.size(); ++f) flows.emplace_back(senders[f % senders.size()], to[f]);
+    const std::size_t outs = flows.size();
+    // Into it, each flow to the host after the one it would have sent to: no pair both ways.
+    for (std::size_t f = 0; f < from.size(); ++f) {
+        flows.emplace_back(from[f], takers[(f + (takers.size() > 1 ? 1 : 0)) % takers.size()]);
+    }
+    std::vector<std::vector<double>> raw;
+    (void)run_sets({flows}, "uplinks", uplink_window_scale, &raw);
+    // What the flows could carry if k's uplink held nothing: the NICs, and the other
+    // uplinks as the map has them.
+    Model free{eg_, in_, std::vector<std::size_t>(n_, none), up_};
+    for (std::size_t l = 0; l < subs_.size(); ++l) {
+        for (NodeId h : subs_[l]) free.subnet[h] = l;
+    }
+    free.uplink[k] = inf;
+    // With two subnets every flow out of one goes into the other: only the slower uplink
+    // shows, and the reading is both's (as in step 6).
+    if (subs_.size() == 2) free.uplink.assign(2, inf);
+    double seen = 0, open = 0;
+    for (int dir = 0; dir < 2; ++dir) {
+        const std::size_t first = dir == 0 ? 0 : outs, size = dir == 0 ? outs : flows.size() - outs;
+        if (size == 0) continue;
+        const std::vector<FlowPair> way(flows.begin() + static_cast<std::ptrdiff_t>(first),
+                                        flows.begin() + static_cast<std::ptrdiff_t>(first + size));
+        const auto allowed = free.rates(way);
+        const double nic = std::accumulate(allowed.begin(), allowed.end(), 0.0);
+        const double sum = pass_sum(raw[0], flows.size(), first, size);
+        double& slot = sum * (1 + opt_.tolerance / 2) < nic ? seen : open;
+        slot = std::max(slot, sum);
+    }
+    doubt.clear();
+    if (seen > 0 && seen * (1 + opt_.tolerance / 2) >= open) return seen;
+    if (open > 0) doubt = "no test filled its uplink (" + mbit(open) + " crossed it, as much as the NICs and the other uplinks allow)";
+    return inf;
+}
+
 }  // namespace probing
+
+UplinkResult probe_uplink(std::size_t hosts, std::size_t subnet, const Subnets& subnets, const Capacities& capacities,
+                          const MeasureFlows& measure, const ProbeOptions& options) {
+    if (subnets.size() < 2) throw InputError("probe: an uplink is measured against other subnets: the map has one");
+    if (subnet >= subnets.size()) throw InputError("probe: no subnet " + std::to_string(subnet));
+    if (capacities.egress.size() != hosts || capacities.ingress.size() != hosts) {
+        throw InputError("probe: the map's capacities are not one per host");
+    }
+    if (!capacities.uplink.empty() && capacities.uplink.size() != subnets.size()) {
+        throw InputError("probe: the map's uplinks are not one per subnet");
+    }
+    for (const auto& g : subnets) {
+        if (g.empty()) throw InputError("probe: an empty subnet");
+        for (NodeId h : g) {
+            if (h >= hosts) throw InputError("probe: a subnet names host " + std::to_string(h) + " of " + std::to_string(hosts));
+        }
+    }
+    probing::check_options(options, hosts);
+    if (!measure) throw InputError("probe: no way to measure");
+    const Matrix no_latency;
+    probing::Structure s(hosts, no_latency, measure, options);
+    const std::vector<double> uplink =
+        capacities.uplink.empty() ? std::vector<double>(subnets.size(), std::numeric_limits<double>::infinity()) : capacities.uplink;
+    UplinkResult out;
+    out.uplink = s.uplink_one(subnet, subnets, uplink, capacities.egress, capacities.ingress, out.doubt);
+    const ProbeResult r = s.result();
+    out.measurements = r.measurements;
+    out.measured_seconds = r.measured_seconds;
+    out.flows = r.flows;
+    return out;
+}
 
 ProbeResult probe_structure(std::size_t hosts, const MeasureFlows& measure, const ProbeOptions& options,
                             const Matrix& latency) {

@@ -10,27 +10,6 @@ namespace {
 
 double sum_of(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
-/// Up to `count` hosts outside subnet k, from the other subnets in turn (each one's
-/// fastest first), so that one slow uplink elsewhere does not hide a fast one here.
-std::vector<NodeId> spread(const Subnets& subs, std::size_t k, const std::vector<double>& rate, std::size_t count) {
-    std::vector<std::vector<NodeId>> lists;
-    for (std::size_t l = 0; l < subs.size(); ++l) {
-        if (l != k) lists.push_back(fastest(subs[l], rate));
-    }
-    std::vector<NodeId> out;
-    for (std::size_t depth = 0; out.size() < count; ++depth) {
-        bool any = false;
-        for (const auto& list : lists) {
-            if (depth < list.size() && out.size() < count) {
-                out.push_back(list[depth]);
-                any = true;
-            }
-        }
-        if (!any) break;
-    }
-    return out;
-}
-
 }  // namespace
 
 // 6. Flows out of and into subnet k at once (they cross its uplink in opposite

@@ -223,6 +223,25 @@ struct JoinResult {
                                     const Capacities& capacities, const MeasureFlows& measure,
                                     const ProbeOptions& options = {});
 
+struct UplinkResult {
+    double uplink = 0;   ///< bytes/s; infinite when the NICs explain all that crossed it
+    std::string doubt;   ///< why the reading may be low or absent; empty when a flow filled it
+    std::size_t measurements = 0;
+    double measured_seconds = 0;
+    std::size_t flows = 0;
+};
+
+/// One subnet's uplink measured again on a mapped site (`subnets` and `capacities` of
+/// `hosts` hosts, two subnets at least): as many flows out of it as it has hosts (three at
+/// least) to the other subnets' fastest receivers in turn, and as many into it, at once,
+/// as in step 6 (`hetcast probe --refresh-uplink`). A direction that carried clearly less
+/// than the NICs and the other uplinks (as the map has them) allow filled this one; none:
+/// infinite, with a doubt. With two subnets the reading is the slower uplink's.
+/// Throws InputError for a map that does not fit `hosts`.
+[[nodiscard]] UplinkResult probe_uplink(std::size_t hosts, std::size_t subnet, const Subnets& subnets,
+                                        const Capacities& capacities, const MeasureFlows& measure,
+                                        const ProbeOptions& options = {});
+
 /// Rounds of disjoint pairs covering every unordered pair once: the circle method of a
 /// round-robin tournament, N−1 rounds for even N (N rounds for odd N, one node idle).
 [[nodiscard]] std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n);

@@ -73,6 +73,20 @@ struct MeasuredJoin {
 [[nodiscard]] MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::string& joiner, int reps,
                                         ProbeOptions options);
 
+struct MeasuredUplink {
+    Network network;  ///< the old map, that uplink (both, with two subnets) and the pairs across it replaced
+    UplinkResult result;
+    std::size_t subnet = 0;  ///< the index in the map's subnets of `member`'s subnet
+};
+
+/// The uplink of `member`'s subnet measured again on a probed map (subnets, capacities, two
+/// subnets at least; probe_uplink()): clock offsets by `reps` pings of the members the flows
+/// name, O(subnet) flows in two passes. Pairs across that uplink get what the NICs and the
+/// uplinks allow; everything else is kept. Throws InputError for a map it cannot refresh,
+/// hetcast::Error when a member does not answer.
+[[nodiscard]] MeasuredUplink measure_uplink(const ProbeLink& link, const Network& old, const std::string& member,
+                                            int reps, ProbeOptions options);
+
 /// What the members' own NICs say of the map's queues (capacity.queues) and a note saying
 /// why: fifo when more than half of those that could tell send through FIFOs, realistic
 /// (fair host NICs, FIFO switches) when fewer; nullopt when none could tell. measure_cluster

@@ -6,17 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <barrier>
 #include <cmath>
-#include <deque>
-#include <future>
-#include <map>
 #include <limits>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <thread>
 
+#include "cluster_flows.hpp"
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
@@ -26,219 +22,8 @@ namespace hetcast {
 
 using json = nlohmann::json;
 
-namespace {
+using namespace detail;
 
-/// The most one goodput measurement a prober asks for may send (about 10 s at 6 Gbit/s).
-constexpr std::uint64_t max_bulk_bytes = std::uint64_t{8} << 30;
-constexpr auto call_timeout = std::chrono::seconds(10);
-constexpr std::size_t ping_rounds_at_once = 2;
-using Offsets = std::map<std::string, double>;
-/// What a member answers or asks here: a field of the wrong type is named by its key alone.
-constexpr std::string_view bare;
-
-void note(const ProbeLink& link, const std::string& line) {
-    if (link.note) link.note(line);
-}
-
-std::vector<PingSample> ping_pair(const ProbeLink& link, const std::string& from, const std::string& to, int reps) {
-    const json a = link.call(from, {{"cmd", "ping"}, {"target", to}, {"sizes", {64}}, {"reps", reps}},
-                             std::chrono::minutes(2));
-    if (!field<bool>(a, "ok", false, bare)) {
-        throw Error("'" + from + "' could not measure '" + to + "': " + field<std::string>(a, "error", "?", bare));
-    }
-    return samples_from_json(a.at("samples"));
-}
-
-/// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair of
-/// `ping_rounds_at_once` round-robin rounds at once; the clock offsets of the members come with it.
-Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
-                    const std::function<void(const json&)>& progress) {
-    const std::size_t n = names.size();
-    Matrix lat(n, std::vector<double>(n, 0));
-    offsets[link.self] = 0.0;
-    std::mutex result_mu;
-    std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> failed;
-    const auto measure_pair = [&](std::uint32_t i, std::uint32_t j) {
-        try {
-            const auto samples = ping_pair(link, names[i], names[j], reps);
-            const auto best = std::min_element(samples.begin(), samples.end(), [](const PingSample& a, const PingSample& b) {
-                return a.round_trip() < b.round_trip();
-            });
-            std::lock_guard lock(result_mu);
-            lat[i][j] = lat[j][i] = best->round_trip() / 2;
-            // The samples are on i's clock with j's stamps: estimate_offset is j's clock minus i's.
-            if (names[i] == link.self) offsets[names[j]] = estimate_offset(samples);
-            if (names[j] == link.self) offsets[names[i]] = -estimate_offset(samples);
-        } catch (const std::exception& e) {
-            std::lock_guard lock(result_mu);
-            failed.push_back({{i, j}, e.what()});
-        }
-    };
-    std::size_t done = 0;
-    // Rounds two at a time: each member in two pairs at most. One at a time, 48 members
-    // spent 5.4 s in 47 rounds, mostly dialling (a pair's first ping opens its connection).
-    const auto rounds = round_robin(static_cast<std::uint32_t>(n));
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> merged;
-    for (std::size_t r = 0; r < rounds.size(); r += ping_rounds_at_once) {
-        auto& m = merged.emplace_back();
-        for (std::size_t k = r; k < std::min(rounds.size(), r + ping_rounds_at_once); ++k) {
-            m.insert(m.end(), rounds[k].begin(), rounds[k].end());
-        }
-    }
-    for (const auto& round : merged) {
-        std::vector<std::thread> ts;
-        for (auto [i, j] : round) ts.emplace_back(measure_pair, i, j);
-        for (auto& t : ts) t.join();
-        // A pair that failed among many (a connection that timed out on a busy host) is
-        // pinged again alone, twice at most, before it ends the probe.
-        for (int again = 0; again < 2 && !failed.empty(); ++again) {
-            auto retry = std::move(failed);
-            failed.clear();
-            for (const auto& [pair, why] : retry) {
-                note(link, "probe: pinging " + names[pair.first] + " -> " + names[pair.second] + " failed (" + why +
-                               "): pinged again");
-                measure_pair(pair.first, pair.second);
-            }
-        }
-        if (!failed.empty()) {
-            const auto& [pair, why] = failed.front();
-            throw Error("probe failed: pinging " + names[pair.first] + " -> " + names[pair.second] + ": " + why);
-        }
-        done += round.size();
-        if (progress) progress({{"progress", {{"phase", "latency"}, {"pairs", done}, {"of", n * (n - 1) / 2}}}});
-    }
-    return lat;
-}
-
-/// The receiver of a flow dials its sender for a measurement to come; returns the connection.
-std::uint64_t dial(const ProbeLink& link, const std::string& from, const std::string& to) {
-    const json a = link.call(to, {{"cmd", "goodput"}, {"from", from}, {"connect", true}}, call_timeout);
-    if (!field<bool>(a, "ok", false, bare)) throw Error(field<std::string>(a, "error", "?", bare));
-    return field<std::uint64_t>(a, "connection", 0, bare);
-}
-
-/// Flows dialled ahead (ProbeOptions::prepare) while the measurement before theirs runs:
-/// set-up was a fifth of the 48-host probe's time. Used by the prober's thread only.
-class Ahead {
-public:
-    Ahead(const ProbeLink& link, const std::vector<std::string>& names) : link_(link), names_(names) {}
-    void prepare(const std::vector<FlowPair>& flows) {
-        for (const FlowPair& f : flows) {
-            ahead_[f].push_back(std::async(std::launch::async, [this, f] {
-                return dial(link_, names_[f.first], names_[f.second]);
-            }));
-        }
-    }
-    /// The connection dialled ahead for `f`, if one was.
-    std::optional<std::future<std::uint64_t>> take(const FlowPair& f) {
-        const auto it = ahead_.find(f);
-        if (it == ahead_.end()) return std::nullopt;
-        std::future<std::uint64_t> got = std::move(it->second.front());
-        it->second.pop_front();
-        if (it->second.empty()) ahead_.erase(it);
-        return got;
-    }
-
-private:
-    const ProbeLink& link_;
-    const std::vector<std::string>& names_;
-    std::map<FlowPair, std::deque<std::future<std::uint64_t>>> ahead_;
-};
-
-/// Flows measured together: every receiver first dials its sender (unless it did ahead), then all are asked
-/// at once to measure, each on a thread that waits for its answer. The rates are taken
-/// over the span common to all of them (their arrivals on the prober's clock, through the
-/// offsets), or when that is less than half of each one's window, over the earliest one's
-/// window (earliest_window_rates: a flow held off through it rates 0 and is measured
-/// again), else each over its own. A flow whose receiver answered but could not rate it
-/// (too little arrived: it starved; its transfer broke off) is NaN, for the probe to
-/// measure again; one that could not connect, or whose receiver did not answer, fails the
-/// measurement.
-std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::string>& names,
-                                  const std::vector<FlowPair>& flows, double seconds, const Offsets& offsets,
-                                  ProbeTimes& times, Ahead& ahead) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::chrono::steady_clock::time_point t1;
-    const double warmup = std::min(0.1, seconds / 3);
-    std::vector<double> rates(flows.size(), 0);
-    std::vector<Arrivals> seen(flows.size());
-    std::vector<std::string> failed(flows.size()), unrated(flows.size());
-    std::barrier connected(static_cast<std::ptrdiff_t>(flows.size()),
-                           [&t1]() noexcept { t1 = std::chrono::steady_clock::now(); });
-    std::vector<std::optional<std::future<std::uint64_t>>> dialled;
-    for (const FlowPair& f : flows) dialled.push_back(ahead.take(f));
-    std::vector<std::thread> ts;
-    for (std::size_t k = 0; k < flows.size(); ++k) {
-        ts.emplace_back([&, k] {
-            const std::string& from = names[flows[k].first];
-            const std::string& to = names[flows[k].second];
-            // An answer that is not ok: the receiver's own word on this flow.
-            const auto ask = [&](const json& req, std::chrono::milliseconds timeout, std::string& refused) {
-                json a;
-                try {
-                    a = link.call(to, req, timeout);
-                } catch (const Error& e) {
-                    if (to != link.self) throw;
-                    a = {{"ok", false}, {"error", e.what()}};
-                }
-                if (!field<bool>(a, "ok", false, bare)) refused = field<std::string>(a, "error", "?", bare);
-                return a;
-            };
-            std::uint64_t connection = 0;
-            try {
-                connection = dialled[k] ? dialled[k]->get() : dial(link, from, to);
-            } catch (const std::exception& e) {
-                failed[k] = from + " -> " + to + ": " + e.what();
-            }
-            connected.arrive_and_wait();
-            if (!failed[k].empty()) return;
-            try {
-                const json a = ask({{"cmd", "goodput"}, {"connection", connection}, {"seconds", seconds}},
-                                   call_timeout + std::chrono::milliseconds(std::lround(seconds * 1e3)), unrated[k]);
-                if (!unrated[k].empty()) return;
-                rates[k] = field<double>(a, "goodput", 0.0, bare);
-                const double start = field<double>(a, "start", 0.0, bare) - (offsets.contains(to) ? offsets.at(to) : 0.0);
-                for (const auto& p : a.value("arrivals", json::array())) {
-                    seen[k].emplace_back(start + p.at(0).get<double>(), p.at(1).get<std::uint64_t>());
-                }
-            } catch (const std::exception& e) {
-                failed[k] = from + " -> " + to + ": " + e.what();
-            }
-        });
-    }
-    for (auto& t : ts) t.join();
-    const auto t2 = std::chrono::steady_clock::now();
-    times.setup += std::chrono::duration<double>(t1 - t0).count();
-    times.measuring += std::chrono::duration<double>(t2 - t1).count();
-    for (const auto& f : failed) {
-        if (!f.empty()) throw Error("measuring " + f);
-    }
-    std::vector<Arrivals> rated_seen;
-    for (std::size_t k = 0; k < flows.size(); ++k) {
-        if (unrated[k].empty() && rates[k] > 0) {
-            rated_seen.push_back(std::move(seen[k]));
-            continue;
-        }
-        note(link, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] + " not rated (" +
-                       (unrated[k].empty() ? "no rate" : unrated[k]) + "): measured again");
-        rates[k] = std::nan("");
-    }
-    const double least = (seconds - warmup) / 2;
-    auto common = common_window_rates(rated_seen, warmup, least);
-    if (!common) common = earliest_window_rates(rated_seen, warmup, least);
-    if (!common) return rates;
-    for (std::size_t k = 0, r = 0; k < flows.size(); ++k) {
-        if (std::isnan(rates[k])) continue;
-        rates[k] = (*common)[r++];
-        if (rates[k] > 0) continue;
-        note(link, "probe: " + names[flows[k].first] + " -> " + names[flows[k].second] +
-                       " held off while the others ran: measured again");
-        rates[k] = std::nan("");
-    }
-    return rates;
-}
-
-}  // namespace
 
 std::optional<std::pair<Queues, std::string>> queues_of(const std::vector<NicQueue>& nics,
                                                         const std::vector<std::string>& names) {
@@ -447,6 +232,61 @@ MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::
     if (so.size() == 2) send[host] = {so[0], so[1]};
     if (ro.size() == 2) recv[host] = {ro[0], ro[1]};
     out.network = Network::parametric(names, latency, bandwidth, send, recv);
+    out.network.set_subnets(subs);
+    out.network.set_capacities(caps);
+    return out;
+}
+
+MeasuredUplink measure_uplink(const ProbeLink& link, const Network& old, const std::string& member, int reps,
+                              ProbeOptions options) {
+    if (reps < 1 || reps > 1000) throw InputError("probe: reps must be between 1 and 1000");
+    if (!old.subnets() || !old.capacities() || old.latency().empty()) {
+        throw InputError("probe --refresh-uplink: the map has no subnets and capacities: probe without --refresh-uplink");
+    }
+    const Subnets& subs = *old.subnets();
+    if (subs.size() < 2) throw InputError("probe --refresh-uplink: the map has one subnet: no uplink to measure");
+    const auto who = old.find(member);
+    if (!who) throw InputError("probe --refresh-uplink: '" + member + "' is not in the map");
+    std::size_t k = 0;
+    while (k < subs.size() && std::find(subs[k].begin(), subs[k].end(), *who) == subs[k].end()) ++k;
+    if (k == subs.size()) throw InputError("probe --refresh-uplink: '" + member + "' is in no subnet of the map");
+    const std::vector<std::string>& names = old.names();
+    options.names = names;
+    // Clock offsets only of the members a flow names, each the first time (O(flows) pings).
+    Offsets offsets{{link.self, 0.0}};
+    ProbeTimes times;
+    Ahead ahead(link, names);
+    const auto measure = [&](const std::vector<FlowPair>& flows, double seconds) {
+        for (const auto& [i, j] : flows) {
+            for (NodeId h : {i, j}) {
+                if (!offsets.contains(names[h])) offsets[names[h]] = estimate_offset(ping_pair(link, link.self, names[h], reps));
+            }
+        }
+        return measure_flows(link, names, flows, seconds, offsets, times, ahead);
+    };
+    MeasuredUplink out{old, probe_uplink(old.size(), k, subs, *old.capacities(), measure, options), k};
+    Capacities caps = *old.capacities();
+    if (caps.uplink.size() != subs.size()) caps.uplink.assign(subs.size(), std::numeric_limits<double>::infinity());
+    std::vector<char> changed(subs.size(), 0);
+    for (std::size_t l = 0; l < subs.size(); ++l) {
+        if (l != k && subs.size() != 2) continue;
+        caps.uplink[l] = out.result.uplink;
+        changed[l] = 1;
+    }
+    std::vector<std::size_t> sub_of(old.size(), 0);
+    for (std::size_t l = 0; l < subs.size(); ++l) {
+        for (NodeId h : subs[l]) sub_of[h] = l;
+    }
+    // Pairs across the uplink get what the NICs and the uplinks on the way allow; the rest
+    // keep their readings.
+    Matrix bandwidth = old.bandwidth();
+    for (NodeId a = 0; a < old.size(); ++a) {
+        for (NodeId b = 0; b < old.size(); ++b) {
+            if (sub_of[a] == sub_of[b] || !(changed[sub_of[a]] || changed[sub_of[b]])) continue;
+            bandwidth[a][b] = std::min({caps.egress[a], caps.ingress[b], caps.uplink[sub_of[a]], caps.uplink[sub_of[b]]});
+        }
+    }
+    out.network = Network::parametric(names, old.latency(), bandwidth, old.send_overheads(), old.recv_overheads());
     out.network.set_subnets(subs);
     out.network.set_capacities(caps);
     return out;

@@ -8,6 +8,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <future>
 #include <mutex>
 #include <string>
@@ -25,7 +26,18 @@ namespace hetcast {
 using namespace detail;
 
 namespace {
+
 constexpr std::size_t map_stores_at_once = 4;
+
+/// A rate for a note: "38.2 Mbit/s", "unlimited", "none".
+std::string mbit_text(double bytes_per_s) {
+    if (!(bytes_per_s > 0)) return "none";
+    if (!std::isfinite(bytes_per_s)) return "unlimited";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f Mbit/s", bytes_per_s * 8 / 1e6);
+    return buf;
+}
+
 }  // namespace
 
 /// The prober's requests: to this member answered here, to the others over the peer.
@@ -78,8 +90,10 @@ std::vector<std::string> Probes::store_map(const std::vector<Member>& members, c
 
 /// `hetcast probe --refresh NAME...`: each named member measured again as if it joined the
 /// map (measure_join): against a member of each subnet, its row, column and subnet replaced;
-/// the rest of the map stays. A probed map (subnets and capacities) only.
-json Probes::probe_refresh(const json& req, const std::vector<std::string>& refresh) {
+/// `--refresh-uplink NAME...`: then the uplink of each named member's subnet (measure_uplink).
+/// The rest of the map stays. A probed map (subnets and capacities) only.
+json Probes::probe_refresh(const json& req, const std::vector<std::string>& refresh,
+                           const std::vector<std::string>& uplinks) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto old = core_.current_map();
     if (!old) throw InputError("probe --refresh: no map yet: probe without --refresh first");
@@ -108,6 +122,27 @@ json Probes::probe_refresh(const json& req, const std::vector<std::string>& refr
                         (mj.result.doubt.empty() ? "" : " (" + mj.result.doubt + ")"));
         core_.say(LogLevel::info, "probe --refresh: " + notes.back().get<std::string>());
     }
+    for (const auto& name : uplinks) {
+        if (std::none_of(members.begin(), members.end(), [&](const Member& m) { return m.name == name; })) {
+            throw InputError("probe --refresh-uplink: '" + name + "' is not a member");
+        }
+        const double was = [&] {
+            const auto id = net.find(name);
+            if (!id || !net.subnets() || !net.capacities() || net.capacities()->uplink.empty()) return 0.0;
+            for (std::size_t k = 0; k < net.subnets()->size(); ++k) {
+                const auto& g = (*net.subnets())[k];
+                if (std::find(g.begin(), g.end(), *id) != g.end()) return net.capacities()->uplink[k];
+            }
+            return 0.0;
+        }();
+        const MeasuredUplink mu = measure_uplink(probe_link(), net, name, field<int>(req, "reps", 10), o);
+        net = mu.network;
+        measurements += mu.result.measurements;
+        measured += mu.result.measured_seconds;
+        notes.push_back("the uplink of " + name + "'s subnet measured again: " + mbit_text(mu.result.uplink) + " (was " +
+                        mbit_text(was) + ")" + (mu.result.doubt.empty() ? "" : ": " + mu.result.doubt));
+        core_.say(LogLevel::info, "probe --refresh-uplink: " + notes.back().get<std::string>());
+    }
     const std::string text = format_network(net, utc_now());
     std::vector<Member> mapped;
     for (const auto& m : members) {
@@ -131,7 +166,8 @@ json Probes::probe_refresh(const json& req, const std::vector<std::string>& refr
 /// map goes to every member.
 json Probes::probe(const json& req, const Peer::Responder& respond) {
     const auto refresh = field<std::vector<std::string>>(req, "refresh", {});
-    if (!refresh.empty()) return probe_refresh(req, refresh);
+    const auto uplinks = field<std::vector<std::string>>(req, "refresh_uplinks", {});
+    if (!refresh.empty() || !uplinks.empty()) return probe_refresh(req, refresh, uplinks);
     const int reps = field<int>(req, "reps", 10);
     ProbeOptions o;
     o.tolerance = field<double>(req, "tolerance", core_.cfg.tolerance);

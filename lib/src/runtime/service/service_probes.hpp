@@ -19,7 +19,8 @@ public:
     /// The calls a measurement makes, through this daemon's peer.
     ProbeLink probe_link();
     nlohmann::json probe(const nlohmann::json& req, const Peer::Responder& respond);
-    nlohmann::json probe_refresh(const nlohmann::json& req, const std::vector<std::string>& refresh);
+    nlohmann::json probe_refresh(const nlohmann::json& req, const std::vector<std::string>& refresh,
+                                 const std::vector<std::string>& uplinks);
     /// Stores the map here and on each of `members`; who could not store it.
     std::vector<std::string> store_map(const std::vector<Member>& members, const std::string& text,
                                        const nlohmann::json& req);
