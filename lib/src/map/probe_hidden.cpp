@@ -51,24 +51,16 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
         Hidden g{k, classes(found[k], in_, factor), {}, {}};
         // Hosts alone in their class stay out: a slow host of the subnet would take a flow
         // that never leaves it.
-        std::size_t largest = 0, several = 0;
-        std::vector<NodeId> order;
+        std::vector<std::vector<NodeId>> ring;
         for (const auto& c : g.classes) {
-            if (c.size() < 2) continue;
-            ++several;
-            largest = std::max(largest, c.size());
-            order.insert(order.end(), c.begin(), c.end());
+            if (c.size() >= 2) ring.push_back(c);
         }
-        if (several < 2) continue;
+        if (ring.size() < 2) continue;
         if (opt_.fifo_nics) {
             // Behind FIFO NICs a host that sends and receives at once is slowed by its own
             // ACKs, and every class would look held back: per class, a round in which its
             // hosts only send, to the others', and one in which they only receive from them
             // (the fastest to the fastest), each counting for that class alone.
-            std::vector<std::vector<NodeId>> ring;
-            for (const auto& c : g.classes) {
-                if (c.size() >= 2) ring.push_back(c);
-            }
             if (rounds.size() < 2 * ring.size()) {
                 rounds.resize(2 * ring.size());
                 ways.resize(2 * ring.size());
@@ -89,6 +81,12 @@ std::vector<Hidden> Prober::find_hidden(const Subnets& found) {
                 }
             }
         } else {
+            std::vector<NodeId> order;
+            std::size_t largest = 0;
+            for (const auto& c : ring) {
+                largest = std::max(largest, c.size());
+                order.insert(order.end(), c.begin(), c.end());
+            }
             const std::size_t m = order.size(), shift = std::min(largest, m - 1);
             // No host pair both ways (see measure_pairs()): half way round, two rounds of half.
             for (std::size_t p = 0; p < m; ++p) {

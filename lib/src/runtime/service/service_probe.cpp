@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -126,16 +127,9 @@ json Probes::probe_refresh(const json& req, const std::vector<std::string>& refr
         if (std::none_of(members.begin(), members.end(), [&](const Member& m) { return m.name == name; })) {
             throw InputError("probe --refresh-uplink: '" + name + "' is not a member");
         }
-        const double was = [&] {
-            const auto id = net.find(name);
-            if (!id || !net.subnets() || !net.capacities() || net.capacities()->uplink.empty()) return 0.0;
-            for (std::size_t k = 0; k < net.subnets()->size(); ++k) {
-                const auto& g = (*net.subnets())[k];
-                if (std::find(g.begin(), g.end(), *id) != g.end()) return net.capacities()->uplink[k];
-            }
-            return 0.0;
-        }();
         const MeasuredUplink mu = measure_uplink(probe_link(), net, name, field<int>(req, "reps", 10), o);
+        const std::vector<double>& before = net.capacities()->uplink;  // measure_uplink() needs capacities
+        const double was = mu.subnet < before.size() ? before[mu.subnet] : std::numeric_limits<double>::infinity();
         net = mu.network;
         measurements += mu.result.measurements;
         measured += mu.result.measured_seconds;
