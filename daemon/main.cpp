@@ -147,6 +147,9 @@ int main(int argc, char** argv) {
     }
     try {
         service->start();
+    } catch (const hetcast::InputError& e) {
+        std::cerr << failed << e.what() << '\n';
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << failed << e.what() << '\n';
         return 1;

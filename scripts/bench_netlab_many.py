@@ -19,6 +19,7 @@ first = hosts[0]
 work = os.path.join(os.path.dirname(os.path.dirname(first["config"])), "many")
 os.makedirs(work, exist_ok=True)
 rows = []
+reports = []  # every push at once, its whole report (hops included), for reading timelines
 
 
 def note(msg):
@@ -195,6 +196,7 @@ def concurrent(k, size):
                     end, rc, out, err = done[h["name"]]
                     results.append((h, rc, out, err))
                     r = report_of(out) or {}
+                    reports.append({"run": len(rows), "host": h["name"], "ended": end, "report": r})
                     pushes.append({"host": h["name"], "ended": end, "achieved": r.get("achieved"),
                                    "predicted": r.get("predicted"), "algorithm": r.get("algorithm"),
                                    "beside": r.get("beside"), "beside_at_plan": r.get("beside_at_plan"),
@@ -238,3 +240,6 @@ for s in sizes_arg.split(","):
         concurrent(int(arg), size)
 with open(os.path.join(d, "many.json"), "w") as f:
     json.dump(rows, f, indent=1)
+if reports:
+    with open(os.path.join(d, "reports.json"), "w") as f:
+        json.dump(reports, f)

@@ -187,6 +187,12 @@ TEST_CASE("config: bad values carry the line and column of the value") {
     CHECK(daemon_error(minimal + "umask: 0999\n").find("d.yaml:5:8: umask: expected octal") == 0);
     CHECK(daemon_error(minimal + "umask: 01000\n").find("d.yaml:5:8: umask") == 0);
     CHECK(daemon_error(minimal + "umask: [1]\n").find("d.yaml:5:8: umask") == 0);
+    CHECK(parse_daemon_config(minimal, "d.yaml", "/").tcp_congestion.empty());
+    CHECK(parse_daemon_config(minimal + "tcp_congestion: bbr\n", "d.yaml", "/").tcp_congestion == "bbr");
+    CHECK(daemon_error(minimal + "tcp_congestion: BBR\n").find("d.yaml:5:17: tcp_congestion: expected a congestion control like cubic or bbr, got 'BBR'") == 0);
+    CHECK(daemon_error(minimal + "tcp_congestion: ''\n").find("d.yaml:5:17: tcp_congestion") == 0);
+    CHECK(daemon_error(minimal + "tcp_congestion: [bbr]\n").find("d.yaml:5:17: tcp_congestion") == 0);
+    CHECK(daemon_error(minimal + "tcp_congestion: a_name_too_long_x\n").find("d.yaml:5:17: tcp_congestion") == 0);
     CHECK(daemon_error(minimal + "umask: ''\n").find("d.yaml:5:8: umask") == 0);
     CHECK(daemon_error(minimal + "log_level: loud\n").find("d.yaml:5:12: log_level: expected one of trace, debug, info, warn, error, got 'loud'") == 0);
     CHECK(daemon_error(minimal + "log_level: [info]\n").find("d.yaml:5:12: log_level: expected one of") == 0);

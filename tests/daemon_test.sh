@@ -361,6 +361,15 @@ timeout 10 "$hetcastd" --config "$tmp/old.yaml" 2> "$tmp/old.err" || rc=$?
     fail "a config with secret_file: status $rc: $(cat "$tmp/old.err")"
 step "n1's identity for n0, the operator's for a daemon, secret_file: refused ($(cat "$tmp/other-name.err"); $(cat "$tmp/old.err"))"
 
+# A congestion control the kernel does not have: refused at start, one line, status 2.
+sed -e 's/^identity: .*/identity: keys\/n0.pem/' "$tmp/other-name.yaml" > "$tmp/cc.yaml"
+echo "tcp_congestion: nosuchcc0" >> "$tmp/cc.yaml"
+rc=0
+timeout 10 "$hetcastd" --config "$tmp/cc.yaml" 2> "$tmp/cc.err" || rc=$?
+[[ $rc -eq 2 && $(wc -l < "$tmp/cc.err") -eq 1 ]] && grep -q "tcp_congestion: 'nosuchcc0': this kernel has no such" "$tmp/cc.err" ||
+    fail "tcp_congestion: nosuchcc0: status $rc: $(cat "$tmp/cc.err")"
+step "a congestion control the kernel lacks refused at start: $(cat "$tmp/cc.err")"
+
 # A client whose identity another CA issued: the TLS handshake fails, in one line naming the
 # certificate; the daemons keep serving and n0 logs the refused connection.
 rc=0

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include "hetcast/error.hpp"
 #include "hetcast/net/transport.hpp"
@@ -33,15 +34,17 @@ struct Endpoint {
     std::vector<std::string> closes;
     std::vector<std::string> logs;
     std::atomic<int> opened{0};
+    std::vector<ConnectionPtr> open;  ///< every connection opened, in order
     std::unique_ptr<Transport> t;
 
     explicit Endpoint(const std::string& name, std::size_t max_frame = 1 << 20,
                       std::function<std::string(const PeerIdentity&)> admit = {})
         : Endpoint(test::identity(name), max_frame, std::move(admit)) {}
     explicit Endpoint(const Identity& id, std::size_t max_frame = 1 << 20,
-                      std::function<std::string(const PeerIdentity&)> admit = {}) {
+                      std::function<std::string(const PeerIdentity&)> admit = {}, std::string congestion = {}) {
         TransportConfig cfg;
         cfg.identity = id;
+        cfg.congestion = std::move(congestion);
         cfg.max_frame = max_frame;
         cfg.timeout = std::chrono::milliseconds(2000);
         TransportCallbacks cb;
@@ -54,7 +57,11 @@ struct Endpoint {
             std::lock_guard lock(mu);
             closes.push_back(c->peer() + ": " + why);
         };
-        cb.on_open = [this](const ConnectionPtr&) { ++opened; };
+        cb.on_open = [this](const ConnectionPtr& c) {
+            std::lock_guard lock(mu);
+            open.push_back(c);
+            ++opened;
+        };
         cb.admit = std::move(admit);
         cb.log = [this](LogLevel, const std::string& line) {
             std::lock_guard lock(mu);
@@ -114,6 +121,52 @@ TEST_CASE("transport: the kernel's count of bytes received on a connection cover
     }
     // The overhead is records and headers, not another copy of the data.
     CHECK(before < read + read / 20 + 10'000);
+}
+
+namespace {
+
+std::string first_line_of(const std::string& file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+}  // namespace
+
+TEST_CASE("transport: every connection, made or accepted, runs the configured congestion control; one the kernel lacks stops start()") {
+    const std::string system = first_line_of("/proc/sys/net/ipv4/tcp_congestion_control");
+    std::istringstream allowed(first_line_of("/proc/sys/net/ipv4/tcp_allowed_congestion_control"));
+    std::string other, name;
+    while (allowed >> name) {
+        if (name != system) other = name;
+    }
+    if (system.empty() || other.empty()) {
+        MESSAGE("skipped: this kernel allows no congestion control besides its default '" << system << "'");
+        return;
+    }
+    Endpoint a(test::identity("alpha"), 1 << 20, {}, other), b(test::identity("beta"), 1 << 20, {}, other);
+    Endpoint plain("plain");
+    ConnectionPtr made = a.t->connect("127.0.0.1", b.t->port());
+    REQUIRE(test::wait_for([&] { return b.opened == 1; }));
+    CHECK(made->congestion() == other);
+    {
+        std::lock_guard lock(b.mu);
+        CHECK(b.open.at(0)->congestion() == other);
+    }
+    // Unconfigured, a socket keeps the system's: what is read is the socket's, not the setting.
+    ConnectionPtr to_plain = a.t->connect("127.0.0.1", plain.t->port());
+    REQUIRE(test::wait_for([&] { return plain.opened == 1; }));
+    CHECK(to_plain->congestion() == other);
+    {
+        std::lock_guard lock(plain.mu);
+        CHECK(plain.open.at(0)->congestion() == system);
+    }
+    TransportConfig bad;
+    bad.identity = test::identity("gamma");
+    bad.congestion = "nosuchcc0";
+    auto t = make_tcp_transport(bad, TransportCallbacks{});
+    CHECK_THROWS_WITH_AS(t->start(), doctest::Contains("TCP congestion control 'nosuchcc0': this kernel has no such"), Error);
 }
 
 TEST_CASE("transport: an identity from another CA is refused on both sides and the server keeps serving") {

@@ -103,6 +103,9 @@ public:
     /// gives rates that do not depend on when the reader ran. Call it on the I/O thread
     /// (TransportCallbacks::on_frame).
     [[nodiscard]] virtual std::optional<std::uint64_t> kernel_received() { return std::nullopt; }
+    /// The TCP congestion control the kernel runs on it (`cubic`, `bbr`); empty when it
+    /// cannot tell.
+    [[nodiscard]] virtual std::string congestion() { return {}; }
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
 
@@ -127,6 +130,10 @@ struct TransportConfig {
     /// Connections one peer (by name) may have open that it made to this one; one more is
     /// refused at its handshake with the reason. 0: no limit.
     std::size_t connections_per_peer = 0;
+    /// The TCP congestion control every socket runs, made and accepted (TCP_CONGESTION;
+    /// `bbr`, `cubic`); empty: the system's (net.ipv4.tcp_congestion_control). start()
+    /// throws when the kernel refuses it.
+    std::string congestion;
 };
 
 struct TransportCallbacks {

@@ -38,6 +38,9 @@ struct DaemonConfig {
     std::chrono::milliseconds idle_timeout{300000};
     /// Connections one peer (by its certificate's name) may have open to this daemon.
     std::size_t connections_per_peer = 64;
+    /// The TCP congestion control of the daemon's sockets (`bbr`, `cubic`); empty: the
+    /// system's default. How concurrent flows split a FIFO switch port or uplink depends on it.
+    std::string tcp_congestion;
     /// Requests of one peer waiting or running here at once; more are refused ("busy").
     std::size_t requests_per_peer = 64;
     /// Participants a push's coordinator (and each relay) sends plans to and hears from

@@ -55,6 +55,9 @@ struct PeerConfig {
     /// Connections one peer (by name) may have open to this one; one more is refused at
     /// its handshake (0: no limit).
     std::size_t connections_per_peer = 64;
+    /// The TCP congestion control of every connection this peer makes or accepts (`bbr`,
+    /// `cubic`); empty: the system's. start() throws when the kernel refuses it.
+    std::string tcp_congestion;
     /// Requests of one peer waiting or running here at once; one more is answered "busy"
     /// (0: no limit).
     std::size_t requests_per_peer = 64;

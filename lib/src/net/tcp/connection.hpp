@@ -87,6 +87,7 @@ public:
     void abort(const std::string& why) override;
     Clock::time_point received_at() const override { return Clock::time_point(Clock::duration(received_.load())); }
     std::optional<std::uint64_t> kernel_received() override { return kernel_bytes_received(sock().native_handle()); }
+    std::string congestion() override { return congestion_of(sock().native_handle()); }
     void set_shape(LinkShape shape) override {
         asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }
@@ -197,6 +198,11 @@ public:
         if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
         if (ec) {
             throw Error("cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " + ec.message());
+        }
+        if (!config_.congestion.empty()) {
+            if (const std::string why = set_congestion(acceptor_.native_handle(), config_.congestion); !why.empty()) {
+                throw Error("TCP congestion control '" + config_.congestion + "': " + why);
+            }
         }
         port_ = acceptor_.local_endpoint().port();
         asio::co_spawn(io_, accept_loop(), asio::detached);

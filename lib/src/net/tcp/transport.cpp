@@ -40,6 +40,8 @@ TcpConnection::TcpConnection(TcpTransport& owner, tcp::socket socket, asio::ssl:
     std::error_code ec;
     sock().set_option(tcp::no_delay(true), ec);
     set_liveness_options(sock().native_handle(), owner_.config().stall);
+    // Best effort: start() found the kernel accepts it.
+    if (const auto& cc = owner_.config().congestion; !cc.empty()) (void)set_congestion(sock().native_handle(), cc);
 }
 
 void TcpConnection::begin_write() {

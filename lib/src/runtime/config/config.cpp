@@ -45,7 +45,8 @@ DaemonConfig Reader::daemon(const YAML::Node& root, const fs::path& base) const 
     const Entries e = entries(root, "", {"name", "listen", "state_dir", "dest_root", "identity",
                                          "cluster", "seeds", "limits", "chunk", "piece", "tolerance",
                                          "stall_timeout", "down_after", "link_profile", "umask", "serve_roots",
-                                         "log_level", "job_timeout", "heartbeat", "history", "metrics"});
+                                         "log_level", "job_timeout", "heartbeat", "history", "metrics",
+                                         "tcp_congestion"});
     DaemonConfig c;
     c.name = name(required(e, root, "name", "").value, "name");
     c.state_dir = path(required(e, root, "state_dir", "").value, "state_dir", base);
@@ -147,6 +148,16 @@ DaemonConfig Reader::daemon(const YAML::Node& root, const fs::path& base) const 
             fail(n.Mark(), "umask: expected octal permission bits like 022 or 027, got " + shown(text));
         }
         c.umask = static_cast<unsigned>(std::stoul(text, nullptr, 8));
+    }
+    if (const auto it = e.find("tcp_congestion"); it != e.end()) {
+        const YAML::Node& n = it->second.value;
+        const std::string text = n.IsScalar() ? n.Scalar() : "";
+        // The kernel's names: at most 15 characters (TCP_CA_NAME_MAX), letters, digits, '_'.
+        if (text.empty() || text.size() > 15 ||
+            text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+            fail(n.Mark(), "tcp_congestion: expected a congestion control like cubic or bbr, got " + shown(text));
+        }
+        c.tcp_congestion = text;
     }
     if (const auto it = e.find("log_level"); it != e.end()) {
         const YAML::Node& n = it->second.value;

@@ -40,6 +40,7 @@ NodeConfig load_node_config(const std::filesystem::path& daemon_config) {
     c.peer.max_message = d.max_message;
     c.peer.stall_timeout = d.stall_timeout;
     c.peer.umask = d.umask;
+    c.peer.tcp_congestion = d.tcp_congestion;
     c.peer.serve_roots = d.serve_roots;
     if (d.link_profile) c.peer.link_profile = load_network(*d.link_profile);
     if (d.cluster_file) c.members = load_cluster(*d.cluster_file);

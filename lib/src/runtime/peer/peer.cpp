@@ -54,6 +54,7 @@ void Peer::start() {
     tc.stall = d.cfg.stall_timeout;
     tc.idle = d.cfg.idle_timeout;
     tc.connections_per_peer = d.cfg.connections_per_peer;
+    tc.congestion = d.cfg.tcp_congestion;
     net::TransportCallbacks cb;
     cb.on_frame = [&d](const ConnectionPtr& c, Frame&& f) { d.on_frame(c, std::move(f)); };
     cb.on_close = [&d](const ConnectionPtr& c, const std::string& why) {

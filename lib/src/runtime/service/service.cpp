@@ -292,6 +292,7 @@ Service::Service(DaemonConfig config, LogFn log)
     pc.control_fanout = d.core.cfg.control_fanout;
     pc.idle_timeout = d.core.cfg.idle_timeout;
     pc.connections_per_peer = d.core.cfg.connections_per_peer;
+    pc.tcp_congestion = d.core.cfg.tcp_congestion;
     pc.requests_per_peer = d.core.cfg.requests_per_peer;
     pc.umask = d.core.cfg.umask;
     pc.log = d.core.log;
@@ -349,12 +350,14 @@ void Service::start() {
         const std::string what = e.what();
         const std::string where = impl_->core.cfg.host + ':' + std::to_string(impl_->core.cfg.port);
         if (what.find(where) != std::string::npos) throw;
+        if (what.rfind("TCP congestion control", 0) == 0) throw InputError("tcp_congestion: " + what.substr(23));
         throw Error("cannot listen on " + where + ": " + what);
     }
     impl_->metrics.start_metrics();
     impl_->member_list.start_joining();
     impl_->core.say(LogLevel::info, "listening on " + impl_->core.cfg.host + ":" + std::to_string(impl_->core.peer->port()) + " as '" +
-               impl_->core.cfg.name + "'" + (impl_->core.map ? "" : " (no map yet)"));
+               impl_->core.cfg.name + "'" + (impl_->core.map ? "" : " (no map yet)") +
+               (impl_->core.cfg.tcp_congestion.empty() ? "" : ", TCP congestion control " + impl_->core.cfg.tcp_congestion));
 }
 
 void Service::stop() {
