@@ -43,8 +43,9 @@ JobPlan random_plan(std::mt19937_64& rng) {
         p.messages.push_back(std::move(jm));
     }
     for (std::size_t t = 0; t < rng() % 8; ++t) {
-        p.tasks.push_back({rng() % 2 ? Op::send : Op::recv, static_cast<MessageId>(rng() % msgs),
-                           p.participants[rng() % n].name});
+        const Op op = rng() % 2 ? Op::send : Op::recv;
+        const double pace = op == Op::send && rng() % 3 == 0 ? 1e3 + static_cast<double>(rng() % 1'000'000'000) / 7.0 : 0.0;
+        p.tasks.push_back({op, static_cast<MessageId>(rng() % msgs), p.participants[rng() % n].name, pace});
     }
     p.chunk = 1 + rng() % max_chunk;
     p.retry = rng() % 2 != 0;
@@ -127,6 +128,14 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
     j = good;
     j["tasks"] = json::array({{{"op", "send"}, {"message", 99}, {"peer", good["participants"][0]["name"]}}});
     refused(j);
+    for (const json& bad : {json(-1.0), json(0.0), json("fast"), json(nullptr)}) {
+        j = good;
+        j["tasks"] = json::array({{{"op", "send"}, {"message", 0}, {"peer", good["participants"][0]["name"]}, {"pace", bad}}});
+        refused(j);
+    }
+    j = good;
+    j["tasks"] = json::array({{{"op", "recv"}, {"message", 0}, {"peer", good["participants"][0]["name"]}, {"pace", 1e6}}});
+    refused(j);
     j = good;
     j["tasks"] = json::array({{{"op", "jump"}, {"message", 0}, {"peer", good["participants"][0]["name"]}}});
     refused(j);
@@ -188,6 +197,26 @@ TEST_CASE("job: a malformed or hostile plan is refused, never trusted") {
     j = good;
     j["messages"][0]["size"] = 1000;
     refused(j, 999);
+}
+
+TEST_CASE("job: paces round trip, malformed ones are refused") {
+    std::mt19937_64 rng(13);
+    for (int i = 0; i < 200; ++i) {
+        std::vector<SendPace> p;
+        for (std::size_t k = rng() % 5; k > 0; --k) {
+            p.push_back({static_cast<MessageId>(rng() % 1000), "n" + std::to_string(rng() % 50),
+                         rng() % 4 == 0 ? 0.0 : static_cast<double>(rng() % 10'000'000'000ull) / 3.0});
+        }
+        CHECK(job_pace_from_json(to_json(p).dump()) == p);
+    }
+    for (const char* bad : {"", "[]", "{}", "{\"paces\": 1}", "{\"paces\": [1]}",
+                            "{\"paces\": [{\"message\": 0, \"to\": \"a\", \"rate\": -1}]}",
+                            "{\"paces\": [{\"message\": 0, \"to\": \"a\", \"rate\": \"fast\"}]}",
+                            "{\"paces\": [{\"message\": -1, \"to\": \"a\", \"rate\": 1}]}",
+                            "{\"paces\": [{\"message\": 0, \"rate\": 1}]}"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS((void)job_pace_from_json(bad), InputError);
+    }
 }
 
 TEST_CASE("job: events round trip and unknown ones are refused") {

@@ -342,6 +342,11 @@ TEST_CASE("plan order: under a valid order the job lands, and data from a peer t
     foreign2->send(frame(net::FrameType::job_start, p.job, 0, ""));
     REQUIRE(test::wait_for([&] { return intruder.closes() >= 2; }));
     CHECK(target.file("a.bin") == "the original");
+    // p3 cannot pace the job's sends either: ignored, logged; the coordinator's pace is taken.
+    const std::string pace = R"({"paces": [{"message": 0, "to": "p2", "rate": 1000}]})";
+    intruder.dial(target)->send(frame(net::FrameType::job_pace, p.job, 0, pace));
+    CHECK(test::wait_for([&] { return target.logged("ignored a pace of job 21 from 'p3', which does not coordinate it"); }));
+    control->send(frame(net::FrameType::job_pace, p.job, 0, pace));
     // The coordinator's own start and data land.
     control->send(frame(net::FrameType::job_start, p.job, 0, ""));
     const auto lane = coordinator.dial(target);

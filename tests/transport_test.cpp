@@ -169,6 +169,24 @@ TEST_CASE("transport: every connection, made or accepted, runs the configured co
     CHECK_THROWS_WITH_AS(t->start(), doctest::Contains("TCP congestion control 'nosuchcc0': this kernel has no such"), Error);
 }
 
+TEST_CASE("transport: a connection held to a pace sends no faster than it (a lower bound on the time, not a speed test)") {
+    Endpoint a("alpha"), b("beta");
+    ConnectionPtr c = a.t->connect("127.0.0.1", b.t->port());
+    REQUIRE(test::wait_for([&] { return b.opened == 1; }));
+    constexpr double pace = 2e6;
+    constexpr int frames = 30;
+    constexpr std::size_t size = 100'000;  // 3 MB: at least 1.5 s at the pace, after a first burst
+    REQUIRE(c->set_max_pacing(pace));
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < frames; ++k) {
+        c->send(Frame{FrameHeader{FrameType::request, 0, 7, 1, 0}, std::vector<std::byte>(size, std::byte{1})});
+    }
+    REQUIRE(test::wait_for([&] { return b.frame_count() == frames; }, std::chrono::seconds(20)));
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(took >= 0.8 * frames * size / pace);
+    CHECK(c->set_max_pacing(0));  // and lifted again
+}
+
 TEST_CASE("transport: an identity from another CA is refused on both sides and the server keeps serving") {
     Endpoint server("server"), friendly("friend");
     Endpoint intruder(test::other_ca().issue("intruder", Role::member));

@@ -21,7 +21,7 @@ T get(const std::byte*& p) {
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(FrameType::hello) &&
-           type <= static_cast<std::uint8_t>(FrameType::job_reports);
+           type <= static_cast<std::uint8_t>(FrameType::job_pace);
 }
 
 const char* to_string(FrameType t) {
@@ -45,6 +45,7 @@ const char* to_string(FrameType t) {
         case FrameType::piece_data: return "piece_data";
         case FrameType::job_relay: return "job_relay";
         case FrameType::job_reports: return "job_reports";
+        case FrameType::job_pace: return "job_pace";
     }
     return "unknown";
 }

@@ -34,6 +34,7 @@ enum class FrameType : std::uint8_t {
     piece_data = 17,     ///< that piece again; payload: its index (8 bytes) and its bytes
     job_relay = 18,      ///< a job plan on its way down the control tree: a route line, then the plan (docs/protocol.md)
     job_reports = 19,    ///< a relay's batch of its subtree's job events, each with "member" (JSON)
+    job_pace = 20,       ///< coordinator → a sender of its job: the pace of its sends across shared uplinks (JSON)
 };
 
 /// `flags` of a bulk frame: the first (payload: JSON {"seconds", "warmup"}), filler, the last.

@@ -23,6 +23,7 @@
 #include "hetcast/runtime/tree.hpp"
 #include "hetcast/runtime/wire.hpp"
 #include "hetcast/sched/schedule.hpp"
+#include "hetcast/sim/pace.hpp"
 #include "hetcast/sim/exec_model.hpp"
 
 namespace hetcast {
@@ -52,6 +53,9 @@ struct JobTask {
     Op op = Op::send;
     MessageId message = 0;
     std::string peer;
+    /// A send across a FIFO uplink other jobs use too: the bytes/s its lane is held to
+    /// (SO_MAX_PACING_RATE; sim/pace.hpp); 0: TCP alone sets its pace.
+    double pace = 0;
     friend bool operator==(const JobTask&, const JobTask&) = default;
 };
 
@@ -77,9 +81,10 @@ struct JobPlan {
 /// The lowest rate limit a plan may ask for, bytes/s.
 inline constexpr std::uint64_t min_bwlimit = 1024;
 
-/// The plan of node `node` for `schedule` (whose node ids index `names`).
+/// The plan of node `node` for `schedule` (whose node ids index `names`); its sends held
+/// to `paces` where they have one.
 [[nodiscard]] std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names,
-                                            NodeId node);
+                                            NodeId node, const std::vector<Pace>& paces = {});
 
 [[nodiscard]] nlohmann::json to_json(const JobPlan& p);
 /// Throws InputError on anything malformed: a missing field, a wrong type, a task naming a
@@ -117,6 +122,18 @@ struct JobStart {
 [[nodiscard]] nlohmann::json to_json(const JobStart& s);
 /// An empty payload is a start with no resumes. Throws InputError on a malformed one.
 [[nodiscard]] JobStart job_start_from_json(std::string_view payload);
+
+/// What a job_pace frame says to a sender: its send of `message` to `to` keeps to `rate`
+/// bytes/s from now on (0: no longer held). sim/pace.hpp says why.
+struct SendPace {
+    MessageId message = 0;
+    std::string to;
+    double rate = 0;
+    friend bool operator==(const SendPace&, const SendPace&) = default;
+};
+[[nodiscard]] nlohmann::json to_json(const std::vector<SendPace>& paces);
+/// Throws InputError on a malformed payload (a negative or non-finite rate included).
+[[nodiscard]] std::vector<SendPace> job_pace_from_json(std::string_view payload);
 
 [[nodiscard]] nlohmann::json to_json(const JobEvent& e);
 /// Throws InputError on a malformed event.

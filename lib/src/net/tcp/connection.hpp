@@ -88,6 +88,10 @@ public:
     Clock::time_point received_at() const override { return Clock::time_point(Clock::duration(received_.load())); }
     std::optional<std::uint64_t> kernel_received() override { return kernel_bytes_received(sock().native_handle()); }
     std::string congestion() override { return congestion_of(sock().native_handle()); }
+    bool set_max_pacing(double bytes_per_s) override {
+        const unsigned rate = bytes_per_s <= 0 || bytes_per_s >= 4e9 ? ~0u : static_cast<unsigned>(bytes_per_s);
+        return ::setsockopt(sock().native_handle(), SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof rate) == 0;
+    }
     void set_shape(LinkShape shape) override {
         asio::post(stream_.get_executor(), [self = shared_from_this(), shape] { self->shape_ = shape; });
     }

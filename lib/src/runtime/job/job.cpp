@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "hetcast/error.hpp"
@@ -46,9 +47,18 @@ const json& array(const json& j, const char* key) {
 
 }  // namespace
 
-std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names, NodeId node) {
+std::vector<JobTask> tasks_of(const Schedule& schedule, const std::vector<std::string>& names, NodeId node,
+                              const std::vector<Pace>& paces) {
     std::vector<JobTask> out;
-    for (const Task& t : schedule.tasks.at(node)) out.push_back({t.op, t.message, names.at(t.peer)});
+    for (const Task& t : schedule.tasks.at(node)) {
+        double pace = 0;
+        if (t.op == Op::send) {
+            for (const Pace& p : paces) {
+                if (p.message == t.message && p.from == node && p.to == t.peer) pace = p.rate;
+            }
+        }
+        out.push_back({t.op, t.message, names.at(t.peer), pace});
+    }
     return out;
 }
 
@@ -72,7 +82,9 @@ json to_json(const JobPlan& p) {
     }
     json tasks = json::array();
     for (const auto& t : p.tasks) {
-        tasks.push_back({{"op", t.op == Op::send ? "send" : "recv"}, {"message", t.message}, {"peer", t.peer}});
+        json jt{{"op", t.op == Op::send ? "send" : "recv"}, {"message", t.message}, {"peer", t.peer}};
+        if (t.pace > 0) jt["pace"] = t.pace;
+        tasks.push_back(std::move(jt));
     }
     json out{{"job", p.job},           {"algorithm", p.algorithm}, {"coordinator", p.coordinator},
              {"participants", members}, {"messages", messages},   {"tasks", tasks},
@@ -190,7 +202,14 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         if (op != "send" && op != "recv") throw InputError("job: a task's op must be send or recv");
         const std::uint64_t m = count(t, "message");
         if (m >= p.messages.size()) throw InputError("job: a task names an unknown message");
-        p.tasks.push_back({op == "send" ? Op::send : Op::recv, static_cast<MessageId>(m), known(text(t, "peer"))});
+        double pace = 0;
+        if (t.contains("pace")) {
+            pace = number(t, "pace");
+            if (!(pace > 0) || !std::isfinite(pace) || op != "send") {
+                throw InputError("job: a task's pace must be a positive number of bytes/s, on a send");
+            }
+        }
+        p.tasks.push_back({op == "send" ? Op::send : Op::recv, static_cast<MessageId>(m), known(text(t, "peer")), pace});
     }
     return p;
 }
@@ -265,6 +284,27 @@ json to_json(const JobStart& s) {
     json r = json::array();
     for (const auto& x : s.resume) r.push_back({{"message", x.message}, {"to", x.to}, {"offset", x.offset}});
     return {{"resume", std::move(r)}};
+}
+
+json to_json(const std::vector<SendPace>& paces) {
+    json list = json::array();
+    for (const auto& p : paces) list.push_back({{"message", p.message}, {"to", p.to}, {"rate", p.rate}});
+    return json{{"paces", std::move(list)}};
+}
+
+std::vector<SendPace> job_pace_from_json(std::string_view payload) {
+    const json j = json::parse(payload, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError("job: a pace must be a JSON object");
+    std::vector<SendPace> out;
+    for (const auto& p : array(j, "paces")) {
+        if (!p.is_object()) throw InputError("job: a pace entry must be an object");
+        const std::uint64_t m = count(p, "message");
+        if (m > 0xffffffffu) throw InputError("job: message id out of range");
+        const double rate = number(p, "rate");
+        if (!(rate >= 0) || !std::isfinite(rate)) throw InputError("job: a pace's rate must be bytes/s, 0 or more");
+        out.push_back({static_cast<MessageId>(m), text(p, "to"), rate});
+    }
+    return out;
 }
 
 JobStart job_start_from_json(std::string_view payload) {

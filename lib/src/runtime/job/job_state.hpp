@@ -101,6 +101,9 @@ struct Job {
     std::shared_ptr<detail::TokenBucket> pace;
     /// Where each send (message, to) starts: a receiver that holds a prefix from an earlier try.
     std::map<std::pair<MessageId, std::string>, std::uint64_t> resume;
+    /// The coordinator's latest pace of each send (message, to), job_pace frames; 0: lifted.
+    /// Under mu.
+    std::map<std::pair<MessageId, std::string>, double> paces;
     /// Data lanes (docs/protocol.md): the connections this member dialled for this job's
     /// data to each receiver, and those that brought it this job's data. Never a member's
     /// control connection. Under mu.

@@ -22,6 +22,7 @@
 #include "hetcast/runtime/tree.hpp"
 #include "../wire/frames.hpp"
 #include "peer_arrivals.hpp"
+#include "peer_pace.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;
@@ -50,6 +51,17 @@ void Arrivals::on_start(const ConnectionPtr& c, const Frame& f) {
         }
     }
     participant_.start_runner(job);
+}
+
+void Arrivals::on_pace(const ConnectionPtr& c, const Frame& f) {
+    auto job = participant_.find(f.header.job);
+    if (!job) return;  // over here already
+    if (job->coordinator != c) {
+        core_.log(LogLevel::warn, "ignored a pace of job " + std::to_string(f.header.job) + " from '" + c->peer() +
+                                      "', which does not coordinate it");
+        return;
+    }
+    apply_paces(*job, job_pace_from_json(net::as_text(f.payload)));
 }
 
 void Arrivals::refuse_lane(const ConnectionPtr& c, const Frame& f) {

@@ -23,6 +23,9 @@ public:
     void on_data(const net::ConnectionPtr& c, net::Frame&& f);
     void on_data_end(const net::ConnectionPtr& c, const net::Frame& f);
     void on_cancel(const net::ConnectionPtr& c, const net::Frame& f);
+    /// A job_pace: from the job's coordinator, the paces of this member's sends (sim/pace.hpp);
+    /// from anyone else, ignored.
+    void on_pace(const net::ConnectionPtr& c, const net::Frame& f);
 
 private:
     /// Data of a job this member does not have (over, or refused): the lane is reset, so

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -21,7 +23,9 @@
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "peer_coordinator.hpp"
+#include "peer_pace.hpp"
 #include "peer_try_control.hpp"
+#include "../wire/frames.hpp"
 
 namespace hetcast::detail {
 using json = nlohmann::json;
@@ -45,6 +49,8 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         others = requests_.beside(net, names, nullptr, 0, spec.planning);
     }
     const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
+    // Crossings of FIFO uplinks that the other jobs use too keep to their part of them.
+    const std::vector<Pace> paces = shared ? crossing_paces(net, predicted, others.flows) : std::vector<Pace>{};
     // Until it starts, pushes planned after this one count its flows from here.
     const EndPlanning end_planning{core_.board, spec.planning};
     if (!spec.planning.empty()) core_.board.planned(spec.planning, planned_flows(net, s, spec.bwlimit), now_s());
@@ -113,7 +119,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         const std::string& name = core_.cfg.name;
         try {
             JobPlan p = common;
-            p.tasks = tasks_of(s, net.names(), *self_id);
+            p.tasks = tasks_of(s, net.names(), *self_id, paces);
             own = setup_.make(std::move(p), nullptr);
             for (MessageId m = 0; m < s.messages.size(); ++m) {
                 if (s.messages[m].source == *self_id && spec.inputs[m].body) own->held[m] = spec.inputs[m].body;
@@ -135,7 +141,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         }
     }
     for (NodeId n : participants) {
-        if (n != *self_id) control.send_plan(net, s, n);
+        if (n != *self_id) control.send_plan(net, s, n, paces);
     }
     const auto cancel_all = [&](const std::string& why) {
         control.cancel(why);
@@ -196,18 +202,44 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     if (own) participant_.start_runner(own);
     // Pushes started at once plan at once, each before it hears of the others: what runs
     // beside it is asked again as it starts, and its prediction made again from that.
+    const auto ask_beside = [this, &net, &names, job = std::to_string(common.job), &spec] {
+        return std::async(std::launch::async, [this, &net, &names, job, &spec] {
+            std::map<std::string, json> answers;
+            (void)requests_.ask_flows(names, {{"cmd", "flows"}}, &answers);
+            return beside_of(net, std::move(answers), job, spec.planning);
+        });
+    };
     std::future<Beside> at_start;
     if (shared) {
         try {
-            at_start = std::async(std::launch::async, [this, &net, &names, job = std::to_string(common.job), &spec] {
-                std::map<std::string, json> answers;
-                (void)requests_.ask_flows(names, {{"cmd", "flows"}}, &answers);
-                return beside_of(net, std::move(answers), job, spec.planning);
-            });
+            at_start = ask_beside();
         } catch (const std::system_error&) {
             // No thread to spare: the prediction stays as planned.
         }
     }
+    // Its crossings of FIFO uplinks keep to their share as the other jobs come and go.
+    CrossingPacer pacer(net, predicted, paces);
+    const bool keep_paces = shared && pacer.needed();
+    std::optional<Beside> start_beside;
+    std::future<Beside> asking;
+    auto next_ask = Clock::now();
+    const auto tell_paces = [&](const Beside& b, std::unique_lock<std::mutex>& lock) {
+        std::set<std::pair<MessageId, std::string>> done;
+        for (const auto& [key, d] : k->delivered) done.insert(key);
+        std::vector<std::pair<ConnectionPtr, json>> frames;
+        std::vector<SendPace> mine;
+        for (auto& [sender, list] : pacer.update(b.flows, done)) {
+            if (sender == core_.cfg.name) {
+                mine = std::move(list);
+            } else if (const auto it = k->nodes.find(sender); it != k->nodes.end() && it->second.conn && it->second.hop.empty()) {
+                frames.emplace_back(it->second.conn, to_json(list));  // down a control tree: the planned pace stays
+            }
+        }
+        lock.unlock();
+        for (const auto& [c, j] : frames) c->send(json_frame(net::FrameType::job_pace, common.job, 0, j));
+        if (own && !mine.empty()) apply_paces(*own, mine);
+        lock.lock();
+    };
 
     // What the caller saw last: (delivered, everywhere) and every member's state.
     std::pair<std::uint64_t, std::uint64_t> shown{~std::uint64_t{0}, 0};
@@ -230,6 +262,32 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 break;
             }
             k->cv.wait_for(lock, std::chrono::milliseconds(100));
+            if (keep_paces) {
+                const auto ready = [](const std::future<Beside>& f) {
+                    return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+                };
+                std::optional<Beside> heard;
+                try {
+                    if (!start_beside && ready(at_start)) {
+                        start_beside = at_start.get();
+                        heard = start_beside;
+                    } else if (ready(asking)) {
+                        heard = asking.get();
+                    }
+                } catch (const std::exception&) {
+                    // Members that did not answer: the paces stay until the next ask.
+                }
+                if (heard) tell_paces(*heard, lock);
+                if (!at_start.valid() && !asking.valid() && Clock::now() >= next_ask) {
+                    // Every member is asked: half a second apart up to 16, slower past them.
+                    next_ask = Clock::now() + std::chrono::milliseconds(500) * std::max<std::size_t>(1, names.size() / 16);
+                    try {
+                        asking = ask_beside();
+                    } catch (const std::system_error&) {
+                        // No thread to spare: asked again next time round.
+                    }
+                }
+            }
             if (spec.progress) {
                 const JobProgress p = k->progress();
                 std::vector<std::string> now;
@@ -268,7 +326,9 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         });
     }
 
-    if (at_start.valid()) {
+    if (start_beside) {
+        (void)repredict(spec, others, *start_beside, report);
+    } else if (at_start.valid()) {
         try {
             (void)repredict(spec, others, at_start.get(), report);
         } catch (const std::exception&) {

@@ -83,6 +83,7 @@ void Peer::Impl::on_frame(const ConnectionPtr& c, Frame&& f) {
             case FrameType::job_cancel:
                 relays.on_down(c, f);
                 return arrivals.on_cancel(c, f);
+            case FrameType::job_pace: return arrivals.on_pace(c, f);
             case FrameType::ping: return Calls::on_ping(c, f);
             case FrameType::pong: return calls.on_pong(f);
             case FrameType::request: return requests.on_request(c, f);

@@ -130,6 +130,7 @@ void TaskRunner::run(const std::shared_ptr<Job>& job) {
             deliver(*job, m, body);
         }
     };
+    const bool paced = std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const JobTask& t) { return t.pace > 0; });
     try {
         for (; i < plan.tasks.size(); ++i) {
             const JobTask& t = plan.tasks[i];
@@ -153,6 +154,18 @@ void TaskRunner::run(const std::shared_ptr<Job>& job) {
                 if (job->pace) body = detail::paced(std::move(body), job->pace);
                 emulation_.send(t.peer, static_cast<double>(msg.size));
                 ConnectionPtr c = connections_.lane_to(*job, t.peer);
+                // A lane carries the job's messages to one peer: each send sets its own
+                // pace, the coordinator's latest when it sent one.
+                double pace = t.pace;
+                bool told = false;
+                {
+                    std::lock_guard lock(job->mu);
+                    if (auto it = job->paces.find({t.message, t.peer}); it != job->paces.end()) {
+                        pace = it->second;
+                        told = true;
+                    }
+                }
+                if (paced || told) (void)c->set_max_pacing(pace);
                 {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;

@@ -54,7 +54,7 @@ TryControl::TryControl(PeerCore& core, Connections& connections, const JobPlan& 
     : core_(core), connections_(connections), common_(common), k_(k), tree_(is_tree(core, others)),
       routes_(routes_of(core, others)), texts_(common) {}
 
-void TryControl::send_plan(const Network& net, const Schedule& s, NodeId n) {
+void TryControl::send_plan(const Network& net, const Schedule& s, NodeId n, const std::vector<Pace>& paces) {
     const std::string& name = net.name(n);
     const auto route = routes_.find(name);
     const std::string& first = route == routes_.end() ? name : route->second.front();
@@ -81,7 +81,7 @@ void TryControl::send_plan(const Network& net, const Schedule& s, NodeId n) {
             k_.nodes[name].hop = first == name ? std::string() : first;
             k_.nodes[name].sent = now_s();
         }
-        const std::string text = texts_.of(tasks_of(s, net.names(), n));
+        const std::string text = texts_.of(tasks_of(s, net.names(), n, paces));
         if (first == name) {
             c->send(make_frame(FrameType::job_plan, common_.job, 0, text));
             remote_.push_back(name);

@@ -40,7 +40,7 @@ public:
 
     /// Sends participant `n` its plan; one that cannot be reached, or whose relay cannot,
     /// is finished in `k` with why.
-    void send_plan(const Network& net, const Schedule& s, NodeId n);
+    void send_plan(const Network& net, const Schedule& s, NodeId n, const std::vector<Pace>& paces);
     /// The start to the participants it talks to directly (down a tree, each with every
     /// resume: relays pass it on); `own`, this member's part (or null), takes its resumes.
     void start(const std::shared_ptr<Job>& own);
