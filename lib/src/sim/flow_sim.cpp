@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 #include <queue>
+#include <string>
 
 #include "hetcast/error.hpp"
 #include "hetcast/sim/flow.hpp"
@@ -273,6 +274,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
     };
 
     double now = 0;
+    std::size_t still = 0;  // rounds in a row that moved no time on
     while (true) {
         while (!ready.empty()) {
             const NodeId node = ready.front();
@@ -289,6 +291,17 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
             if (sup != none && f.rate > active[sup].rate && f.left > active[sup].left) {
                 next = std::min(next, now + (f.left - active[sup].left) / (f.rate - active[sup].rate));
             }
+        }
+        // A model that cannot move on must say so, never spin: every flow stuck at rate 0
+        // (next is infinite), or events that keep falling on the same instant.
+        still = next > now ? 0 : still + 1;
+        if (!std::isfinite(next) || still > 100 * (active.size() + 10)) {
+            std::string flows;
+            for (const Flow& f : active) {
+                if (flows.size() > 300) break;
+                flows += " [" + std::to_string(f.transfer) + ": " + std::to_string(f.left) + " B left at " + std::to_string(f.rate) + " B/s]";
+            }
+            throw Error("the flow model stalled at t = " + std::to_string(now) + " s:" + flows);
         }
         if (next > now) {
             for (Flow& f : active) f.left -= f.rate * (next - now);

@@ -48,7 +48,16 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         }
         others = requests_.beside(net, names, nullptr, 0, spec.planning);
     }
-    const Timeline predicted = simulate_beside(net, s, spec.model, others.flows);
+    const Timeline predicted = [&] {
+        try {
+            return simulate_beside(net, s, spec.model, others.flows);
+        } catch (const Error& e) {
+            // The model could not take what runs beside: predicted alone, the rest as planned.
+            core_.log(LogLevel::warn, std::string("predicting beside the running jobs failed: ") + e.what() + "; predicted alone");
+            others = Beside{};
+            return simulate_beside(net, s, spec.model, {});
+        }
+    }();
     // Crossings of FIFO uplinks that the other jobs use too keep to their part of them.
     const std::vector<Pace> paces = shared ? crossing_paces(net, predicted, others.flows) : std::vector<Pace>{};
     // Until it starts, pushes planned after this one count its flows from here.
@@ -326,14 +335,14 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         });
     }
 
-    if (start_beside) {
-        (void)repredict(spec, others, *start_beside, report);
-    } else if (at_start.valid()) {
-        try {
+    try {
+        if (start_beside) {
+            (void)repredict(spec, others, *start_beside, report);
+        } else if (at_start.valid()) {
             (void)repredict(spec, others, at_start.get(), report);
-        } catch (const std::exception&) {
-            // Members that did not answer: the prediction stays as planned.
         }
+    } catch (const std::exception&) {
+        // Members that did not answer, or the model could not take them: as planned.
     }
     tally(*k, spec, stop_reason, ended_before, t0, result, report);
     if (!own_error.empty() || (own && result.failed.count(core_.cfg.name))) result.final = true;
