@@ -134,7 +134,7 @@ std::string first_line_of(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("transport: every connection, made or accepted, runs the configured congestion control; one the kernel lacks stops start()") {
+TEST_CASE("transport: every connection, made or accepted, runs the configured congestion control, and one the kernel lacks stops start()") {
     const std::string system = first_line_of("/proc/sys/net/ipv4/tcp_congestion_control");
     std::istringstream allowed(first_line_of("/proc/sys/net/ipv4/tcp_allowed_congestion_control"));
     std::string other, name;
