@@ -51,10 +51,12 @@ TEST_CASE("job table: random adds, removes and ends agree with a plain map, and 
                 case 2: {
                     // A job of the same id that is not the registered one removes nothing.
                     auto other = job_with(id);
-                    t.remove(other);
+                    CHECK_FALSE(t.remove(other));
                     if (auto it = model.find(id); it != model.end() && rng() % 2 == 0) {
-                        t.remove(it->second);
+                        const auto j = it->second;
+                        CHECK(t.remove(j));
                         model.erase(it);
+                        CHECK_FALSE(t.remove(j));  // a second reaper of the same job joins nothing
                     }
                     break;
                 }

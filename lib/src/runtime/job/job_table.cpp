@@ -19,9 +19,13 @@ void JobTable::add(const std::shared_ptr<Job>& job) {
     if (!by_id_.emplace(job->plan.job, job).second) throw InputError("job " + std::to_string(job->plan.job) + " exists");
 }
 
-void JobTable::remove(const std::shared_ptr<Job>& job) {
+bool JobTable::remove(const std::shared_ptr<Job>& job) {
     std::lock_guard lock(mu_);
-    if (auto it = by_id_.find(job->plan.job); it != by_id_.end() && it->second == job) by_id_.erase(it);
+    if (auto it = by_id_.find(job->plan.job); it != by_id_.end() && it->second == job) {
+        by_id_.erase(it);
+        return true;
+    }
+    return false;
 }
 
 void JobTable::remove(std::uint64_t id) {

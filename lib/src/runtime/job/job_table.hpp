@@ -19,8 +19,9 @@ public:
     /// Registers `job` under its plan's id. Throws InputError when that id is taken, Error
     /// once the table is closed (the peer stops).
     void add(const std::shared_ptr<Job>& job);
-    /// Forgets `job` (not another job registered under its id since).
-    void remove(const std::shared_ptr<Job>& job);
+    /// Forgets `job` (not another job registered under its id since): whether it was here,
+    /// so that of two threads reaping it only one joins its runner.
+    bool remove(const std::shared_ptr<Job>& job);
     void remove(std::uint64_t id);
     /// Those whose task lists have not finished.
     [[nodiscard]] std::size_t running() const;

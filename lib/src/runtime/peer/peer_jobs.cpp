@@ -51,8 +51,13 @@ void Participant::reap() {
         }
         if (j->finished) done.push_back(j);
     }
-    for (const auto& j : done) jobs_.remove(j);
-    for (auto& j : done) {
+    // Plans arriving at once reap at once: only the thread that removed a job joins its
+    // runner (a second join of the same thread threw "No such process" into a set-up).
+    std::vector<std::shared_ptr<Job>> mine;
+    for (const auto& j : done) {
+        if (jobs_.remove(j)) mine.push_back(j);
+    }
+    for (auto& j : mine) {
         if (j->runner.joinable()) j->runner.join();
     }
 }
