@@ -19,6 +19,7 @@
 #include "hetcast/error.hpp"
 #include "hetcast/net/transport.hpp"
 #include "hetcast/runtime/body.hpp"
+#include "../lib/src/net/tcp/tcp_info.hpp"
 #include "wait.hpp"
 #include "identity.hpp"
 
@@ -524,4 +525,16 @@ TEST_CASE("transport: connections that share a rate book it one piece after anot
     // Frame headers are paced too: at least the bodies' bytes went through the NIC.
     CHECK(total >= 2 * bytes->size());
     CHECK(elapsed >= 2 * 400'000 / 20e6 * 0.99);
+}
+
+TEST_CASE("transport: a pace is payload, the kernel's rate counts the segments' headers too") {
+    using net::tcp_detail::pacing_rate_for;
+    CHECK(pacing_rate_for(1e6, 1448) == doctest::Approx(1e6 * 1500 / 1448));
+    CHECK(pacing_rate_for(1e6, 0) == pacing_rate_for(1e6, 1448));
+    // Loopback's 64 KiB segments cost next to nothing.
+    CHECK(pacing_rate_for(1e6, 65483) < 1e6 * 1.001);
+    CHECK(pacing_rate_for(1e6, 65483) > 1e6);
+    // None stays none; a pace too small to move a segment is raised, never 0.
+    CHECK(pacing_rate_for(0, 1448) == 0);
+    CHECK(pacing_rate_for(0.4, 1448) >= net::tcp_detail::min_pace);
 }

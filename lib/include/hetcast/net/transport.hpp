@@ -106,8 +106,9 @@ public:
     /// The TCP congestion control the kernel runs on it (`cubic`, `bbr`); empty when it
     /// cannot tell.
     [[nodiscard]] virtual std::string congestion() { return {}; }
-    /// The kernel paces what this side sends at no more than `bytes_per_s`
-    /// (SO_MAX_PACING_RATE); 0 lifts the cap. False when the kernel refused it.
+    /// The kernel paces what this side sends at no more than `bytes_per_s` of payload
+    /// (SO_MAX_PACING_RATE, raised by the segments' headers); 0 lifts the cap. False when
+    /// the kernel refused it.
     virtual bool set_max_pacing(double /*bytes_per_s*/) { return false; }
 };
 using ConnectionPtr = std::shared_ptr<Connection>;

@@ -89,7 +89,8 @@ public:
     std::optional<std::uint64_t> kernel_received() override { return kernel_bytes_received(sock().native_handle()); }
     std::string congestion() override { return congestion_of(sock().native_handle()); }
     bool set_max_pacing(double bytes_per_s) override {
-        const unsigned rate = bytes_per_s <= 0 || bytes_per_s >= 4e9 ? ~0u : static_cast<unsigned>(bytes_per_s);
+        const double wire = tcp_detail::pacing_rate_for(bytes_per_s, tcp_detail::mss_of(sock().native_handle()));
+        const unsigned rate = wire <= 0 || wire >= 4e9 ? ~0u : static_cast<unsigned>(wire);
         return ::setsockopt(sock().native_handle(), SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof rate) == 0;
     }
     void set_shape(LinkShape shape) override {

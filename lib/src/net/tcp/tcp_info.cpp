@@ -6,6 +6,7 @@
 #include <linux/tcp.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -35,6 +36,18 @@ std::string congestion_of(int fd) {
     socklen_t len = most;
     if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return {};
     return std::string(name, ::strnlen(name, len));
+}
+
+double pacing_rate_for(double payload_per_s, int mss) {
+    if (!(payload_per_s > 0)) return 0;
+    const double seg = mss > 0 ? mss : 1448;
+    return std::max(payload_per_s, min_pace) * (seg + 52) / seg;
+}
+
+int mss_of(int fd) {
+    int mss = 0;
+    socklen_t len = sizeof mss;
+    return ::getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 ? mss : 0;
 }
 
 }  // namespace hetcast::net::tcp_detail
