@@ -19,7 +19,7 @@ first = hosts[0]
 work = os.path.join(os.path.dirname(os.path.dirname(first["config"])), "many")
 os.makedirs(work, exist_ok=True)
 rows = []
-reports = []  # every push at once, its whole report (hops included), for reading timelines
+reports = []  # every push at once and every pattern push, its whole report (hops included)
 
 
 def note(msg):
@@ -133,6 +133,8 @@ def patterns(kind, size):
             rep = report_of(p.stdout)
             ok = p.returncode == 0 and rep is not None and rep.get("ok", False)
             right = landed_right(messages, shas)
+            if rep is not None:
+                reports.append({"pattern": kind, "algorithm": algo, "report": rep})
             row = {"mode": f"pattern-{kind}", "size": size, "algorithm": rep.get("algorithm", algo) if rep else algo,
                    "ok": ok, "verified": right, "physical_bound": phys}
             if ok:

@@ -4,10 +4,13 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
+#include <set>
 
 #include "hetcast/sched/pipeline.hpp"
 #include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/pace.hpp"
 #include "support.hpp"
@@ -19,15 +22,30 @@ namespace {
 
 constexpr double headroom = 0.95;
 
-/// The FIFO uplink directions (resource indices) a transfer crosses, finite ones only.
-std::vector<std::size_t> uplinks(const Network& net, NodeId from, NodeId to) {
-    const auto fifo = fifo_resources(net);
-    const auto caps = resource_capacities(net);
+/// The links (resource indices) a transfer crosses: NICs both ways and uplinks, no disk.
+std::vector<std::size_t> links(const Network& net, NodeId from, NodeId to) {
+    const std::size_t n = net.size();
     std::vector<std::size_t> out;
     for (std::size_t r : flow_path(net, from, to).resources) {
-        if (r >= 3 * net.size() && fifo[r] && std::isfinite(caps[r])) out.push_back(r);
+        if (r < 2 * n || r >= 3 * n) out.push_back(r);
     }
     return out;
+}
+
+/// The link that carries the ACKs of `r`'s flows.
+std::size_t reverse(const Network& net, std::size_t r) {
+    const std::size_t n = net.size(), subnets = (resource_capacities(net).size() - 3 * n) / 2;
+    if (r < n) return n + r;
+    if (r < 2 * n) return r - n;
+    return r < 3 * n + subnets ? r + subnets : r - subnets;
+}
+
+/// Whether a link with `k` flows at once may be paced: a finite FIFO other than a host's
+/// egress, and for a host's ingress port only with two flows or more.
+bool paceable(const Network& net, std::size_t r, std::size_t k) {
+    const std::size_t n = net.size();
+    if (r < n || !fifo_resources(net)[r] || !std::isfinite(resource_capacities(net)[r])) return false;
+    return r >= 3 * n || k >= 2;
 }
 
 const Pace* pace_of(const std::vector<Pace>& paces, const Transfer& t) {
@@ -100,9 +118,9 @@ TEST_CASE("paces: on fair uplinks (per-flow queues) nothing is paced") {
     CHECK(crossing_paces(net, simulate_flows(net, s, beside), beside).empty());
 }
 
-TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplinks, every one of them, and never more than their part") {
+TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplinks (other jobs', or its own both ways at once), every one of them, and never more than their part") {
     std::mt19937_64 rng(20261127);
-    std::size_t paced_total = 0, checked = 0;
+    std::size_t paced_total = 0, checked = 0, two_way_total = 0;
     for (int trial = 0; trial < 300; ++trial) {
         CAPTURE(trial);
         const Network net = random_net(rng);
@@ -118,39 +136,82 @@ TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplin
         const auto paces = crossing_paces(net, tl, beside, headroom);
         paced_total += paces.size();
         const auto caps = resource_capacities(net);
-        const std::size_t subnets = (caps.size() - 3 * net.size()) / 2;
+        const auto end = [](const Transfer& t) { return std::max(t.start, t.arrival); };
+        const auto on = [&](const Transfer& t, std::size_t r) {
+            const auto l = links(net, t.from, t.to);
+            return std::find(l.begin(), l.end(), r) != l.end();
+        };
+        // The most transfers on a link at once while `t` runs (at its start or another's
+        // start within it), and whether some pair is on a link and its reverse at once.
+        const auto most_during = [&](const Transfer& t, std::size_t r) {
+            std::size_t most = 0;
+            for (const Transfer& x : tl.transfers) {
+                const double at = x.start;
+                if (!(at == t.start || (t.start < at && at < end(t)))) continue;
+                // Pairs, not transfers: a pair's transfers go one after another on its lane.
+                std::set<std::pair<NodeId, NodeId>> pairs;
+                for (const Transfer& b : tl.transfers) {
+                    if (on(b, r) && b.start <= at && at < end(b)) pairs.insert({b.from, b.to});
+                }
+                most = std::max(most, pairs.size());
+            }
+            return most;
+        };
         std::vector<std::size_t> beside_on(caps.size(), 0);
-        std::vector<char> busy(subnets, 0);
+        std::vector<char> busy(caps.size(), 0);
         for (const auto& f : beside) {
-            for (std::size_t r : uplinks(net, f.from, f.to)) {
+            for (std::size_t r : links(net, f.from, f.to)) {
                 ++beside_on[r];
-                busy[(r - 3 * net.size()) % subnets] = 1;
+                // At planning, other jobs make only uplinks busy (hosts' ports as they run).
+                for (std::size_t x : {r, reverse(net, r)}) busy[x] = busy[x] || x >= 3 * net.size();
             }
         }
+        for (const Transfer& a : tl.transfers) {
+            for (const Transfer& b : tl.transfers) {
+                if (std::max(a.start, b.start) >= std::min(end(a), end(b))) continue;
+                for (std::size_t r : links(net, a.from, a.to)) {
+                    if (on(b, reverse(net, r)) && !busy[r]) {
+                        busy[r] = 1;
+                        ++two_way_total;
+                    }
+                }
+            }
+        }
+        const auto k_of = [&](const Transfer& t, std::size_t r) { return std::max<std::size_t>(most_during(t, r), 1) + beside_on[r]; };
         for (const Transfer& t : tl.transfers) {
-            bool shared = false;
-            for (std::size_t r : uplinks(net, t.from, t.to)) shared = shared || busy[(r - 3 * net.size()) % subnets];
+            bool listed = false, shared = false;
+            for (std::size_t r : links(net, t.from, t.to)) {
+                if (!paceable(net, r, k_of(t, r))) continue;
+                listed = true;
+                shared = shared || busy[r];
+            }
             const Pace* p = pace_of(paces, t);
-            CHECK((p != nullptr) == shared);
+            CHECK((p != nullptr) == (listed && shared));
             if (p) {
                 CHECK(std::isfinite(p->rate));
                 CHECK(p->rate > 0);
             }
         }
-        // At every transfer's start, the paced transfers on each shared uplink direction take
+        // At every transfer's start, the paced transfers on each link they are paced on take
         // at most their part of it: the active ones' share beside one per other job's flow.
         for (const Transfer& at : tl.transfers) {
-            std::vector<double> sum(caps.size(), 0);
-            std::vector<std::size_t> active(caps.size(), 0);
+            // Per link, the pairs active and each pair's highest pace (one lane, one send at a time).
+            std::vector<std::map<std::pair<NodeId, NodeId>, double>> lane(caps.size());
             for (const Transfer& t : tl.transfers) {
-                if (!(t.start <= at.start && at.start < std::max(t.start, t.arrival))) continue;
+                if (!(t.start <= at.start && at.start < end(t))) continue;
                 const Pace* p = pace_of(paces, t);
-                for (std::size_t r : uplinks(net, t.from, t.to)) {
-                    ++active[r];
-                    if (p) sum[r] += p->rate;
+                for (std::size_t r : links(net, t.from, t.to)) {
+                    double& pace = lane[r][{t.from, t.to}];
+                    if (p && paceable(net, r, k_of(t, r))) pace = std::max(pace, p->rate);
                 }
             }
-            for (std::size_t r = 3 * net.size(); r < caps.size(); ++r) {
+            std::vector<double> sum(caps.size(), 0);
+            std::vector<std::size_t> active(caps.size(), 0);
+            for (std::size_t r = 0; r < caps.size(); ++r) {
+                active[r] = lane[r].size();
+                for (const auto& [pair, pace] : lane[r]) sum[r] += pace;
+            }
+            for (std::size_t r = 0; r < caps.size(); ++r) {
                 if (sum[r] == 0) continue;
                 ++checked;
                 const double part = caps[r] * headroom * static_cast<double>(active[r]) /
@@ -162,6 +223,7 @@ TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplin
     // The property was exercised, not vacuous.
     CHECK(paced_total > 100);
     CHECK(checked > 100);
+    CHECK(two_way_total > 10);
 }
 
 TEST_CASE("paces now: the share follows the other jobs' flows as they come and go, and is lifted when none is left") {
@@ -174,9 +236,18 @@ TEST_CASE("paces now: the share follows the other jobs' flows as they come and g
         }
         return -1.0;
     };
-    // Nobody beside: every crossing listed, none held.
-    const auto idle = current_paces(net, running, {}, headroom);
-    REQUIRE(idle.size() == 3);
+    REQUIRE(net.subnet_of()[0] == net.subnet_of()[2]);
+    REQUIRE(net.subnet_of()[4] == net.subnet_of()[0]);
+    // Nobody beside, but the job crosses both uplinks both ways at once: each crossing is
+    // held to its share of the uplinks it crosses.
+    const auto both_ways = current_paces(net, running, {}, headroom);
+    REQUIRE(both_ways.size() == 3);
+    CHECK(rate_of(both_ways, 0) == doctest::Approx(5e6 * headroom / 2));
+    CHECK(rate_of(both_ways, 1) == doctest::Approx(5e6 * headroom / 2));
+    CHECK(rate_of(both_ways, 2) == doctest::Approx(5e6 * headroom));
+    // One way only, nobody beside: every crossing listed, none held.
+    const auto idle = current_paces(net, {running[0], running[1]}, {}, headroom);
+    REQUIRE(idle.size() == 2);
     for (const Pace& p : idle) CHECK(p.rate == 0);
     // Two other jobs out of subnet 0: four flows share that uplink. The crossing into subnet
     // 0 is alone both ways it goes (out of 1, into 0), so it is held just under the uplink.
@@ -188,6 +259,8 @@ TEST_CASE("paces now: the share follows the other jobs' flows as they come and g
     // One crossing of this job is through: the other gets a third.
     const auto later = current_paces(net, {running[0], running[2]}, two_out, headroom);
     CHECK(rate_of(later, 0) == doctest::Approx(5e6 * headroom / 3));
+    // And without the others, the way back still shares the uplink.
+    CHECK(rate_of(current_paces(net, {running[0], running[2]}, {}, headroom), 0) == doctest::Approx(5e6 * headroom));
     // Without capacities nothing is listed.
     CHECK(current_paces(Network::from_costs({"a", "b"}, {{0, 1}, {1, 0}}), {{0, 0, 1, 0, 0, 0, 0}}, two_out).empty());
 }
@@ -199,26 +272,111 @@ TEST_CASE("crossing pacer: each sender is told only what changed, its crossings 
     const Timeline tl = simulate_flows(net, s, three);
     const auto planned = crossing_paces(net, tl, three, headroom);
     REQUIRE(planned.size() == 1);
+    const Pace& cross = planned[0];
     detail::CrossingPacer pacer(net, tl, planned);
     CHECK(pacer.needed());
-    // The same three flows as planned: nothing to tell.
-    CHECK(pacer.update(three, {}).empty());
-    // One has ended: its sender is told a third of the uplink.
-    auto told = pacer.update({three[0], three[1]}, {});
-    REQUIRE(told.size() == 1);
-    const auto& [sender, list] = *told.begin();
-    CHECK(sender == net.name(planned[0].from));
-    REQUIRE(list.size() == 1);
-    CHECK(list[0].to == net.name(planned[0].to));
-    CHECK(list[0].rate == doctest::Approx(5e6 * headroom / 3));
+    // What the crossing's sender is told about it: -1 when nothing.
+    const auto about = [&](const std::map<std::string, std::vector<SendPace>>& told) {
+        const auto it = told.find(net.name(cross.from));
+        if (it == told.end()) return -1.0;
+        for (const SendPace& p : it->second) {
+            if (p.message == cross.message && p.to == net.name(cross.to)) return p.rate;
+        }
+        return -1.0;
+    };
+    // The same three flows as planned: nothing to tell about the crossing. The other
+    // jobs' flows also enter hosts' ports that this job's flows enter: those are paced now,
+    // at their max-min rates (under the ports' capacity).
+    const auto first = pacer.update(three, 1e9, {});
+    CHECK(about(first) == -1);
+    std::size_t ports = 0;
+    for (const auto& [sender, list] : first) {
+        for (const SendPace& p : list) {
+            ports += p.rate > 0 && p.rate <= 25e6 * headroom;
+            CHECK_FALSE((sender == net.name(cross.from) && p.to == net.name(cross.to)));
+        }
+    }
+    CHECK(ports > 0);
+    // One has ended: the crossing's sender is told a third of the uplink.
+    CHECK(about(pacer.update({three[0], three[1]}, 1e9, {})) == doctest::Approx(5e6 * headroom / 3));
     // All gone: lifted (0), once.
-    told = pacer.update({}, {});
-    REQUIRE(told.size() == 1);
-    CHECK(told.begin()->second.at(0).rate == 0);
-    CHECK(pacer.update({}, {}).empty());
+    CHECK(about(pacer.update({}, 1e9, {})) == 0);
+    CHECK(pacer.update({}, 1e9, {}).empty());
     // Its crossing delivered: nothing more is said about it, whatever runs beside.
-    CHECK(pacer.update(three, {{planned[0].message, net.name(planned[0].to)}}).empty());
-    // A plan that stays inside its subnet has nothing to keep.
-    const Schedule local = find_algorithm("flat").plan(net, make_request(net, 0, {2, 4}, 4e6, ExecModel::nonblocking));
-    CHECK_FALSE(detail::CrossingPacer(net, simulate_flows(net, local, three), {}).needed());
+    CHECK(about(pacer.update(three, 1e9, {{cross.message, net.name(cross.to)}})) == -1);
+    // Before its predicted start a transfer does not count: at 0 only the first sends run.
+    detail::CrossingPacer early(net, tl, planned);
+    for (const auto& [sender, list] : early.update({three[0], three[1]}, 0, {})) {
+        for (const SendPace& p : list) {
+            bool starts_at_0 = false;
+            for (const Transfer& t : tl.transfers) {
+                starts_at_0 = starts_at_0 || (net.name(t.from) == sender && net.name(t.to) == p.to && t.message == p.message && t.start <= 0);
+            }
+            CHECK(starts_at_0);
+        }
+    }
+    // On fair links (per-flow queues everywhere) there is nothing to keep.
+    Network fair = net;
+    Capacities c = *fair.capacities();
+    c.queues = Queues::fair;
+    fair.set_capacities(c);
+    CHECK_FALSE(detail::CrossingPacer(fair, simulate_flows(fair, s, three), {}).needed());
+}
+
+TEST_CASE("paces now: a flow held back elsewhere leaves its part of the uplink to the paced one (max-min, not equal shares)") {
+    const Network net = test::alternate_two_subnets(8, "h", 25e6, 5e6, 0);
+    const std::vector<Transfer> running{{0, 0, 1, 0, 0, 0, 0}};
+    // Another job's flow out of subnet 0 too, but held to 1 MB/s by its --bwlimit.
+    const std::vector<BackgroundFlow> slow{{2, 3, 4e6, 1e6}};
+    const auto now = current_paces(net, running, slow, headroom);
+    REQUIRE(now.size() == 1);
+    CHECK(now[0].rate == doctest::Approx((5e6 - 1e6) * headroom));
+    // Unheld, it takes half: so does this one.
+    const auto even = current_paces(net, running, {{2, 3, 4e6, 0}}, headroom);
+    CHECK(even.at(0).rate == doctest::Approx(5e6 / 2 * headroom));
+}
+
+TEST_CASE("paces: on one switch, flows converging on a host that sends too are held to their share of its port; a chain's hops are not") {
+    // Four hosts on one switch (a single subnet, no uplink), ports of 10 MB/s.
+    const std::size_t n = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back("s" + std::to_string(i));
+    Network net = Network::parametric(names, Matrix(n, std::vector<double>(n, 0)), Matrix(n, std::vector<double>(n, 1e7)),
+                                      std::vector<Overhead>(n), std::vector<Overhead>(n));
+    net.set_subnets({{0, 1, 2, 3}});
+    net.set_capacities({std::vector<double>(n, 1e7), std::vector<double>(n, 1e7), std::vector<double>(n, INFINITY), {INFINITY}});
+    // Everyone to everyone at once: three flows into every port while its host sends.
+    std::vector<Transfer> all;
+    for (NodeId a = 0; a < n; ++a) {
+        for (NodeId b = 0; b < n; ++b) {
+            if (a != b) all.push_back({a, a, b, 0, 0, 0, 0});
+        }
+    }
+    const auto now = current_paces(net, all, {}, headroom);
+    REQUIRE(now.size() == all.size());
+    for (const Pace& p : now) CHECK(p.rate == doctest::Approx(1e7 / 3 * headroom));
+    // A chain 0 → 1 → 2 → 3: one flow into each port, nothing is paced (each listed, so
+    // that a pace it had is lifted).
+    const auto chain = current_paces(net, {{0, 0, 1, 0, 0, 0, 0}, {0, 1, 2, 0, 0, 0, 0}, {0, 2, 3, 0, 0, 0, 0}}, {}, headroom);
+    CHECK(chain.size() == 3);
+    for (const Pace& p : chain) CHECK(p.rate == 0);
+    // Planned: an all-to-all exchange predicted on the flow model is paced the same way,
+    // and the job's pacer keeps it as it runs.
+    const Schedule s = plan_wrp(net, test::all_to_all(n, 1e6));
+    const Timeline tl = simulate_flows(net, s);
+    const auto planned = crossing_paces(net, tl, {}, headroom);
+    CHECK_FALSE(planned.empty());
+    for (const Pace& p : planned) CHECK(p.rate <= 1e7 / 2 * headroom * (1 + 1e-9));
+    detail::CrossingPacer pacer(net, tl, {});
+    REQUIRE(pacer.needed());
+    const auto told = pacer.update({}, 1e9, {});
+    std::size_t paced = 0;
+    for (const auto& [sender, list] : told) {
+        for (const SendPace& p : list) {
+            CHECK(p.rate > 0);
+            CHECK(p.rate <= 1e7 / 3 * headroom * (1 + 1e-9));
+            ++paced;
+        }
+    }
+    CHECK(paced == all.size());  // one per pair: a pair's later messages wait on its lane
 }

@@ -104,6 +104,10 @@ struct Job {
     /// The coordinator's latest pace of each send (message, to), job_pace frames; 0: lifted.
     /// Under mu.
     std::map<std::pair<MessageId, std::string>, double> paces;
+    /// Receivers whose lane has carried a send of this job: a later send on it keeps the
+    /// lane's pace (the coordinator keeps it current) instead of the one planned for it.
+    /// Under mu.
+    std::set<std::string> lanes_sent;
     /// Data lanes (docs/protocol.md): the connections this member dialled for this job's
     /// data to each receiver, and those that brought it this job's data. Never a member's
     /// control connection. Under mu.

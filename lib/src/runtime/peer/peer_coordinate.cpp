@@ -210,34 +210,27 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     control.start(own);
     if (own) participant_.start_runner(own);
     // Pushes started at once plan at once, each before it hears of the others: what runs
-    // beside it is asked again as it starts, and its prediction made again from that.
-    const auto ask_beside = [this, &net, &names, job = std::to_string(common.job), &spec] {
-        return std::async(std::launch::async, [this, &net, &names, job, &spec] {
-            std::map<std::string, json> answers;
-            (void)requests_.ask_flows(names, {{"cmd", "flows"}}, &answers);
-            return beside_of(net, std::move(answers), job, spec.planning);
-        });
-    };
-    std::future<Beside> at_start;
+    // beside it is asked again as it starts, and its prediction made again from that. Its
+    // crossings of FIFO uplinks keep to their share as the other jobs come and go.
+    std::optional<BesideWatch> watch;
     if (shared) {
-        try {
-            at_start = ask_beside();
-        } catch (const std::system_error&) {
-            // No thread to spare: the prediction stays as planned.
-        }
+        watch.emplace(
+            [this, &net, &names, job = std::to_string(common.job), &spec] {
+                std::map<std::string, json> answers;
+                (void)requests_.ask_flows(names, {{"cmd", "flows"}}, &answers);
+                return beside_of(net, std::move(answers), job, spec.planning);
+            },
+            // Every member is asked: half a second apart up to 16, slower past them.
+            std::chrono::milliseconds(500) * std::max<std::size_t>(1, names.size() / 16));
     }
-    // Its crossings of FIFO uplinks keep to their share as the other jobs come and go.
     CrossingPacer pacer(net, predicted, paces);
     const bool keep_paces = shared && pacer.needed();
-    std::optional<Beside> start_beside;
-    std::future<Beside> asking;
-    auto next_ask = Clock::now();
     const auto tell_paces = [&](const Beside& b, std::unique_lock<std::mutex>& lock) {
         std::set<std::pair<MessageId, std::string>> done;
         for (const auto& [key, d] : k->delivered) done.insert(key);
         std::vector<std::pair<ConnectionPtr, json>> frames;
         std::vector<SendPace> mine;
-        for (auto& [sender, list] : pacer.update(b.flows, done)) {
+        for (auto& [sender, list] : pacer.update(b.flows, now_s() - t0, done)) {
             if (sender == core_.cfg.name) {
                 mine = std::move(list);
             } else if (const auto it = k->nodes.find(sender); it != k->nodes.end() && it->second.conn && it->second.hop.empty()) {
@@ -271,31 +264,8 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
                 break;
             }
             k->cv.wait_for(lock, std::chrono::milliseconds(100));
-            if (keep_paces) {
-                const auto ready = [](const std::future<Beside>& f) {
-                    return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-                };
-                std::optional<Beside> heard;
-                try {
-                    if (!start_beside && ready(at_start)) {
-                        start_beside = at_start.get();
-                        heard = start_beside;
-                    } else if (ready(asking)) {
-                        heard = asking.get();
-                    }
-                } catch (const std::exception&) {
-                    // Members that did not answer: the paces stay until the next ask.
-                }
-                if (heard) tell_paces(*heard, lock);
-                if (!at_start.valid() && !asking.valid() && Clock::now() >= next_ask) {
-                    // Every member is asked: half a second apart up to 16, slower past them.
-                    next_ask = Clock::now() + std::chrono::milliseconds(500) * std::max<std::size_t>(1, names.size() / 16);
-                    try {
-                        asking = ask_beside();
-                    } catch (const std::system_error&) {
-                        // No thread to spare: asked again next time round.
-                    }
-                }
+            if (watch) {
+                if (const auto heard = watch->poll(keep_paces); heard && keep_paces) tell_paces(*heard, lock);
             }
             if (spec.progress) {
                 const JobProgress p = k->progress();
@@ -336,13 +306,11 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
     }
 
     try {
-        if (start_beside) {
-            (void)repredict(spec, others, *start_beside, report);
-        } else if (at_start.valid()) {
-            (void)repredict(spec, others, at_start.get(), report);
+        if (watch) {
+            if (const auto at_start = watch->at_start()) (void)repredict(spec, others, *at_start, report);
         }
     } catch (const std::exception&) {
-        // Members that did not answer, or the model could not take them: as planned.
+        // The model could not take them: as planned.
     }
     tally(*k, spec, stop_reason, ended_before, t0, result, report);
     if (!own_error.empty() || (own && result.failed.count(core_.cfg.name))) result.final = true;

@@ -1,24 +1,35 @@
 #include "peer_pace.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <system_error>
 
 namespace hetcast::detail {
 
 CrossingPacer::CrossingPacer(const Network& net, const Timeline& predicted, const std::vector<Pace>& planned)
     : net_(net) {
     // Every crossing, as current_paces() lists them with nobody beside.
+    std::map<std::tuple<MessageId, NodeId, NodeId>, double> start;
+    for (const Transfer& t : predicted.transfers) start[{t.message, t.from, t.to}] = t.start;
     for (const Pace& p : current_paces(net, predicted.transfers, {})) {
-        crossing_.push_back(Transfer{p.message, p.from, p.to, 0, 0, 0, 0});
+        crossing_.push_back(Transfer{p.message, p.from, p.to, start[{p.message, p.from, p.to}], 0, 0, 0});
         told_[{p.message, p.from, p.to}] = 0;
     }
+    std::stable_sort(crossing_.begin(), crossing_.end(), [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
     for (const Pace& p : planned) told_[{p.message, p.from, p.to}] = p.rate;
 }
 
-std::map<std::string, std::vector<SendPace>> CrossingPacer::update(const std::vector<BackgroundFlow>& beside,
+std::map<std::string, std::vector<SendPace>> CrossingPacer::update(const std::vector<BackgroundFlow>& beside, double elapsed,
                                                                    const std::set<std::pair<MessageId, std::string>>& done) {
+    // A transfer predicted to start later has not yet (achieved is rarely ahead of
+    // predicted), and of those between the same two nodes only the first not yet delivered
+    // runs: they go one after another on their lane.
     std::vector<Transfer> running;
+    std::set<std::pair<NodeId, NodeId>> busy;
     for (const Transfer& t : crossing_) {
-        if (!done.count({t.message, net_.name(t.to)})) running.push_back(t);
+        if (t.start <= elapsed && !done.count({t.message, net_.name(t.to)}) && busy.insert({t.from, t.to}).second) {
+            running.push_back(t);
+        }
     }
     std::map<std::string, std::vector<SendPace>> out;
     for (const Pace& p : current_paces(net_, running, beside)) {
@@ -29,6 +40,49 @@ std::map<std::string, std::vector<SendPace>> CrossingPacer::update(const std::ve
         out[net_.name(p.from)].push_back({p.message, net_.name(p.to), p.rate});
     }
     return out;
+}
+
+BesideWatch::BesideWatch(Ask ask, std::chrono::milliseconds every)
+    : ask_(std::move(ask)), every_(every), first_(launch()), next_(std::chrono::steady_clock::now()) {}
+
+std::future<Beside> BesideWatch::launch() {
+    try {
+        return std::async(std::launch::async, ask_);
+    } catch (const std::system_error&) {
+        return {};  // no thread to spare: asked again next time round
+    }
+}
+
+std::optional<Beside> BesideWatch::poll(bool keep_asking) {
+    const auto ready = [](const std::future<Beside>& f) {
+        return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    std::optional<Beside> heard;
+    try {
+        if (ready(first_)) {
+            start_ = first_.get();
+            heard = start_;
+        } else if (ready(asking_)) {
+            heard = asking_.get();
+        }
+    } catch (const std::exception&) {
+        // Members that did not answer: what was heard last stays until the next ask.
+    }
+    if (keep_asking && !first_.valid() && !asking_.valid() && std::chrono::steady_clock::now() >= next_) {
+        next_ = std::chrono::steady_clock::now() + every_;
+        asking_ = launch();
+    }
+    return heard;
+}
+
+std::optional<Beside> BesideWatch::at_start() {
+    if (first_.valid()) {
+        try {
+            start_ = first_.get();
+        } catch (const std::exception&) {
+        }
+    }
+    return start_;
 }
 
 void apply_paces(Job& job, const std::vector<SendPace>& paces) {

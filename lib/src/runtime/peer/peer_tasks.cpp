@@ -156,16 +156,22 @@ void TaskRunner::run(const std::shared_ptr<Job>& job) {
                 ConnectionPtr c = connections_.lane_to(*job, t.peer);
                 // A lane carries the job's messages to one peer: each send sets its own
                 // pace, the coordinator's latest when it sent one.
+                // A planned pace is for the lane's first send: a later one was planned for a
+                // moment that the run has rarely kept, and the coordinator's latest for the
+                // lane (or for this send) holds until it says otherwise.
                 double pace = t.pace;
-                bool told = false;
+                bool set = paced;
                 {
                     std::lock_guard lock(job->mu);
                     if (auto it = job->paces.find({t.message, t.peer}); it != job->paces.end()) {
                         pace = it->second;
-                        told = true;
+                        set = true;
+                    } else if (!job->lanes_sent.insert(t.peer).second) {
+                        set = false;
                     }
+                    job->lanes_sent.insert(t.peer);
                 }
-                if (paced || told) (void)c->set_max_pacing(pace);
+                if (set) (void)c->set_max_pacing(pace);
                 {
                     std::lock_guard lock(job->mu);
                     ++job->outstanding;
