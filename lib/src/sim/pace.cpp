@@ -48,11 +48,11 @@ struct Links {
     }
 };
 
-/// `own`'s paces given how many of its transfers are on a link at once beside the i-th
-/// (`most_of(i, r)`) and the
-/// links that carry them while the link carrying their ACKs carries some too (`two_way`);
-/// a transfer on neither such a link nor one another job's flows use (either way) gets
-/// `idle` (none when negative). Other jobs make hosts' ports busy only `live`.
+/// `own`'s paces given the most pairs of its nodes on link r at once while the i-th runs
+/// (`most_of(i, r)`) and the links that carry them while the link carrying their ACKs
+/// carries some too (`two_way`); a transfer on neither such a link nor one another job's
+/// flows use (either way) gets `idle` (none when negative). Other jobs make hosts' ports
+/// busy only `live`.
 template <class Most>
 std::vector<Pace> paces(const Links& u, const std::vector<Transfer>& own, const std::vector<std::vector<std::size_t>>& crossed,
                         const Most& most_of, std::vector<char> two_way,
@@ -94,9 +94,9 @@ std::vector<Pace> crossing_paces(const Network& net, const Timeline& own, const 
     if (!net.capacities() || own.transfers.empty()) return {};
     const Links u(net);
     // The most transfers on each link at once, and whether a link carries them while its
-    // reverse does: a sweep over their intervals.
-    // Transfers between the same two nodes go one after another on their lane (however the
-    // model overlaps them): a pair counts once while any of its transfers runs.
+    // reverse does: a sweep over their intervals. Transfers between the same two nodes go
+    // one after another on their lane (however the model overlaps them): a pair counts once
+    // while any of its transfers runs.
     std::vector<std::vector<std::pair<double, int>>> events(u.caps.size());
     std::vector<std::vector<std::size_t>> crossed(own.transfers.size());
     std::map<std::pair<NodeId, NodeId>, std::vector<std::pair<double, double>>> by_pair;
