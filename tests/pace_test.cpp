@@ -336,7 +336,7 @@ TEST_CASE("paces now: a flow held back elsewhere leaves its part of the uplink t
     CHECK(even.at(0).rate == doctest::Approx(5e6 / 2 * headroom));
 }
 
-TEST_CASE("paces: on one switch, flows converging on a host that sends too are held to their share of its port; a chain's hops are not") {
+TEST_CASE("paces: on one switch, flows converging on a host that sends too are held to their share of its port, a chain's hops are not") {
     // Four hosts on one switch (a single subnet, no uplink), ports of 10 MB/s.
     const std::size_t n = 4;
     std::vector<std::string> names;
