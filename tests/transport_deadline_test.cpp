@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -188,6 +189,43 @@ TEST_CASE("transport deadline: a stream waiting for its body is not a stall") {
         std::lock_guard lock(receiver.mu);
         return !receiver.frames.empty() && receiver.frames.back().header.type == FrameType::data_end;
     }));
+    CHECK(sender.closed().empty());
+}
+
+// A lane carries a job's messages to one peer in order; a relayed one that waits for bytes
+// its relay has not received must not hold the others (docs/protocol.md, "Lanes").
+TEST_CASE("transport: streams go in order, and one waiting for its body lets those behind it go meanwhile") {
+    Side sender("sender", 10s), receiver("receiver");
+    ConnectionPtr c = sender.t->connect("127.0.0.1", receiver.t->port());
+    auto late = std::make_shared<LateBody>(100000);
+    const auto ready_body = [](std::size_t n, std::byte b) {
+        return std::make_shared<BufferBody>(std::make_shared<const std::vector<std::byte>>(n, b));
+    };
+    std::atomic<int> first{-1}, second{-1}, third{-1};
+    c->send_stream(3, 1, late, 16384, [&](std::error_code ec) { first = ec ? 1 : 0; });
+    c->send_stream(3, 2, ready_body(200000, std::byte{2}), 16384, [&](std::error_code ec) { second = ec ? 1 : 0; });
+    c->send_stream(3, 3, ready_body(200000, std::byte{3}), 16384, [&](std::error_code ec) { third = ec ? 1 : 0; });
+    REQUIRE(test::wait_for([&] { return second >= 0 && third >= 0; }, 10s));
+    CHECK(first == -1);
+    CHECK(second == 0);
+    CHECK(third == 0);
+    late->release();
+    REQUIRE(test::wait_for([&] { return first >= 0; }, 10s));
+    CHECK(first == 0);
+    REQUIRE(test::wait_for([&] { return receiver.frame_count() >= 3 * 2 + 100000 / 16384; }, 10s));
+    std::lock_guard lock(receiver.mu);
+    // Messages 2 and 3 were ready: 2 went whole before 3 began. Message 1 came last, whole.
+    std::vector<std::uint32_t> order;
+    std::map<std::uint32_t, std::size_t> bytes;
+    for (const auto& f : receiver.frames) {
+        if (f.header.type != FrameType::data && f.header.type != FrameType::data_end) continue;
+        if (order.empty() || order.back() != f.header.message) order.push_back(f.header.message);
+        if (f.header.type == FrameType::data) bytes[f.header.message] += f.payload.size();
+    }
+    CHECK(order == std::vector<std::uint32_t>{2, 3, 1});
+    CHECK(bytes[1] == 100000);
+    CHECK(bytes[2] == 200000);
+    CHECK(bytes[3] == 200000);
     CHECK(sender.closed().empty());
 }
 

@@ -69,6 +69,18 @@ struct Item {
     Clock::time_point queued;
 };
 
+/// A stream being written: its body's reader, and whether it waits for the body to grow.
+struct Sending {
+    Item item;
+    std::unique_ptr<MessageBody::Reader> reader;
+    std::vector<std::byte> buf;
+    std::size_t chunk = 0;
+    std::uint64_t sent = 0;
+    std::shared_ptr<std::atomic<bool>> woken;  ///< the body grew since it last waited
+    bool waiting = false;
+    std::string abandoned;  ///< why its body cannot be read on, when it cannot
+};
+
 class TcpTransport;
 
 class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
@@ -124,21 +136,23 @@ private:
             }
             self->queue_.push_back(std::move(item));
             self->wake_.cancel();
+            self->data_.cancel();
         });
     }
     asio::awaitable<std::error_code> write_paced(std::vector<asio::const_buffer> buffers, std::size_t bytes,
                                                  Clock::time_point queued);
-    asio::awaitable<std::error_code> write_item(Item& item);
+    asio::awaitable<std::error_code> write_frame(Item& item);
+    /// Opens a stream's body; false (and why in `out.abandoned`) when it cannot be read.
+    bool open_stream(Sending& out);
+    /// Whether the stream can write its next chunk now; when not, a wake is armed once.
+    bool can_go(Sending& s);
+    /// Its next chunk, or its end (data_end, or a job_cancel when abandoned): the error and
+    /// whether the stream is over.
+    asio::awaitable<std::pair<std::error_code, bool>> write_chunk(Sending& out);
     /// Ends a stream whose body failed between frames: a job_cancel for its message, and
     /// the stream's error; the connection goes on.
     asio::awaitable<std::error_code> write_abandon(const Stream& s, const std::string& why);
     bool abandoned_ = false;  ///< the item just written was abandoned cleanly
-    /// Frames queued behind a stream go out between its chunks: a request, a ping or a
-    /// cancel must not wait for a whole message to cross a slow link.
-    asio::awaitable<std::error_code> write_queued_frames();
-    /// Waits until the reader can go on (a relayed message still arriving); false when
-    /// the connection closes meanwhile.
-    asio::awaitable<bool> await_data(MessageBody::Reader& reader);
     /// Writes all of `buffers` to the socket, timing progress for the stall rule. Several
     /// buffers are joined first: TLS would make a record of each.
     asio::awaitable<std::error_code> write_socket(std::vector<asio::const_buffer> buffers);
@@ -156,7 +170,7 @@ private:
     Tls stream_;
     asio::steady_timer wake_;
     asio::steady_timer pace_;
-    asio::steady_timer data_;  ///< a stream waiting for its body to grow
+    asio::steady_timer data_;  ///< streams waiting for their bodies to grow
     asio::steady_timer stall_;  ///< checks a write waiting on the socket
     Clock::time_point progress_{};  ///< when the socket last took bytes (or the write began)
     /// Bytes the socket held unacknowledged when last looked at: a queue that shrinks is
@@ -173,6 +187,7 @@ private:
     bool writing_ = false;          ///< a write waits on the socket
     bool stall_armed_ = false;
     std::deque<Item> queue_;
+    std::deque<Sending> sending_;  ///< streams under way, in the order they were queued
     PeerIdentity identity_;
     LinkShape shape_;
     Clock::time_point next_free_{};

@@ -24,80 +24,80 @@ asio::awaitable<std::error_code> TcpConnection::write_paced(std::vector<asio::co
     co_return ec;
 }
 
-asio::awaitable<std::error_code> TcpConnection::write_item(Item& item) {
-    if (auto* f = std::get_if<Frame>(&item.what)) {
-        std::array<std::byte, header_size> hdr;
-        f->header.length = static_cast<std::uint32_t>(f->payload.size());
-        encode_header(f->header, hdr);
-        // Buffers are built before co_await: GCC 12 cannot keep an initializer_list across one.
-        std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(f->payload)};
-        const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + f->payload.size(), item.queued);
-        co_return ec;
-    }
-    auto& s = std::get<Stream>(item.what);
-    // A body that fails between frames ends only its message: the receiver is told with a
-    // job_cancel and the connection, which may carry other jobs, stays.
-    std::string abandoned;
-    const auto abandon = [&](const std::string& why) {
-        owner_.log(LogLevel::warn, "cannot read a message to send: " + why);
-        abandoned = "the sender cannot go on: " + why;
-    };
-    std::unique_ptr<MessageBody::Reader> reader;
-    try {
-        reader = s.body->open();
-    } catch (const std::exception& e) {
-        abandon(e.what());
-    }
-    if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
-    // Each chunk is read in after room for its header, so frame and data go to TLS as one
-    // buffer (one record per 16 KiB, not one for the header). No larger than the body: a
-    // small file pushed to a hundred members would otherwise zero a chunk per lane.
-    const std::size_t chunk = static_cast<std::size_t>(std::clamp<std::uint64_t>(s.body->size(), 1, s.chunk));
-    std::vector<std::byte> buf(header_size + chunk);
+asio::awaitable<std::error_code> TcpConnection::write_frame(Item& item) {
+    auto& f = std::get<Frame>(item.what);
     std::array<std::byte, header_size> hdr;
-    std::uint64_t sent = 0;
-    while (true) {
-        std::size_t n = 0;
-        if (const std::error_code ec = co_await write_queued_frames()) co_return ec;
-        if (!co_await await_data(*reader)) co_return asio::error::operation_aborted;
-        try {
-            n = reader->read(std::span(buf).subspan(header_size, chunk));
-        } catch (const std::exception& e) {
-            abandon(e.what());
-        }
-        if (!abandoned.empty()) co_return co_await write_abandon(s, abandoned);
-        if (n == 0) break;
-        if (closing_) co_return asio::error::operation_aborted;
-        sent += n;
-        encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)},
-                      std::span(buf).first<header_size>());
-        std::vector<asio::const_buffer> bufs{asio::buffer(buf.data(), header_size + n)};
-        const std::error_code ec = co_await write_paced(std::move(bufs), header_size + n, item.queued);
-        if (ec) co_return ec;
-    }
-    if (sent != s.body->size()) {
-        abandon("the message ended after " + std::to_string(sent) + " of " + std::to_string(s.body->size()) + " bytes");
-        co_return co_await write_abandon(s, abandoned);
-    }
-    const Digest sha = s.body->sha256();
-    encode_header(FrameHeader{FrameType::data_end, 0, s.job, s.message, static_cast<std::uint32_t>(sha.size())}, hdr);
-    std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(sha)};
-    const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + sha.size(), item.queued);
+    f.header.length = static_cast<std::uint32_t>(f.payload.size());
+    encode_header(f.header, hdr);
+    // Buffers are built before co_await: GCC 12 cannot keep an initializer_list across one.
+    std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(f.payload)};
+    const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + f.payload.size(), item.queued);
     co_return ec;
 }
 
-asio::awaitable<std::error_code> TcpConnection::write_queued_frames() {
-    while (!closing_) {
-        const auto it = std::find_if(queue_.begin(), queue_.end(),
-                                     [](const Item& i) { return std::holds_alternative<Frame>(i.what); });
-        if (it == queue_.end()) break;
-        Item item = std::move(*it);
-        queue_.erase(it);
-        const std::error_code ec = co_await write_item(item);
-        if (item.done) item.done(ec);
-        if (ec) co_return ec;
+bool TcpConnection::open_stream(Sending& out) {
+    auto& s = std::get<Stream>(out.item.what);
+    try {
+        out.reader = s.body->open();
+    } catch (const std::exception& e) {
+        owner_.log(LogLevel::warn, "cannot read a message to send: " + std::string(e.what()));
+        out.abandoned = "the sender cannot go on: " + std::string(e.what());
+        return false;
     }
-    co_return std::error_code{};
+    // Each chunk is read in after room for its header, so frame and data go to TLS as one
+    // buffer (one record per 16 KiB, not one for the header). No larger than the body: a
+    // small file pushed to a hundred members would otherwise zero a chunk per lane.
+    out.chunk = static_cast<std::size_t>(std::clamp<std::uint64_t>(s.body->size(), 1, s.chunk));
+    out.buf.resize(header_size + out.chunk);
+    out.woken = std::make_shared<std::atomic<bool>>(false);
+    return true;
+}
+
+bool TcpConnection::can_go(Sending& s) {
+    if (!s.abandoned.empty()) return true;
+    if (s.waiting && !s.woken->exchange(false)) return false;
+    // Armed before asking: a wake from another thread is posted here, so it runs only once
+    // the writer waits, and cannot be lost.
+    s.waiting = !s.reader->ready([w = weak_from_this(), woken = s.woken] {
+        woken->store(true);
+        if (auto self = w.lock()) asio::post(self->stream_.get_executor(), [self] { self->data_.cancel(); });
+    });
+    return !s.waiting;
+}
+
+asio::awaitable<std::pair<std::error_code, bool>> TcpConnection::write_chunk(Sending& out) {
+    auto& s = std::get<Stream>(out.item.what);
+    // A body that fails between frames ends only its message: the receiver is told with a
+    // job_cancel and the connection, which may carry other jobs, stays.
+    if (out.abandoned.empty()) {
+        std::size_t n = 0;
+        try {
+            n = out.reader->read(std::span(out.buf).subspan(header_size, out.chunk));
+        } catch (const std::exception& e) {
+            owner_.log(LogLevel::warn, "cannot read a message to send: " + std::string(e.what()));
+            out.abandoned = "the sender cannot go on: " + std::string(e.what());
+        }
+        if (out.abandoned.empty() && n > 0) {
+            out.sent += n;
+            encode_header(FrameHeader{FrameType::data, 0, s.job, s.message, static_cast<std::uint32_t>(n)},
+                          std::span(out.buf).first<header_size>());
+            std::vector<asio::const_buffer> bufs{asio::buffer(out.buf.data(), header_size + n)};
+            const std::error_code ec = co_await write_paced(std::move(bufs), header_size + n, out.item.queued);
+            co_return std::make_pair(ec, false);
+        }
+        if (out.abandoned.empty() && out.sent != s.body->size()) {
+            out.abandoned = "the message ended after " + std::to_string(out.sent) + " of " + std::to_string(s.body->size()) + " bytes";
+            owner_.log(LogLevel::warn, "cannot read a message to send: " + out.abandoned);
+            out.abandoned = "the sender cannot go on: " + out.abandoned;
+        }
+    }
+    if (!out.abandoned.empty()) co_return std::make_pair(co_await write_abandon(s, out.abandoned), true);
+    const Digest sha = s.body->sha256();
+    std::array<std::byte, header_size> hdr;
+    encode_header(FrameHeader{FrameType::data_end, 0, s.job, s.message, static_cast<std::uint32_t>(sha.size())}, hdr);
+    std::vector<asio::const_buffer> bufs{asio::buffer(hdr), asio::buffer(sha)};
+    const std::error_code ec = co_await write_paced(std::move(bufs), hdr.size() + sha.size(), out.item.queued);
+    co_return std::make_pair(ec, true);
 }
 
 asio::awaitable<std::error_code> TcpConnection::write_abandon(const Stream& s, const std::string& why) {
@@ -109,38 +109,75 @@ asio::awaitable<std::error_code> TcpConnection::write_abandon(const Stream& s, c
     co_return std::make_error_code(std::errc::io_error);
 }
 
-asio::awaitable<bool> TcpConnection::await_data(MessageBody::Reader& reader) {
-    while (!closed_ && !closing_) {
-        // Armed before asking: a wake from another thread is posted here, so it runs only
-        // once this coroutine waits, and cannot be lost.
-        data_.expires_after(std::chrono::seconds(1));
-        const bool now = reader.ready([w = weak_from_this()] {
-            if (auto self = w.lock()) asio::post(self->stream_.get_executor(), [self] { self->data_.cancel(); });
-        });
-        if (now) co_return true;
-        std::error_code ignore;
-        co_await data_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
-    }
-    co_return false;
-}
-
+// Frames first, between any stream's chunks: a request, a ping or a cancel must not wait for
+// a whole message to cross a slow link. Streams go in the order they were queued, one chunk
+// at a time from the first that can go on: while a relayed message waits for bytes its
+// sender has not yet received, the next ones take the lane (docs/protocol.md, "Lanes").
 asio::awaitable<void> TcpConnection::write_loop() {
     auto self = shared_from_this();
+    constexpr std::size_t most_open = 8;  // streams under way at once on one connection
+    const auto fail = [&](const std::string& why) {
+        for (auto& o : sending_) {
+            if (o.item.done) o.item.done(asio::error::not_connected);
+        }
+        sending_.clear();
+        shutdown(why);
+    };
     while (!closed_) {
-        if (queue_.empty()) {
-            wake_.expires_at(Clock::time_point::max());
-            std::error_code ignore;
-            co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
+        if (closing_) {
+            // close(): the error frame goes out after the chunk being written.
+            for (auto& o : sending_) {
+                if (o.item.done) o.item.done(asio::error::operation_aborted);
+            }
+            sending_.clear();
+        }
+        const auto frame = std::find_if(queue_.begin(), queue_.end(),
+                                        [](const Item& i) { return std::holds_alternative<Frame>(i.what); });
+        if (frame != queue_.end()) {
+            Item item = std::move(*frame);
+            queue_.erase(frame);
+            const std::error_code ec = co_await write_frame(item);
+            if (item.done) item.done(ec);
+            if (ec && !closing_) {
+                // TCP_USER_TIMEOUT (= stall): the peer acknowledged nothing for that long.
+                fail(ec == asio::error::timed_out ? stall_reason() + " (" + ec.message() + ")" : "write failed: " + ec.message());
+                co_return;
+            }
             continue;
         }
-        Item item = std::move(queue_.front());
-        queue_.pop_front();
-        const std::error_code ec = co_await write_item(item);
-        if (item.done) item.done(ec);
+        auto go = std::find_if(sending_.begin(), sending_.end(), [&](Sending& o) { return can_go(o); });
+        if (go == sending_.end() && sending_.size() < most_open && !queue_.empty()) {
+            Sending next;
+            next.item = std::move(queue_.front());
+            queue_.pop_front();
+            (void)open_stream(next);  // one that cannot be read is abandoned in its turn
+            sending_.push_back(std::move(next));
+            continue;
+        }
+        if (go == sending_.end()) {
+            // Woken by new work, a body that grew, or close(); a second at most.
+            asio::steady_timer& t = sending_.empty() ? wake_ : data_;
+            if (sending_.empty()) {
+                t.expires_at(Clock::time_point::max());
+            } else {
+                t.expires_after(std::chrono::seconds(1));
+            }
+            std::error_code ignore;
+            co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ignore));
+            continue;
+        }
+        const auto [ec, ended] = co_await write_chunk(*go);
+        if (closed_) {
+            sending_.clear();  // shutdown() has told them; their buffers were in use until now
+            co_return;
+        }
+        if (ended || ec) {
+            Sending done = std::move(*go);
+            sending_.erase(go);
+            if (done.item.done) done.item.done(ec);
+        }
         if (ec && !closing_ && !std::exchange(abandoned_, false)) {
-            // TCP_USER_TIMEOUT (= stall): the peer acknowledged nothing for that long.
-            shutdown(ec == asio::error::timed_out ? stall_reason() + " (" + ec.message() + ")"
-                                                  : "write failed: " + ec.message());
+            fail(ec == asio::error::timed_out ? stall_reason() + " (" + ec.message() + ")" : "write failed: " + ec.message());
             co_return;
         }
     }
@@ -165,6 +202,11 @@ void TcpConnection::shutdown(const std::string& why, bool reset) {
         if (item.done) item.done(asio::error::not_connected);
     }
     queue_.clear();
+    // Streams under way are told here, but stay until the writer, which may be writing from
+    // one of them, has seen the close.
+    for (auto& o : sending_) {
+        if (auto done = std::exchange(o.item.done, nullptr)) done(asio::error::not_connected);
+    }
     owner_.closed(shared_from_this(), why);
 }
 
