@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "hetcast/error.hpp"
 #include "hetcast/model/generators.hpp"
 #include "hetcast/model/loader.hpp"
 #include "hetcast/sched/plan.hpp"
+#include "hetcast/sched/wu.hpp"
 #include "hetcast/sim/flow.hpp"
 #include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/simulate.hpp"
@@ -229,6 +231,98 @@ TEST_CASE("flow simulator: with infinite capacities it is the per-pair non-block
         CHECK(got.completion == doctest::Approx(want.completion).epsilon(1e-9));
         for (std::size_t i = 0; i < got.transfers.size(); ++i) {
             CHECK(got.transfers[i].complete == doctest::Approx(want.transfers[i].complete).epsilon(1e-9));
+        }
+    }
+}
+
+// A job sends to a peer on one lane (one TCP stream, messages in the order they are sent).
+// The per-pair model above gives every message its own pipe; the flow model queues them.
+TEST_CASE("flow simulator: messages to the same peer go one after another, in the order they were sent") {
+    std::mt19937_64 rng(23);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double pair = 1e6 + static_cast<double>(rng() % 100'000'000), lat = 1e-3;
+        const Network net = capacity_net(3, 1, pair, inf, inf, lat);
+        const std::size_t k = 2 + rng() % 4;
+        std::vector<Message> msgs;
+        for (std::size_t i = 0; i < k; ++i) msgs.push_back({0, 1e3 + static_cast<double>(rng() % 10'000'000), {1}});
+        // A third message elsewhere runs beside the lane, not behind it.
+        msgs.push_back({0, 1e6, {2}});
+        Schedule s("lane", 3, msgs);
+        for (std::size_t i = 0; i <= k; ++i) s.add_transfer(static_cast<MessageId>(i), 0, i < k ? 1 : 2);
+        const Timeline tl = simulate_flows(net, s);
+        double sent = 0;
+        for (std::size_t i = 0; i < k; ++i) {
+            sent += msgs[i].size;
+            const auto t = std::find_if(tl.transfers.begin(), tl.transfers.end(), [&](const Transfer& x) { return x.message == i; });
+            REQUIRE(t != tl.transfers.end());
+            CHECK(t->arrival == doctest::Approx(sent / pair + lat).epsilon(1e-9));
+        }
+        const auto other = std::find_if(tl.transfers.begin(), tl.transfers.end(), [&](const Transfer& x) { return x.to == 2; });
+        CHECK(other->arrival == doctest::Approx(1e6 / pair + lat).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("flow simulator property: random patterns, stored and forwarded, never run two flows of one pair at once") {
+    // Flows of a pair do not overlap: after one's last byte, the next needs its own bytes at
+    // no more than its path's rate. Two at once would end within less of each other.
+    std::mt19937_64 rng(29);
+    std::size_t queued = 0;
+    for (int trial = 0; trial < 150; ++trial) {
+        const std::size_t n = 3 + rng() % 6;
+        const Network net = random_capacity_net(rng, n);
+        PatternRequest req = test::all_to_all(n, 1e5 + static_cast<double>(rng() % 4'000'000));
+        const auto& algos = pattern_algorithms();
+        const PatternAlgorithm& a = algos[rng() % algos.size()];
+        CAPTURE(a.name);
+        Schedule s = a.plan(net, req);
+        s.relay = Relay::store_and_forward;  // no flow waits for its relay's bytes
+        const Timeline tl = simulate_flows(net, s);
+        std::map<std::pair<NodeId, NodeId>, std::vector<const Transfer*>> pairs;
+        for (const Transfer& t : tl.transfers) pairs[{t.from, t.to}].push_back(&t);
+        for (auto& [pair, ts] : pairs) {
+            std::sort(ts.begin(), ts.end(), [](const Transfer* x, const Transfer* y) { return x->arrival < y->arrival; });
+            for (std::size_t i = 1; i < ts.size(); ++i) {
+                const double m = s.messages[ts[i]->message].size;
+                const double fastest = flow_path(net, pair.first, pair.second).cap;
+                CHECK(ts[i]->arrival - ts[i - 1]->arrival >= m / fastest * (1 - 1e-9));
+                ++queued;
+            }
+        }
+    }
+    CHECK(queued > 100);
+}
+
+// A relay that cuts through sends a message as its bytes come in; while that one waits for
+// them, its lane carries the next message (else a slow supply would hold the lane idle).
+TEST_CASE("flow simulator: a lane whose message waits for its relay's bytes carries the next one meanwhile") {
+    const double slow = 1e6, fast = 1e8;
+    Matrix lat(3, std::vector<double>(3, 0)), bw(3, std::vector<double>(3, fast));
+    bw[0][1] = slow;
+    Network net = Network::parametric({"a", "r", "b"}, lat, bw, std::vector<Overhead>(3), std::vector<Overhead>(3));
+    const std::vector<Message> msgs{{0, 10e6, {1, 2}}, {1, 1e6, {2}}};
+    for (const bool cut : {true, false}) {
+        CAPTURE(cut);
+        Schedule s("lane", 3, msgs);
+        s.add_transfer(0, 0, 1);
+        s.add_transfer(0, 1, 2);
+        s.add_transfer(1, 1, 2);
+        s.relay = cut ? Relay::cut_through : Relay::store_and_forward;
+        s.piece = 100'000;
+        const Timeline tl = simulate_flows(net, s);
+        const auto arrival = [&](MessageId m, NodeId to) {
+            for (const Transfer& t : tl.transfers) {
+                if (t.message == m && t.to == to) return t.arrival;
+            }
+            return inf;
+        };
+        // a → r takes 10 s; cut through, r → b of message 0 follows it, and message 1 goes beside.
+        CHECK(arrival(0, 1) == doctest::Approx(10.0).epsilon(1e-9));
+        if (cut) {
+            CHECK(arrival(0, 2) == doctest::Approx(10.0).epsilon(1e-6));
+            CHECK(arrival(1, 2) < 0.2);
+        } else {
+            CHECK(arrival(0, 2) == doctest::Approx(10.1).epsilon(1e-9));
+            CHECK(arrival(1, 2) == doctest::Approx(10.11).epsilon(1e-9));
         }
     }
 }

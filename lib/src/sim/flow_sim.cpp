@@ -7,6 +7,7 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <unordered_map>
 
 #include "hetcast/error.hpp"
 #include "hetcast/sim/flow.hpp"
@@ -179,6 +180,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
         double head_at = 0;
         double reached = -1;        ///< when the receiver's list reached the receive; < 0: not yet
         bool arrived = false;
+        bool on_lane = false;       ///< its flow has the pair's lane (or is beside the schedule)
     };
     std::vector<State> state(first_beside + beside.size());
 
@@ -206,6 +208,16 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
     }
     std::deque<NodeId> ready;
     for (NodeId i = 0; i < n; ++i) ready.push_back(i);
+    // A job sends to a peer on one lane (docs/protocol.md, "Lanes"): its messages go in the
+    // order they were sent, except that while every message on the lane waits for bytes its
+    // relay has not yet received, the next one goes too. Per pair: its flows under way, and
+    // the transfers waiting behind them.
+    struct Lane {
+        std::size_t running = 0;
+        std::deque<std::size_t> waiting;
+    };
+    std::unordered_map<std::size_t, Lane> lanes;
+    const auto lane_of = [n](const Transfer& t) { return t.from * n + t.to; };
 
     const auto complete = [&](std::size_t k) {
         Transfer& tr = tl.transfers[k];
@@ -258,6 +270,18 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
         state[k].arrived = true;
         if (!state[k].head_in) head_arrived(k, tr.arrival);
         if (state[k].reached >= 0) complete(k);
+        if (const auto lane = lanes.find(lane_of(tr)); lane != lanes.end() && --lane->second.running == 0) {
+            if (lane->second.waiting.empty()) {
+                lanes.erase(lane);
+            } else {
+                // The lane is free once the relay has written the last byte, which it had to receive first.
+                const std::size_t next = lane->second.waiting.front();
+                lane->second.waiting.pop_front();
+                ++lane->second.running;
+                state[next].on_lane = true;
+                starts.push({last, next});
+            }
+        }
     };
     const auto supply_slot = [&](const Flow& f) {
         const std::size_t sup = state[f.transfer].supply;
@@ -347,6 +371,15 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
                 continue;
             }
             const Transfer& tr = tl.transfers[k];
+            if (!state[k].on_lane) {
+                Lane& lane = lanes[lane_of(tr)];
+                if (lane.running > 0 || !lane.waiting.empty()) {
+                    lane.waiting.push_back(k);
+                    continue;
+                }
+                ++lane.running;
+                state[k].on_lane = true;
+            }
             const double size = s.messages[tr.message].size;
             if (size <= 0) {
                 finish(k, now);
@@ -363,6 +396,28 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
             const std::size_t sup = supply_slot(active[i]);
             if (sup != none && active[i].left <= active[sup].left) follows[i] = sup;
         }
+        // A lane whose every flow has caught up with its supply takes the next message too.
+        bool more = false;
+        if (cut_through) {
+            std::unordered_map<std::size_t, std::size_t> held;  // per lane with some waiting: its flows held
+            for (std::size_t i = 0; i < active.size(); ++i) {
+                if (active[i].transfer >= first_beside || follows[i] == none) continue;
+                const std::size_t key = lane_of(tl.transfers[active[i].transfer]);
+                const auto lane = lanes.find(key);
+                if (lane != lanes.end() && !lane->second.waiting.empty()) ++held[key];
+            }
+            for (const auto& [key, count] : held) {
+                Lane& lane = lanes[key];
+                if (count < lane.running) continue;  // one still runs, or is about to start
+                const std::size_t next = lane.waiting.front();
+                lane.waiting.pop_front();
+                ++lane.running;
+                state[next].on_lane = true;
+                starts.push({now, next});
+                more = true;
+            }
+        }
+        if (more) continue;  // they start at this moment; the rates follow
         if (incremental) {
             for (std::size_t i = 0; i < active.size(); ++i) {
                 const std::size_t held = follows[i] == none ? none : active[follows[i]].transfer;
