@@ -178,6 +178,14 @@ TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplin
             }
         }
         const auto k_of = [&](const Transfer& t, std::size_t r) { return std::max<std::size_t>(most_during(t, r), 1) + beside_on[r]; };
+        // Which transfers may ever be paced: those on a FIFO uplink or a port others may share.
+        const auto maybe = may_be_paced(net, tl.transfers);
+        REQUIRE(maybe.size() == tl.transfers.size());
+        for (std::size_t i = 0; i < maybe.size(); ++i) {
+            const auto l = links(net, tl.transfers[i].from, tl.transfers[i].to);
+            CHECK((maybe[i] != 0) == std::any_of(l.begin(), l.end(), [&](std::size_t r) { return paceable(net, r, 2); }));
+            if (pace_of(paces, tl.transfers[i])) CHECK(maybe[i]);
+        }
         for (const Transfer& t : tl.transfers) {
             bool listed = false, shared = false;
             for (std::size_t r : links(net, t.from, t.to)) {

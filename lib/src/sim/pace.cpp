@@ -172,6 +172,17 @@ std::vector<Pace> crossing_paces(const Network& net, const Timeline& own, const 
     return paces(u, own.transfers, crossed, most_of, std::move(two_way), beside, headroom, -1, false);
 }
 
+std::vector<char> may_be_paced(const Network& net, const std::vector<Transfer>& transfers) {
+    std::vector<char> out(transfers.size(), 0);
+    if (!net.capacities()) return out;
+    const Links u(net);
+    for (std::size_t i = 0; i < transfers.size(); ++i) {
+        const auto on = u.on(transfers[i].from, transfers[i].to);
+        out[i] = std::any_of(on.begin(), on.end(), [&](std::size_t r) { return u.paceable(r, 2); });
+    }
+    return out;
+}
+
 std::vector<Pace> current_paces(const Network& net, const std::vector<Transfer>& running,
                                 const std::vector<BackgroundFlow>& beside, double headroom) {
     if (!net.capacities() || running.empty()) return {};

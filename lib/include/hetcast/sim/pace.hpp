@@ -37,6 +37,10 @@ struct Pace {
 [[nodiscard]] std::vector<Pace> crossing_paces(const Network& net, const Timeline& own,
                                                const std::vector<BackgroundFlow>& beside, double headroom = 0.95);
 
+/// Per transfer of `transfers`: whether it may ever be paced, i.e. crosses a FIFO uplink or
+/// a host's FIFO port (current_paces() lists it then, whatever runs beside).
+[[nodiscard]] std::vector<char> may_be_paced(const Network& net, const std::vector<Transfer>& transfers);
+
 /// The same for what runs now, hosts' ports included: `running` the job's transfers under
 /// way (all at once; one per pair of nodes), `beside` the other jobs' flows reported now.
 /// A paced transfer keeps to its max-min rate among them all × `headroom`. One entry per

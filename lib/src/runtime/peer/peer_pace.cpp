@@ -8,12 +8,12 @@ namespace hetcast::detail {
 
 CrossingPacer::CrossingPacer(const Network& net, const Timeline& predicted, const std::vector<Pace>& planned)
     : net_(net) {
-    // Every crossing, as current_paces() lists them with nobody beside.
-    std::map<std::tuple<MessageId, NodeId, NodeId>, double> start;
-    for (const Transfer& t : predicted.transfers) start[{t.message, t.from, t.to}] = t.start;
-    for (const Pace& p : current_paces(net, predicted.transfers, {})) {
-        crossing_.push_back(Transfer{p.message, p.from, p.to, start[{p.message, p.from, p.to}], 0, 0, 0});
-        told_[{p.message, p.from, p.to}] = 0;
+    const std::vector<char> paceable = may_be_paced(net, predicted.transfers);
+    for (std::size_t i = 0; i < paceable.size(); ++i) {
+        if (!paceable[i]) continue;
+        const Transfer& t = predicted.transfers[i];
+        crossing_.push_back(Transfer{t.message, t.from, t.to, t.start, 0, 0, 0});
+        told_[{t.message, t.from, t.to}] = 0;
     }
     std::stable_sort(crossing_.begin(), crossing_.end(), [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
     for (const Pace& p : planned) told_[{p.message, p.from, p.to}] = p.rate;
