@@ -223,7 +223,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
             // Every member is asked: half a second apart up to 16, slower past them.
             std::chrono::milliseconds(500) * std::max<std::size_t>(1, names.size() / 16));
     }
-    CrossingPacer pacer(net, predicted, paces);
+    CrossingPacer pacer(net, spec.schedule, predicted, paces);
     const bool keep_paces = shared && pacer.needed();
     const auto tell_paces = [&](const Beside& b, std::unique_lock<std::mutex>& lock) {
         std::set<std::pair<MessageId, std::string>> done;

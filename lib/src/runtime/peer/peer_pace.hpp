@@ -24,19 +24,25 @@ namespace hetcast::detail {
 /// The paces of one job's crossings, as they should be now. Pure: no connections.
 class CrossingPacer {
 public:
-    /// `predicted`: the job's timeline as planned; `planned`: the paces its plans carry.
-    CrossingPacer(const Network& net, const Timeline& predicted, const std::vector<Pace>& planned);
+    /// `s` the job's schedule, `predicted` its timeline as planned; `planned`: the paces its
+    /// plans carry.
+    CrossingPacer(const Network& net, const Schedule& s, const Timeline& predicted, const std::vector<Pace>& planned);
     /// Whether any transfer crosses a FIFO uplink (else there is nothing to keep).
     [[nodiscard]] bool needed() const { return !crossing_.empty(); }
     /// The paces that changed, per sending member: `beside` the other jobs' flows reported
     /// now, `elapsed` seconds since the job started, `done` the (message, receiver) that
-    /// have their message. Its own crossings count from their predicted start until done.
+    /// have their message. Its own crossings count from when their sender reaches them
+    /// (stored and forwarded: it holds the message of the last receive before the send in
+    /// its list; cut through: their predicted start) until done.
     std::map<std::string, std::vector<SendPace>> update(const std::vector<BackgroundFlow>& beside, double elapsed,
                                                         const std::set<std::pair<MessageId, std::string>>& done);
 
 private:
     const Network& net_;
+    bool cut_through_;
     std::vector<Transfer> crossing_;
+    /// Per crossing: the receive (message, node) its sender's list holds before it, if any.
+    std::vector<std::optional<std::pair<MessageId, NodeId>>> after_;
     std::map<std::tuple<MessageId, NodeId, NodeId>, double> told_;
 };
 
