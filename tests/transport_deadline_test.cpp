@@ -252,8 +252,11 @@ TEST_CASE("transport deadline: out of descriptors the accept loop backs off and 
     tight.rlim_cur = static_cast<rlim_t>(count_open_fds_upper_bound() + 16);
     REQUIRE(tight.rlim_cur <= old.rlim_cur);
     REQUIRE(::setrlimit(RLIMIT_NOFILE, &tight) == 0);
-    // Every descriptor taken but one, which the client gets: its connection then waits in
-    // the backlog and the server cannot accept it.
+    // The client's socket first, then every descriptor taken: its connection waits in the
+    // backlog and the server cannot accept it. (Freeing one for the client after the fill
+    // raced with the server's threads, which could take it first.)
+    client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(client >= 0);
     while (true) {
         const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd < 0) break;
@@ -261,10 +264,6 @@ TEST_CASE("transport deadline: out of descriptors the accept loop backs off and 
     }
     REQUIRE(errno == EMFILE);
     REQUIRE(!fillers.empty());
-    ::close(fillers.back());
-    fillers.pop_back();
-    client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(client >= 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
