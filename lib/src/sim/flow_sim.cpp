@@ -218,6 +218,14 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
     };
     std::unordered_map<std::size_t, Lane> lanes;
     const auto lane_of = [n](const Transfer& t) { return t.from * n + t.to; };
+    // The lane's next waiting transfer starts at `at`.
+    const auto admit_next = [&](Lane& lane, double at) {
+        const std::size_t next = lane.waiting.front();
+        lane.waiting.pop_front();
+        ++lane.running;
+        state[next].on_lane = true;
+        starts.push({at, next});
+    };
 
     const auto complete = [&](std::size_t k) {
         Transfer& tr = tl.transfers[k];
@@ -275,11 +283,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
                 lanes.erase(lane);
             } else {
                 // The lane is free once the relay has written the last byte, which it had to receive first.
-                const std::size_t next = lane->second.waiting.front();
-                lane->second.waiting.pop_front();
-                ++lane->second.running;
-                state[next].on_lane = true;
-                starts.push({last, next});
+                admit_next(lane->second, last);
             }
         }
     };
@@ -409,11 +413,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
             for (const auto& [key, count] : held) {
                 Lane& lane = lanes[key];
                 if (count < lane.running) continue;  // one still runs, or is about to start
-                const std::size_t next = lane.waiting.front();
-                lane.waiting.pop_front();
-                ++lane.running;
-                state[next].on_lane = true;
-                starts.push({now, next});
+                admit_next(lane, now);
                 more = true;
             }
         }
