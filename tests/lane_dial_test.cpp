@@ -38,12 +38,14 @@ TEST_CASE("lanes: a member dials its job's lanes at once, so one slow handshake 
         members.push_back({c.name, "127.0.0.1", peers.back()->port()});
     }
     for (std::size_t i = 1; i < n; ++i) peers[i]->set_members(members);
-    // The first connection p0 makes to p1 (control: the job's plan) passes; the next (the
-    // lane) is accepted and then held.
+    // The first connection p0 makes to p1 (control, made here before the job) passes; the
+    // next (the job's lane) is accepted and then held. Made by the job instead, the control
+    // connection could come second: lanes are dialled while the plans go out.
     test::TcpProxy proxy(members[1].port);
     proxy.hold_after(1);
     members[1].port = proxy.port();
     peers[0]->set_members(members);
+    REQUIRE_FALSE(peers[0]->unreachable("p1"));
 
     Schedule s("flat", n, {Message{0, 1 << 20, {1, 2, 3}}});
     for (NodeId d = 1; d < n; ++d) s.add_transfer(0, 0, d);
