@@ -30,9 +30,9 @@ netlab_cleanup "$netlab" "$lab\." "$tmp"
     || fail "up: $(cat "$tmp/up.err")"
 hosts=$(ip netns list | awk '{print $1}' | grep -c "^hcl-$lab\.[a-d][0-9]*$" || true)
 [[ $hosts -eq 48 ]] || fail "$hosts host namespaces, not 48"
-# Per host NIC: the parent, the default class and one per other host (47).
+# Per host NIC: the parent, the default class, the ACK class and one per other host (47).
 classes=$(ip netns exec "hcl-$lab.c5" tc class show dev hcl-eth0 | grep -c '^class htb')
-[[ $classes -eq 49 ]] || fail "c5's NIC has $classes HTB classes, not 49"
+[[ $classes -eq 50 ]] || fail "c5's NIC has $classes HTB classes, not 50"
 step "up: $(cat "$tmp/up.out")"
 
 "$netlab" daemons "$lab" --hetcastd "$hetcastd" --hetcast "$hetcast" --true-map --timeout 60 > "$tmp/daemons.out" 2>&1 \
