@@ -2,13 +2,15 @@
 // A TCP proxy on 127.0.0.1 that counts the bytes it forwards each way: what crossed the
 // wire, whatever the peers at either end believe. Every connection it accepts is forwarded
 // to `target`; stop() (or the destructor) ends them all. hold_after(n) holds every
-// connection after the first n (accepted, nothing forwarded) until release().
+// connection after the first n (accepted, nothing forwarded) until release(). throttle(r)
+// forwards at most r bytes/s per connection towards the target.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -46,6 +48,7 @@ public:
     /// Connections accepted after the first `n` forward nothing until release().
     void hold_after(std::size_t n) { hold_after_ = n; }
     void release() { released_ = true; }
+    void throttle(std::uint64_t bytes_per_s) { throttle_ = bytes_per_s; }
     [[nodiscard]] std::size_t accepted() const { return accepted_; }
 
     void stop() {
@@ -91,12 +94,16 @@ private:
     void pump(int a, int b) {
         std::vector<char> buf(64 << 10);
         pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+        const auto began = std::chrono::steady_clock::now();
+        std::uint64_t sent = 0;
         while (!stopped_) {
             if (::poll(fds, 2, 50) <= 0) continue;
             bool done = false;
             for (int i = 0; i < 2 && !done; ++i) {
                 if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-                const ssize_t n = ::recv(fds[i].fd, buf.data(), buf.size(), 0);
+                const std::uint64_t rate = throttle_;
+                const std::size_t want = i == 0 && rate > 0 ? std::min<std::size_t>(buf.size(), 4096) : buf.size();
+                const ssize_t n = ::recv(fds[i].fd, buf.data(), want, 0);
                 if (n <= 0) {
                     done = true;
                     break;
@@ -110,6 +117,10 @@ private:
                     at += w;
                 }
                 (i == 0 ? forward_ : backward_) += static_cast<std::uint64_t>(n);
+                if (i == 0 && rate > 0) {
+                    sent += static_cast<std::uint64_t>(n);
+                    std::this_thread::sleep_until(began + std::chrono::duration<double>(static_cast<double>(sent) / static_cast<double>(rate)));
+                }
             }
             if (done) break;
         }
@@ -128,6 +139,7 @@ private:
     std::atomic<std::size_t> hold_after_{~std::size_t{0}};
     std::atomic<std::size_t> accepted_{0};
     std::atomic<bool> released_{false};
+    std::atomic<std::uint64_t> throttle_{0};
     std::atomic<std::uint64_t> forward_{0}, backward_{0};
     std::thread acceptor_;
     std::mutex mu_;

@@ -26,6 +26,9 @@ namespace hetcast::net {
 struct Frame {
     FrameHeader header;
     std::vector<std::byte> payload;
+    /// When its header was read: about when its first byte came, where the frame's end came
+    /// a whole payload later (a 1 MiB chunk at 1/11 of 100 Mbit/s is 0.9 s). Unset when sent.
+    std::chrono::steady_clock::time_point began{};
 };
 
 /// A message body that can be read from the start any number of times (one reader per

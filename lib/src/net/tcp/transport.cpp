@@ -127,7 +127,7 @@ asio::awaitable<std::pair<std::error_code, Frame>> TcpConnection::read_frame(std
         shutdown(d.error);
         co_return std::pair{std::make_error_code(std::errc::protocol_error), Frame{}};
     }
-    Frame f{d.header, std::vector<std::byte>(d.header.length)};
+    Frame f{d.header, std::vector<std::byte>(d.header.length), Clock::now()};
     if (!f.payload.empty()) {
         ec = co_await read_all(asio::buffer(f.payload));
     }
