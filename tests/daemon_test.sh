@@ -147,6 +147,11 @@ grep -qE '^probed 4 members in [0-9.]+ s \([0-9]+ measurements, [0-9.]+ s of tra
 grep -q 'NICs (Mbit/s' <<< "$out" && [[ $(grep -cE '^  n[0-3] +out +[0-9.]+ +in +[0-9.]+$' <<< "$out") -eq 4 ]] \
     || fail "probe printed no NIC rates: $out"
 grep -q 'clock offsets' <<< "$out" || fail "probe printed no clock offsets: $out"
+# Where the measuring went: waiting for first bytes and for answers are parts of it.
+read -r meas first answers < <(sed -nE 's/.*measuring ([0-9.]+) s \(waiting for first bytes ([0-9.]+) s, for answers after the last bytes ([0-9.]+) s\).*/\1 \2 \3/p' <<< "$out")
+[[ -n ${meas:-} ]] || fail "probe printed no split of its measuring time: $out"
+awk -v m="$meas" -v f="$first" -v a="$answers" 'BEGIN { exit !(m > 0 && f + a <= m + 0.15) }' \
+    || fail "probe: first bytes $first s + answers $answers s exceed measuring $meas s"
 grep -q '^capacity:' "$tmp/map.yaml" || fail "the probed map has no capacities: $(cat "$tmp/map.yaml")"
 for i in 0 1 2 3; do grep -q "n$i" "$tmp/map.yaml" || fail "the map lacks n$i"; done
 nodes=$("$hetcast" map --network "$tmp/map.yaml" --json | python3 -c 'import json,sys; print(sum(len(s) for s in json.load(sys.stdin)["subnets"]))')

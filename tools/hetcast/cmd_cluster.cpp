@@ -354,7 +354,9 @@ int cmd_probe(const std::vector<std::string>& args) {
         const json& t = a["times"];
         std::cout << "time: pinging " << a.value("pairs", 0) << " pairs " << fixed(t.value("latency", 0.0), 1)
                   << " s, measurements: set-up " << fixed(t.value("setup", 0.0), 1) << " s, measuring "
-                  << fixed(t.value("measuring", 0.0), 1) << " s; the rest " << fixed(t.value("answering", 0.0) + t.value("other", 0.0) + t.value("storing", 0.0), 1)
+                  << fixed(t.value("measuring", 0.0), 1) << " s (waiting for first bytes "
+                  << fixed(t.value("first_bytes", 0.0), 1) << " s, for answers after the last bytes "
+                  << fixed(t.value("answers", 0.0), 1) << " s); the rest " << fixed(t.value("answering", 0.0) + t.value("other", 0.0) + t.value("storing", 0.0), 1)
                   << " s\n";
     }
     print_subnets(std::cout, net);

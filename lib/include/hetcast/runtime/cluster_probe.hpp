@@ -36,6 +36,9 @@ struct ProbeTimes {
     double latency = 0;    ///< pinging the pairs
     double setup = 0;      ///< measurements: every receiver dialling its sender
     double measuring = 0;  ///< measurements: from the start request to the last answer
+    /// Of `measuring`: until the last flow of each measurement had its first bytes, and
+    /// from the last flow's last bytes to the last answer (the prober's clock, by offsets).
+    double first_bytes = 0, answers = 0;
     double other = 0;      ///< the rest of measure_cluster: the probe's own work, the hellos
 };
 

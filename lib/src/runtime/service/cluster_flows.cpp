@@ -174,6 +174,20 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
     const auto t2 = std::chrono::steady_clock::now();
     times.setup += std::chrono::duration<double>(t1 - t0).count();
     times.measuring += std::chrono::duration<double>(t2 - t1).count();
+    {
+        const auto at = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); };
+        double first = -1, last = -1;
+        for (const Arrivals& a : seen) {
+            if (a.empty()) continue;
+            first = std::max(first, a.front().first - at(t1));
+            last = std::max(last, a.back().first - at(t1));
+        }
+        if (first >= 0) {
+            const double took = at(t2) - at(t1);
+            times.first_bytes += std::clamp(first, 0.0, took);
+            times.answers += std::clamp(took - last, 0.0, took);
+        }
+    }
     for (const auto& f : failed) {
         if (!f.empty()) throw Error("measuring " + f);
     }

@@ -198,7 +198,8 @@ json Probes::probe(const json& req, const Peer::Responder& respond) {
     const std::vector<std::string> not_updated = store_map(members, text, req);
     const ProbeTimes& pt = measured.times;
     const json times{{"answering", answering}, {"latency", pt.latency},   {"setup", pt.setup},
-                     {"measuring", pt.measuring}, {"other", pt.other}, {"storing", since(t_store)}};
+                     {"measuring", pt.measuring}, {"first_bytes", pt.first_bytes}, {"answers", pt.answers},
+                     {"other", pt.other}, {"storing", since(t_store)}};
     json subnets = json::array();
     for (const auto& g : r.subnets) {
         json names_of = json::array();
