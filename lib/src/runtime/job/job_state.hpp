@@ -27,7 +27,8 @@ namespace detail {
 
 using Clock = std::chrono::steady_clock;
 
-inline double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+inline double seconds_of(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+inline double now_s() { return seconds_of(Clock::now()); }
 
 class TokenBucket;  // ../transfer/pacing.hpp
 

@@ -89,9 +89,7 @@ void Arrivals::on_data(const ConnectionPtr& c, Frame&& f) {
             try {
                 const std::size_t n = f.payload.size();
                 const double t = now_s();
-                if (r.got == 0) {
-                    r.first = f.began == Clock::time_point{} ? t : std::chrono::duration<double>(f.began.time_since_epoch()).count();
-                }
+                if (r.got == 0) r.first = f.began == Clock::time_point{} ? t : seconds_of(f.began);
                 r.last = t;
                 if (r.pieces) {
                     if (core_.cfg.tamper) core_.cfg.tamper(job->plan.job, f.header.message, r.got, f.payload);

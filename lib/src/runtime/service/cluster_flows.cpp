@@ -28,6 +28,23 @@ std::uint64_t dial(const ProbeLink& link, const std::string& from, const std::st
 
 constexpr std::size_t ping_rounds_at_once = 2;
 
+/// Of a measurement from `t1` to `t2`: until its last flow had its first bytes, and from
+/// its last bytes to the end (`seen` on the prober's clock).
+void count_waits(ProbeTimes& times, const std::vector<Arrivals>& seen, std::chrono::steady_clock::time_point t1,
+                 std::chrono::steady_clock::time_point t2) {
+    const double from = std::chrono::duration<double>(t1.time_since_epoch()).count();
+    const double took = std::chrono::duration<double>(t2 - t1).count();
+    double first = -1, last = -1;
+    for (const Arrivals& a : seen) {
+        if (a.empty()) continue;
+        first = std::max(first, a.front().first - from);
+        last = std::max(last, a.back().first - from);
+    }
+    if (first < 0) return;
+    times.first_bytes += std::clamp(first, 0.0, took);
+    times.answers += std::clamp(took - last, 0.0, took);
+}
+
 }  // namespace
 
 void note(const ProbeLink& link, const std::string& line) {
@@ -174,20 +191,7 @@ std::vector<double> measure_flows(const ProbeLink& link, const std::vector<std::
     const auto t2 = std::chrono::steady_clock::now();
     times.setup += std::chrono::duration<double>(t1 - t0).count();
     times.measuring += std::chrono::duration<double>(t2 - t1).count();
-    {
-        const auto at = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); };
-        double first = -1, last = -1;
-        for (const Arrivals& a : seen) {
-            if (a.empty()) continue;
-            first = std::max(first, a.front().first - at(t1));
-            last = std::max(last, a.back().first - at(t1));
-        }
-        if (first >= 0) {
-            const double took = at(t2) - at(t1);
-            times.first_bytes += std::clamp(first, 0.0, took);
-            times.answers += std::clamp(took - last, 0.0, took);
-        }
-    }
+    count_waits(times, seen, t1, t2);
     for (const auto& f : failed) {
         if (!f.empty()) throw Error("measuring " + f);
     }
