@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -34,7 +35,9 @@ public:
     void abort(const std::string&) override { ++closed; }
     void set_shape(hetcast::net::LinkShape) override {}
     std::chrono::steady_clock::time_point received_at() const override { return {}; }
+    std::optional<std::uint64_t> kernel_received() override { return kernel ? std::optional(kernel()) : std::nullopt; }
     int closed = 0;
+    std::function<std::uint64_t()> kernel;  ///< the kernel's count, when it tells one
 
 private:
     std::string peer_;
@@ -117,7 +120,45 @@ TEST_CASE("goodput window: a count the kernel did not give is left out, not mixe
     REQUIRE(g.arrivals.size() == 2);
     CHECK(g.arrivals[1].second - g.arrivals[0].second == 1000);
     CHECK(g.rate == doctest::Approx(1000 / 0.6));
-    CHECK(g.bytes == 300);
+    CHECK(g.bytes == 1100);  // the kernel's count at the window's last arrival
+}
+
+TEST_CASE("goodput window: sampled kernel counts start and end the window on time, not at the frames around it") {
+    // A flow of 32 KiB frames at a random rate, the kernel's count looked at every 1-8 ms:
+    // the window starts at the first byte the kernel had and ends at the first look past
+    // it; frames alone would start it a frame late and end it at the next frame.
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> rate_of(1e5, 1e7), gap(0.001, 0.008);
+    for (int trial = 0; trial < 200; ++trial) {
+        const double rate = rate_of(rng), first = 0.02, seconds = 0.3;
+        const std::uint64_t base = 4000, frame = 32 << 10;
+        const auto kernel_at = [&](double t) { return base + static_cast<std::uint64_t>(std::max(0.0, t - first) * rate); };
+        GoodputWindow w(seconds, 0.05, base), frames(seconds, 0.05);
+        double next_frame = first + frame / rate, t = 0, over_at = -1;
+        while (over_at < 0) {
+            t += gap(rng);
+            while (next_frame <= t && over_at < 0) {
+                if (w.arrive(next_frame, frame, false, kernel_at(next_frame))) over_at = next_frame;
+                frames.arrive(next_frame, frame, false);
+                next_frame += frame / rate;
+            }
+            if (over_at < 0 && w.sample(t, kernel_at(t))) over_at = t;
+        }
+        const Goodput g = w.result();
+        REQUIRE(g.arrivals.size() >= 2);
+        CHECK(g.arrivals.front().first > first);
+        CHECK(g.arrivals.front().first < first + 0.0081);
+        CHECK(over_at - g.arrivals.front().first > seconds - 0.001);  // points within 1 ms are kept as one
+        CHECK(over_at - g.arrivals.front().first < seconds + 0.0081);
+        CHECK(g.arrivals.back().first > first + seconds - 0.0081);
+        CHECK(g.rate == doctest::Approx(rate).epsilon(0.02));
+        for (std::size_t k = 1; k < g.arrivals.size(); ++k) {
+            CHECK(g.arrivals[k].first > g.arrivals[k - 1].first);
+            CHECK(g.arrivals[k].second >= g.arrivals[k - 1].second);
+        }
+        // The frames' own window starts a whole frame after the first byte.
+        CHECK(frames.result().arrivals.front().first == doctest::Approx(first + frame / rate));
+    }
 }
 
 TEST_CASE("goodput window: arrivals within a millisecond are kept as one, the latest") {
@@ -181,6 +222,26 @@ TEST_CASE("bulk transfers: a connection closed mid-window fails its measurement,
     CHECK(b.forget(out.get()));
     CHECK_FALSE(b.still_sending(out.get()));
     CHECK_FALSE(b.forget(out.get()));
+}
+
+TEST_CASE("bulk transfers: a connection whose kernel tells its count is measured from samples, with no frame read") {
+    // The kernel receives 2 MB/s from a moment after the measurement is asked; no frame
+    // reaches the reader (a flow whose frames are larger than what its window carries).
+    BulkTransfers b;
+    auto c = std::make_shared<FakeConnection>("m1");
+    const auto asked = std::chrono::steady_clock::now();
+    c->kernel = [asked] {
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count() - 0.05;
+        return std::uint64_t{777} + static_cast<std::uint64_t>(std::max(0.0, t) * 2e6);
+    };
+    hetcast::net::ConnectionPtr taken;
+    std::future<Goodput> got = b.measure(b.dialled(c, 0.0), 0.3, 0.05, taken);
+    REQUIRE(got.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    const Goodput g = got.get();
+    CHECK(g.rate == doctest::Approx(2e6).epsilon(0.25));
+    REQUIRE(g.arrivals.size() >= 2);
+    CHECK(g.arrivals.back().first - g.arrivals.front().first <= 0.3);
+    CHECK(g.arrivals.front().second < 200000);  // counted from the measurement's base, not from 0
 }
 
 TEST_CASE("bulk transfers: a window whose flow starves ends at its deadline with what arrived, not at the next frame") {

@@ -103,8 +103,8 @@ public:
     [[nodiscard]] virtual std::chrono::steady_clock::time_point received_at() const = 0;
     /// Bytes the kernel has received on it so far, read or not (TLS records and frame
     /// headers included); none when it cannot tell. Paired with the time it is asked, it
-    /// gives rates that do not depend on when the reader ran. Call it on the I/O thread
-    /// (TransportCallbacks::on_frame).
+    /// gives rates that do not depend on when the reader ran. Any thread may ask, also
+    /// while the connection closes.
     [[nodiscard]] virtual std::optional<std::uint64_t> kernel_received() { return std::nullopt; }
     /// The TCP congestion control the kernel runs on it (`cubic`, `bbr`); empty when it
     /// cannot tell.

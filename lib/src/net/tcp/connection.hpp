@@ -98,9 +98,17 @@ public:
     void close(const std::string& reason) override;
     void abort(const std::string& why) override;
     Clock::time_point received_at() const override { return Clock::time_point(Clock::duration(received_.load())); }
-    std::optional<std::uint64_t> kernel_received() override { return kernel_bytes_received(sock().native_handle()); }
-    std::string congestion() override { return congestion_of(sock().native_handle()); }
+    std::optional<std::uint64_t> kernel_received() override {
+        const std::lock_guard lock(fd_mu_);
+        return fd_closed_ ? std::nullopt : kernel_bytes_received(sock().native_handle());
+    }
+    std::string congestion() override {
+        const std::lock_guard lock(fd_mu_);
+        return fd_closed_ ? std::string() : congestion_of(sock().native_handle());
+    }
     bool set_max_pacing(double bytes_per_s) override {
+        const std::lock_guard lock(fd_mu_);
+        if (fd_closed_) return false;
         const double wire = tcp_detail::pacing_rate_for(bytes_per_s, tcp_detail::mss_of(sock().native_handle()));
         const unsigned rate = wire <= 0 || wire >= 4e9 ? ~0u : static_cast<unsigned>(wire);
         return ::setsockopt(sock().native_handle(), SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof rate) == 0;
@@ -157,6 +165,15 @@ private:
     /// buffers are joined first: TLS would make a record of each.
     asio::awaitable<std::error_code> write_socket(std::vector<asio::const_buffer> buffers);
     tcp::socket& sock() { return stream_.next_layer(); }
+    /// Closes the socket under fd_mu_: the calls above may come from any thread, and must
+    /// never ask about a descriptor the kernel has since given to another socket.
+    void close_socket(std::error_code& ec) {
+        const std::lock_guard lock(fd_mu_);
+        fd_closed_ = true;
+        sock().close(ec);
+    }
+    std::mutex fd_mu_;
+    bool fd_closed_ = false;
     std::vector<std::byte> joined_;  ///< write_socket's joined buffers
     /// The stall rule: while a write waits on the socket, the connection closes when no
     /// byte has been taken for config().stall.

@@ -176,7 +176,7 @@ asio::awaitable<std::string> TcpConnection::handshake(bool server, std::string e
         if (!ec) {
             *expired = true;
             std::error_code ignore;
-            self->sock().close(ignore);
+            self->close_socket(ignore);
         }
     });
     std::error_code ec;

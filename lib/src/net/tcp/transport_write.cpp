@@ -192,7 +192,7 @@ void TcpConnection::shutdown(const std::string& why, bool reset) {
     } else {
         sock().shutdown(tcp::socket::shutdown_both, ec);
     }
-    sock().close(ec);
+    close_socket(ec);
     wake_.cancel();
     pace_.cancel();
     data_.cancel();

@@ -10,42 +10,55 @@
 namespace hetcast::detail {
 
 bool GoodputWindow::arrive(double now, std::size_t bytes, bool end, std::optional<std::uint64_t> kernel) {
-    if (bytes_ == 0) {
-        start_ = now;
-        if (kernel) kernel_base_ = *kernel - std::min<std::uint64_t>(*kernel, bytes);
-    }
-    if (end || now - start_ > seconds_) return true;
+    if (!started_ && !kernel_base_ && kernel) kernel_base_ = *kernel - std::min<std::uint64_t>(*kernel, bytes);
+    if (end || (started_ && now - start_ > seconds_)) return true;
     bytes_ += bytes;
-    last_ = now;
-    std::uint64_t count = bytes_;
-    if (kernel_base_) {
-        // A count the kernel did not give cannot be placed among those it gave.
-        if (!kernel || *kernel < *kernel_base_) return false;
-        count = *kernel - *kernel_base_;
+    if (!kernel_base_) return count(now, bytes_);
+    // A count the kernel did not give cannot be placed among those it gave.
+    if (!kernel || *kernel < *kernel_base_) return false;
+    return count(now, *kernel - *kernel_base_);
+}
+
+bool GoodputWindow::sample(double now, std::uint64_t kernel) {
+    if (!kernel_base_ || kernel < *kernel_base_) return false;
+    return count(now, kernel - *kernel_base_);
+}
+
+bool GoodputWindow::count(double now, std::uint64_t n) {
+    if (!started_) {
+        if (n == 0) return false;
+        started_ = true;
+        start_ = now;
+    } else if (now - start_ > seconds_) {
+        return true;
     }
+    // Frames and samples interleave: a frame's count may be older than the latest sample.
+    if (now < last_ || n < counted_) return false;
+    counted_ = n;
+    last_ = now;
     if (arrivals_.empty() || now - arrivals_.back().first >= 1e-3) {
-        arrivals_.emplace_back(now, count);
+        arrivals_.emplace_back(now, n);
     } else {
-        arrivals_.back() = {now, count};
+        arrivals_.back() = {now, n};
     }
     if (now - start_ <= warmup_ || !from_) {
-        from_ = std::pair{now, count};
+        from_ = std::pair{now, n};
     } else {
-        to_ = std::pair{now, count};
+        to_ = std::pair{now, n};
     }
     return false;
 }
 
 Goodput GoodputWindow::result() {
-    // The window's edges when frames arrived inside it; else everything since the start.
+    // The window's edges when data arrived inside it; else everything since the start.
     Goodput g;
-    g.bytes = bytes_;
+    g.bytes = std::max(bytes_, counted_);
     if (from_ && to_ && to_->first > from_->first) {
         g.seconds = to_->first - from_->first;
         g.rate = static_cast<double>(to_->second - from_->second) / g.seconds;
-    } else if (bytes_ > 0 && last_ > start_) {
+    } else if (counted_ > 0 && last_ > start_) {
         g.seconds = last_ - start_;
-        g.rate = static_cast<double>(bytes_) / g.seconds;
+        g.rate = static_cast<double>(counted_) / g.seconds;
     }
     g.arrivals = std::move(arrivals_);
     return g;
@@ -63,6 +76,7 @@ BulkTransfers::~BulkTransfers() {
 void BulkTransfers::finish(In& b) {
     Goodput g = b.window->result();
     b.done = true;
+    b.connection.reset();
     if (g.rate > 0) {
         b.result->set_value(std::move(g));
     } else {
@@ -71,12 +85,22 @@ void BulkTransfers::finish(In& b) {
 }
 
 void BulkTransfers::watch() {
+    // Often enough that a window ends within a few milliseconds of its time.
+    constexpr auto sample_every = std::chrono::milliseconds(5);
     std::unique_lock lock(mu_);
     while (!stopping_) {
         auto next = Clock::time_point::max();
         const auto now = Clock::now();
+        const double now_s = std::chrono::duration<double>(now.time_since_epoch()).count();
         for (auto& [c, b] : in_) {
             if (!b.window || b.done) continue;
+            if (const auto kernel = b.connection ? b.connection->kernel_received() : std::nullopt) {
+                if (b.window->sample(now_s, *kernel)) {
+                    finish(b);
+                    continue;
+                }
+                next = std::min(next, now + sample_every);
+            }
             if (b.deadline <= now) {
                 // The measurement's waiter closes the connection once it has the result.
                 finish(b);
@@ -119,7 +143,8 @@ std::future<Goodput> BulkTransfers::measure(std::uint64_t id, double seconds, do
     ready_.erase(it);
     const auto b = in_.find(c.get());
     if (b == in_.end()) throw Error("the bulk connection to '" + c->peer() + "' closed while it waited");
-    b->second.window.emplace(seconds, warmup);
+    b->second.connection = c;
+    b->second.window.emplace(seconds, warmup, c->kernel_received());
     b->second.peer = c->peer();
     b->second.deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds + late_for(seconds)));

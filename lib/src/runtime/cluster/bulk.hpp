@@ -27,7 +27,10 @@ namespace hetcast::detail {
 /// on one steady clock. Not thread safe (BulkTransfers locks it).
 class GoodputWindow {
 public:
-    GoodputWindow(double seconds, double warmup) : seconds_(seconds), warmup_(warmup) {}
+    /// `kernel_base`: the kernel's count on the connection when the measurement was asked
+    /// (Connection::kernel_received); every byte after it is the transfer's.
+    GoodputWindow(double seconds, double warmup, std::optional<std::uint64_t> kernel_base = std::nullopt)
+        : seconds_(seconds), warmup_(warmup), kernel_base_(kernel_base) {}
 
     /// `bytes` were read at `now`; `end`: the sender says it ran out. True when the window
     /// is over: these bytes are not counted, and result() holds the measurement.
@@ -37,13 +40,23 @@ public:
     /// on a busy machine, then catches up, no longer moves bytes into the window (short
     /// windows read shaped links up to 28% high with two CPU hogs beside the daemons).
     bool arrive(double now, std::size_t bytes, bool end, std::optional<std::uint64_t> kernel = std::nullopt);
+    /// The kernel's count at `now`, looked at between frames (BulkTransfers does every few
+    /// milliseconds). Needs a base. The window then starts when the kernel had the first
+    /// byte and ends `seconds` later, not at whole frames around those times: a 32 KiB
+    /// frame takes a quarter of a second to a flow that has 1 Mbit/s of a shared uplink,
+    /// and a window waited for one at each end. True when the window is over.
+    bool sample(double now, std::uint64_t kernel);
     /// What was measured: rate 0 when too little arrived to tell. Takes the arrivals.
     [[nodiscard]] Goodput result();
 
 private:
+    /// The transfer had `count` bytes by `now`; true when that is past the window.
+    bool count(double now, std::uint64_t count);
     double seconds_, warmup_;
+    bool started_ = false;
     double start_ = 0;  ///< when the first data arrived
-    std::uint64_t bytes_ = 0;
+    std::uint64_t bytes_ = 0;  ///< read in frames
+    std::uint64_t counted_ = 0;  ///< the latest count inside the window
     std::optional<std::uint64_t> kernel_base_;  ///< the kernel's count that arrivals are counted from
     double last_ = 0;   ///< when the latest data arrived
     std::optional<std::pair<double, std::uint64_t>> from_, to_;
@@ -94,6 +107,7 @@ private:
     using Clock = std::chrono::steady_clock;
     struct In {
         std::optional<GoodputWindow> window;  ///< set when a measurement takes it
+        net::ConnectionPtr connection;        ///< whose kernel count is sampled, when it tells one
         std::string peer;
         Clock::time_point deadline;           ///< the window is over then, whatever arrived
         bool done = false;
@@ -101,7 +115,8 @@ private:
     };
     /// Sets the measurement from what arrived (mu_ held).
     static void finish(In& b);
-    /// Ends the windows whose deadline passed; runs while the object lives.
+    /// Samples the kernel's counts of the windows under way and ends those that are over
+    /// or whose deadline passed; runs while the object lives.
     void watch();
     std::mutex mu_;
     std::condition_variable changed_;
