@@ -153,6 +153,10 @@ TEST_CASE("probe at scale: a host slower than every uplink is placed right or na
         const Site s = random_site(200, 70 + seed, p);
         const ProbeResult r = probe_site(s, seed);
         check_found(s, r, "200 hosts with slow ones, seed " + std::to_string(seed), s.slow);
+        MESSAGE("200 hosts with slow ones, seed " << seed << ": " << r.measurements << " measurements; " << r.notes.back());
+        // A block pass over the slow hosts that finds no group faster than the uplinks ends
+        // the passes: 116-144 measurements when it tested them as a group and joined them again.
+        CHECK(r.measurements <= 110);
         REQUIRE(r.doubts.size() == r.subnets.size());
         for (std::size_t k = 0; k < r.subnets.size(); ++k) {
             for (NodeId h : r.subnets[k]) {

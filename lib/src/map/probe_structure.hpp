@@ -64,6 +64,8 @@ private:
     void finish();
     [[nodiscard]] std::vector<NodeId> by_rate(const std::vector<NodeId>& g, const std::vector<double>& rate) const;
     [[nodiscard]] double evidence(NodeId h, std::size_t k) const;
+    /// The fastest uplink found; 0 when none limited anything.
+    [[nodiscard]] double fastest_uplink() const;
 
     const std::size_t n_;
     const Matrix& lat_;

@@ -18,10 +18,7 @@ bool Structure::merge() {
     const std::size_t count = subs_.size();
     if (count < 2) return false;
     nic_estimates();
-    double fastest = 0;
-    for (double u : up_) {
-        if (std::isfinite(u)) fastest = std::max(fastest, u);
-    }
+    const double fastest = fastest_uplink();
     if (fastest <= 0) return false;  // no uplink limits anything: nothing tells pieces apart
     const double floor = tol() * fastest;
     std::vector<std::vector<NodeId>> senders(count), takers(count);
