@@ -12,6 +12,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/map/probe.hpp"
+#include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/peer.hpp"
 #include "hetcast/sim/flow.hpp"
@@ -451,4 +452,63 @@ TEST_CASE("probe: flows measured together are rated over the span common to all"
     const auto sparse = common_window_rates({{{0, 0}, {1, 1000}}}, 0.25, 0.5);
     REQUIRE(sparse);
     CHECK((*sparse)[0] == doctest::Approx(1000));
+}
+
+TEST_CASE("probe: a probed map keeps one latency inside subnets and one across, the medians, and is written without a matrix") {
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 100; ++trial) {
+        const std::size_t n = std::uniform_int_distribution<std::size_t>(2, 40)(rng);
+        Subnets subs;
+        std::vector<int> sub_of(n, -1);
+        for (NodeId h = 0; h < n; ++h) {
+            const int k = std::uniform_int_distribution<int>(-1, 3)(rng);  // -1: in no subnet
+            if (k < 0) continue;
+            while (subs.size() <= static_cast<std::size_t>(k)) subs.emplace_back();
+            subs[static_cast<std::size_t>(k)].push_back(h);
+            sub_of[h] = k;
+        }
+        std::erase_if(subs, [](const std::vector<NodeId>& g) { return g.empty(); });
+        for (NodeId h = 0; h < n; ++h) sub_of[h] = -1;
+        for (std::size_t k = 0; k < subs.size(); ++k) {
+            for (NodeId h : subs[k]) sub_of[h] = static_cast<int>(k);
+        }
+        Matrix lat(n, std::vector<double>(n, 0));
+        std::vector<double> in, across;
+        std::lognormal_distribution<double> noise(std::log(2e-4), 1.0);
+        for (NodeId i = 0; i < n; ++i) {
+            for (NodeId j = 0; j < n; ++j) {
+                if (i == j) continue;
+                lat[i][j] = noise(rng);
+                (sub_of[i] >= 0 && sub_of[i] == sub_of[j] ? in : across).push_back(lat[i][j]);
+            }
+        }
+        const auto mid = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+        };
+        const Matrix got = latency_by_kind(lat, subs);
+        for (NodeId i = 0; i < n; ++i) {
+            CHECK(got[i][i] == 0);
+            for (NodeId j = 0; j < n; ++j) {
+                if (i == j) continue;
+                const bool inside = sub_of[i] >= 0 && sub_of[i] == sub_of[j];
+                CHECK(got[i][j] == (inside ? mid(in) : across.empty() ? mid(in) : mid(across)));
+            }
+        }
+        // Written as two numbers, not n x n; read back the same.
+        std::vector<std::string> names;
+        for (NodeId h = 0; h < n; ++h) names.push_back("h" + std::to_string(h));
+        Network net = Network::parametric(names, got, Matrix(n, std::vector<double>(n, 1e6)), std::vector<Overhead>(n),
+                                          std::vector<Overhead>(n));
+        Subnets partition = subs;  // a map's subnets cover every host: the others alone
+        for (NodeId h = 0; h < n; ++h) {
+            if (sub_of[h] < 0) partition.push_back({h});
+        }
+        net.set_subnets(partition);
+        const std::string text = format_network(net);
+        CHECK(text.find("latency:\n") == std::string::npos);
+        CHECK(parse_network(text).latency() == got);
+    }
+    CHECK_THROWS_AS((void)latency_by_kind(Matrix(2, std::vector<double>(3, 0)), {}), InputError);
+    CHECK_THROWS_AS((void)latency_by_kind(Matrix(2, std::vector<double>(2, 0)), {{0, 5}}), InputError);
 }

@@ -495,6 +495,35 @@ ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure,
     return probing::Prober(latency, measure, options).run();
 }
 
+Matrix latency_by_kind(const Matrix& latency, const Subnets& subnets) {
+    const std::size_t n = latency.size();
+    constexpr std::size_t none = ~std::size_t{0};
+    std::vector<std::size_t> sub(n, none);
+    for (std::size_t k = 0; k < subnets.size(); ++k) {
+        for (NodeId h : subnets[k]) {
+            if (h >= n) throw InputError("latency_by_kind: host " + std::to_string(h) + " is not in the matrix");
+            sub[h] = k;
+        }
+    }
+    const auto inside = [&](std::size_t i, std::size_t j) { return sub[i] != none && sub[i] == sub[j]; };
+    std::vector<double> in, across;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (latency[i].size() != n) throw InputError("latency_by_kind: the matrix is not square");
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i != j) (inside(i, j) ? in : across).push_back(latency[i][j]);
+        }
+    }
+    const double m_in = in.empty() ? 0 : probing::median(in);
+    const double m_across = across.empty() ? m_in : probing::median(across);
+    Matrix out(n, std::vector<double>(n, 0));
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            if (i != j) out[i][j] = inside(i, j) ? m_in : m_across;
+        }
+    }
+    return out;
+}
+
 std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> round_robin(std::uint32_t n) {
     std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> rounds;
     if (n < 2) return rounds;

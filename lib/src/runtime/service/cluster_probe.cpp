@@ -88,7 +88,7 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
         result.capacities.queues = queues->first;
         result.notes.push_back(queues->second);
     }
-    Network network = Network::parametric(names, lat, result.bandwidth, send, recv);
+    Network network = Network::parametric(names, latency_by_kind(lat, result.subnets), result.bandwidth, send, recv);
     network.set_subnets(result.subnets);
     network.set_capacities(result.capacities);
     times.other = std::max(0.0, since(t0) - times.latency - times.setup - times.measuring);
@@ -231,7 +231,7 @@ MeasuredJoin measure_join(const ProbeLink& link, const Network& old, const std::
     const auto ro = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
     if (so.size() == 2) send[host] = {so[0], so[1]};
     if (ro.size() == 2) recv[host] = {ro[0], ro[1]};
-    out.network = Network::parametric(names, latency, bandwidth, send, recv);
+    out.network = Network::parametric(names, latency_by_kind(latency, subs), bandwidth, send, recv);
     out.network.set_subnets(subs);
     out.network.set_capacities(caps);
     return out;
