@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hetcast/error.hpp"
+#include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/cluster_probe.hpp"
 #include "hetcast/runtime/membership.hpp"
 
@@ -97,6 +98,7 @@ struct FakeSite {
     std::mutex mu;
     std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> connections;
     std::set<std::string> pinged_joiner;
+    std::set<std::pair<std::string, std::string>> pinged;
     std::size_t goodputs = 0;
 
     std::size_t index(const std::string& n) const {
@@ -114,8 +116,13 @@ struct FakeSite {
             const std::string cmd = req.value("cmd", "");
             std::lock_guard lock(mu);
             if (cmd == "ping") {
-                if (req.value("target", "") == names.back()) pinged_joiner.insert(member);
-                return {{"ok", true}, {"samples", samples_to_json({{64, 1.0, 1.0001, 1.0002}})}};
+                const std::string target = req.value("target", "");
+                if (target == names.back()) pinged_joiner.insert(member);
+                pinged.insert(std::minmax(member, target));
+                // 50 us one way inside a subnet, 300 us across.
+                const bool inside = subnet_of[index(member)] == subnet_of[index(target)];
+                const double way = inside ? 50e-6 : 300e-6;
+                return {{"ok", true}, {"samples", samples_to_json({{64, 1.0, 1.0 + way, 1.0 + 2 * way}})}};
             }
             if (cmd == "goodput" && req.value("connect", false)) {
                 const std::uint64_t id = connections.size() + 1;
@@ -187,4 +194,39 @@ TEST_CASE("cluster probe: a member joining a probed map is measured against a re
     // Across an uplink its pairs get what the slower uplink allows; inside, what the NICs do.
     CHECK(net.bandwidth()[id][net.id("h0")] == doctest::Approx(40 * mbit));
     CHECK(net.bandwidth()[net.id("h6")][id] == doctest::Approx(90 * mbit));
+}
+
+TEST_CASE("cluster probe: a site of many members pings a sample of pairs, the prober every member, and keeps two latencies") {
+    // Four subnets of ten behind 40-70 Mbit/s uplinks, NICs of 100 Mbit/s.
+    FakeSite site;
+    const double mbit = 1e6 / 8;
+    const std::size_t n = 40;
+    for (std::size_t i = 0; i < n; ++i) {
+        site.names.push_back("h" + std::to_string(i));
+        site.subnet_of.push_back(i / 10);
+        site.egress.push_back(100 * mbit);
+        site.ingress.push_back(100 * mbit);
+    }
+    site.uplink = {40 * mbit, 50 * mbit, 60 * mbit, 70 * mbit};
+    ProbeOptions o;
+    o.repeats = 1;
+    // (These fake members rate each flow alone, not shared: the subnets found are not the
+    // point here.)
+    const MeasuredCluster c = measure_cluster(site.link(), site.names, 2, o);
+    // 16 partners each and the prober with every member; all pairs would be 780.
+    CHECK(site.pinged.size() <= 16 * n / 2 + n);
+    for (const std::string& m : site.names) {
+        if (m != "h0") CHECK(site.pinged.count(std::minmax(std::string("h0"), m)) == 1);
+        CHECK(c.offsets.count(m) == 1);
+    }
+    const Network& net = c.network;
+    std::set<double> values;
+    for (NodeId a = 0; a < n; ++a) {
+        for (NodeId b = 0; b < n; ++b) {
+            if (a != b) values.insert(net.latency()[a][b]);
+        }
+    }
+    CHECK(values.size() <= 2);
+    for (double v : values) CHECK((v == doctest::Approx(50e-6) || v == doctest::Approx(300e-6)));
+    CHECK(format_network(net).find("latency:\n") == std::string::npos);  // no matrix
 }

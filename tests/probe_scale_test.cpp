@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -287,4 +288,60 @@ TEST_CASE("probe at scale: netlab's 48 hosts, the slow NIC placed by a sharing t
         MESSAGE("seed " << seed << ": " << r.measurements << " measurements, " << r.measured_seconds << " s; "
                         << (r.notes.empty() ? "" : r.notes.back()));
     }
+}
+
+TEST_CASE("probe at scale: a sample of pings places hosts as all pairs do, pinging on demand only pairs it lacks") {
+    // Sites with hosts slower than every uplink, and latency that tells (50 us inside, 300
+    // us across): every pair pinged, against the first 16 round-robin rounds and the probe
+    // asking for the rest it needs.
+    SiteParams p;
+    p.slow_share = 0.05;
+    std::size_t latency_told = 0;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        const Site s = seed == 4 ? hosts_48() : random_site(200, 70 + seed, p);
+        const std::size_t n = s.subnet_of.size();
+        const auto truth = [&](NodeId a, NodeId b) { return s.subnet_of[a] == s.subnet_of[b] ? 50e-6 : 300e-6; };
+        Matrix full(n, std::vector<double>(n, 0)), sample(n, std::vector<double>(n, std::nan("")));
+        for (NodeId a = 0; a < n; ++a) {
+            sample[a][a] = 0;
+            for (NodeId b = 0; b < n; ++b) {
+                if (a != b) full[a][b] = truth(a, b);
+            }
+        }
+        const auto rounds = round_robin(static_cast<std::uint32_t>(n));
+        for (std::size_t r = 0; r < 16; ++r) {
+            for (auto [a, b] : rounds[r]) sample[a][b] = sample[b][a] = truth(a, b);
+        }
+        SiteMeasure m1(s, seed), m2(s, seed), m3(s, seed);
+        const ProbeResult all = probe_capacities(full, [&m1](const auto& f, double x) { return m1(f, x); });
+        ProbeOptions o;
+        std::map<std::pair<NodeId, std::size_t>, int> asked;
+        o.ping = [&](const std::vector<FlowPair>& pairs) {
+            std::vector<double> out;
+            for (auto [a, b] : pairs) {
+                CHECK(std::isnan(sample[a][b]));
+                ++asked[{a, s.subnet_of[b]}];
+                out.push_back(truth(a, b));
+            }
+            return out;
+        };
+        const ProbeResult some = probe_capacities(sample, [&m2](const auto& f, double x) { return m2(f, x); }, o);
+        CHECK_MESSAGE(as_sets(some.subnets) == as_sets(all.subnets), "seed " << seed);
+        CHECK(some.doubts == all.doubts);
+        for (const auto& [host_subnet, count] : asked) CHECK(count <= 3);
+        // Without a way to ping, the sample alone still makes a map.
+        const ProbeResult alone = probe_capacities(sample, [&m3](const auto& f, double x) { return m3(f, x); });
+        CHECK(alone.subnets.size() == all.subnets.size());
+        // The control: with no latency at all, some site's map comes out otherwise.
+        SiteMeasure m4(s, seed);
+        const ProbeResult blind = probe_capacities(Matrix(n, std::vector<double>(n, std::nan(""))),
+                                                   [&m4](const auto& f, double x) { return m4(f, x); });
+        if (as_sets(blind.subnets) != as_sets(all.subnets) || blind.doubts != all.doubts) ++latency_told;
+        MESSAGE("seed " << seed << ": " << asked.size() << " (host, subnet) pairs pinged on demand");
+    }
+    CHECK(latency_told > 0);  // latency placed some host: the sample had to do as well as all pairs
+    Matrix bad(30, std::vector<double>(30, std::nan("")));
+    bad[0][1] = -1;
+    CHECK_THROWS_AS((void)probe_capacities(bad, [](const auto& f, double) { return std::vector<double>(f.size(), 1e6); }),
+                    InputError);
 }

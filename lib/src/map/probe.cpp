@@ -487,11 +487,11 @@ void check_options(const ProbeOptions& opt, std::size_t n) {
 }  // namespace probing
 
 ProbeResult probe_capacities(const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& options) {
-    check(latency, options);
-    if (!measure) throw InputError("probe: no way to measure");
     if (options.structure_hosts > 0 && latency.size() >= options.structure_hosts) {
         return probe_structure(latency.size(), measure, options, latency);
     }
+    check(latency, options);
+    if (!measure) throw InputError("probe: no way to measure");
     return probing::Prober(latency, measure, options).run();
 }
 
@@ -510,7 +510,7 @@ Matrix latency_by_kind(const Matrix& latency, const Subnets& subnets) {
     for (std::size_t i = 0; i < n; ++i) {
         if (latency[i].size() != n) throw InputError("latency_by_kind: the matrix is not square");
         for (std::size_t j = 0; j < n; ++j) {
-            if (i != j) (inside(i, j) ? in : across).push_back(latency[i][j]);
+            if (i != j && !std::isnan(latency[i][j])) (inside(i, j) ? in : across).push_back(latency[i][j]);
         }
     }
     const double m_in = in.empty() ? 0 : probing::median(in);

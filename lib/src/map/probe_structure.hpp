@@ -66,9 +66,14 @@ private:
     [[nodiscard]] double evidence(NodeId h, std::size_t k) const;
     /// The fastest uplink found; 0 when none limited anything.
     [[nodiscard]] double fastest_uplink() const;
+    /// Host h's latency to each subnet, the median over its members pinged; NaN for a
+    /// subnet with none. Pings (ProbeOptions::ping) up to three more members of a subnet
+    /// with fewer than two pinged, for every host of `hosts` at once.
+    [[nodiscard]] std::vector<std::vector<double>> latency_to_subnets(const std::vector<NodeId>& hosts);
 
     const std::size_t n_;
     const Matrix& lat_;
+    std::unordered_map<std::uint64_t, double> pinged_;  ///< pairs pinged on demand, NaN: no answer
     const MeasureFlows& measure_;
     const ProbeOptions& opt_;
     std::unordered_map<std::uint64_t, double> read_;  ///< the largest reading per ordered pair

@@ -23,16 +23,17 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
         return;
     }
     if (rest.empty()) return;
-    const bool pinged = lat_.size() == n_;
+    const auto lat = latency_to_subnets(rest);
+    std::vector<char> pinged(rest.size(), 0);
     std::vector<std::vector<std::size_t>> ranked(rest.size());
     for (std::size_t i = 0; i < rest.size(); ++i) {
         const NodeId h = rest[i];
+        // By latency when every subnet has some; else by the readings.
+        pinged[i] = std::none_of(lat[i].begin(), lat[i].end(), [](double x) { return std::isnan(x); });
         std::vector<double> score(subs_.size(), 0);
         for (std::size_t k = 0; k < subs_.size(); ++k) {
-            if (pinged) {
-                std::vector<double> l;
-                for (NodeId m : subs_[k]) l.push_back(lat_[h][m]);
-                score[k] = -median(l);
+            if (pinged[i]) {
+                score[k] = -lat[i][k];
             } else {
                 score[k] = std::isfinite(evidence(h, k)) ? evidence(h, k) : 0;
             }
@@ -49,10 +50,54 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
         sub_[h] = k;
         subs_[k].push_back(h);
         if (shared[i] == none) {
-            why_[h] = name(h) + " placed by " + (pinged ? "latency" : "its best reading") +
+            why_[h] = name(h) + " placed by " + (pinged[i] ? "latency" : "its best reading") +
                       " alone (no reading told inside from across)";
         }
     }
+}
+
+std::vector<std::vector<double>> Structure::latency_to_subnets(const std::vector<NodeId>& hosts) {
+    const auto key = [](NodeId a, NodeId b) { return (static_cast<std::uint64_t>(a) << 32) | b; };
+    const auto known = [&](NodeId a, NodeId b) {
+        if (!lat_.empty() && !std::isnan(lat_[a][b])) return lat_[a][b];
+        if (!lat_.empty() && !std::isnan(lat_[b][a])) return lat_[b][a];
+        const auto it = pinged_.find(key(a, b));
+        return it == pinged_.end() ? std::nan("") : it->second;
+    };
+    if (opt_.ping) {
+        std::vector<FlowPair> ask;
+        for (NodeId h : hosts) {
+            for (const auto& g : subs_) {
+                std::size_t have = 0;
+                for (NodeId m : g) have += m != h && !std::isnan(known(h, m)) ? 1 : 0;
+                if (have >= 2) continue;
+                std::size_t more = 0;
+                for (NodeId m : g) {
+                    if (more == 3) break;
+                    if (m == h || !std::isnan(known(h, m)) || pinged_.count(key(h, m))) continue;
+                    ask.emplace_back(h, m);
+                    ++more;
+                }
+            }
+        }
+        if (!ask.empty()) {
+            const std::vector<double> got = opt_.ping(ask);
+            for (std::size_t p = 0; p < ask.size(); ++p) pinged_[key(ask[p].first, ask[p].second)] = p < got.size() ? got[p] : std::nan("");
+        }
+    }
+    std::vector<std::vector<double>> out(hosts.size(), std::vector<double>(subs_.size(), std::nan("")));
+    if (lat_.empty() && !opt_.ping) return out;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+        for (std::size_t k = 0; k < subs_.size(); ++k) {
+            std::vector<double> l;
+            for (NodeId m : subs_[k]) {
+                const double x = m == hosts[i] ? std::nan("") : known(hosts[i], m);
+                if (!std::isnan(x)) l.push_back(x);
+            }
+            if (!l.empty()) out[i][k] = median(l);
+        }
+    }
+    return out;
 }
 
 // Host h is in candidate subnet k when its flows to and from k's members keep their rate

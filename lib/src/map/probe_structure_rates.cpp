@@ -401,8 +401,15 @@ ProbeResult probe_structure(std::size_t hosts, const MeasureFlows& measure, cons
                             const Matrix& latency) {
     if (hosts < 2) throw InputError("probe: at least two hosts");
     if (!latency.empty() && latency.size() != hosts) throw InputError("probe: the latency matrix is not one row per host");
-    for (const auto& row : latency) {
-        if (row.size() != hosts) throw InputError("probe: the latency matrix is not square");
+    for (std::size_t i = 0; i < latency.size(); ++i) {
+        if (latency[i].size() != hosts) throw InputError("probe: the latency matrix is not square");
+        for (std::size_t j = 0; j < hosts; ++j) {
+            const double x = latency[i][j];
+            if (i != j && !std::isnan(x) && !(std::isfinite(x) && x >= 0)) {
+                throw InputError("probe: latency[" + std::to_string(i) + "][" + std::to_string(j) +
+                                 "] must be non-negative and finite, or NaN (not pinged)");
+            }
+        }
     }
     if (hosts > 0xffffffffu) throw InputError("probe: too many hosts");
     probing::check_options(options, hosts);

@@ -52,6 +52,11 @@ struct ProbeOptions {
     /// the one it is about to make, so that a prober can set them up (dial) meanwhile; a
     /// hint only, as the flows of any call of `measure` are unknown before it.
     std::function<void(const std::vector<FlowPair>& next)> prepare;
+    /// May be empty. Pings the pairs (from, to), all at once; each one-way latency in
+    /// seconds, NaN when it could not be measured. probe_structure() asks for the pairs it
+    /// places a host by (step d) that its latency matrix leaves NaN (a site pings a sample
+    /// of its pairs: all of them cost n^2/2 connections).
+    std::function<std::vector<double>(const std::vector<FlowPair>& pairs)> ping;
 };
 
 struct ProbeResult {
@@ -162,7 +167,8 @@ struct ProbeResult {
 
 /// Structure first, for many hosts (probe_capacities() from ProbeOptions::structure_hosts
 /// on): O(n) flows in a few dozen measurements whatever n, where steps 1–9 measure every
-/// pair. `latency` (n × n, or empty) only places hosts no reading places. A fast host is
+/// pair. `latency` (n × n, or empty; NaN where a pair was not pinged, then asked of
+/// ProbeOptions::ping where needed) only places hosts no reading places. A fast host is
 /// one whose NICs carry more than 1 + tolerance times any uplink; the subnets come out
 /// right when each has two fast hosts and the uplinks limit what crosses them.
 /// a. Blocks: the hosts in their order (a site numbers its machines by room), in blocks of
@@ -186,7 +192,9 @@ struct ProbeResult {
 ///    reading), one measurement each: a flow to a member and one from another while flows
 ///    from the next subnet in a ring fill every uplink both ways; the one subnet in which
 ///    both keep their rate takes the host. None or several: the subnet nearest by latency
-///    (without latency: their best reading); its doubt says so.
+///    (without latency: their best reading); its doubt says so. Latency to a subnet is the
+///    median over its members pinged; with fewer than two of them pinged, up to three
+///    more are pinged (ProbeOptions::ping).
 /// e. NICs: per subnet, a host whose best flow out (in) a faster partner has not yet tried
 ///    sends to (receives from) the fastest such partner, all subnets at once, up to eight
 ///    rounds; each NIC rate is the most a flow inside carried. Hosts that read alike with
@@ -243,7 +251,8 @@ struct UplinkResult {
                                         const ProbeOptions& options = {});
 
 /// Each pair's latency replaced by the median of its kind: inside one subnet, or across
-/// (hosts in no subnet count as across). What a probed map keeps: pings on a LAN differ by
+/// (hosts in no subnet count as across); NaN entries (pairs not pinged) are left out of the
+/// medians. What a probed map keeps: pings on a LAN differ by
 /// their noise more than by their path (hosts-96 on netlab: 39 µs to 5 ms inside a subnet,
 /// 46 µs to 7 ms across), and an N × N matrix is ~200 kB at 96 hosts, 20 MB at 1000, sent to
 /// every member. The map file then holds two numbers (model/loader.hpp).

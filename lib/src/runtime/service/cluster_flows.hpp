@@ -30,10 +30,16 @@ inline constexpr std::string_view bare;
 void note(const ProbeLink& link, const std::string& line);
 /// `reps` 64-byte pings from `from` to `to`.
 std::vector<PingSample> ping_pair(const ProbeLink& link, const std::string& from, const std::string& to, int reps);
-/// Latency from 64-byte pings (ECO §3: the minimum round trip), every pair, a few
-/// round-robin rounds at once; the clock offsets of the members come with it.
+/// Latency from 64-byte pings (ECO §3: the minimum round trip), a few round-robin rounds
+/// at once: every pair, or with `partners` > 0 only the first `partners` rounds (each host
+/// that many partners; the other pairs NaN) and the prober with every member; the clock
+/// offsets of the members come with it.
 Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names, int reps, Offsets& offsets,
-                    const std::function<void(const nlohmann::json&)>& progress);
+                    const std::function<void(const nlohmann::json&)>& progress, std::size_t partners = 0);
+/// Each pair (from, to) pinged, a few at once: the one-way latency, NaN where it failed
+/// (ProbeOptions::ping).
+std::vector<double> ping_pairs(const ProbeLink& link, const std::vector<std::string>& names,
+                               const std::vector<FlowPair>& pairs, int reps);
 
 /// Flows dialled ahead (ProbeOptions::prepare) while the measurement before theirs runs:
 /// set-up was a fifth of the 48-host probe's time. Used by the prober's thread only.
