@@ -328,7 +328,7 @@ TEST_CASE("probe at scale: a sample of pings places hosts as all pairs do, pingi
         const ProbeResult some = probe_capacities(sample, [&m2](const auto& f, double x) { return m2(f, x); }, o);
         CHECK_MESSAGE(as_sets(some.subnets) == as_sets(all.subnets), "seed " << seed);
         CHECK(some.doubts == all.doubts);
-        for (const auto& [host_subnet, count] : asked) CHECK(count <= 3);
+        for (const auto& [host_subnet, count] : asked) CHECK(count <= 8);
         // Without a way to ping, the sample alone still makes a map.
         const ProbeResult alone = probe_capacities(sample, [&m3](const auto& f, double x) { return m3(f, x); });
         CHECK(alone.subnets.size() == all.subnets.size());

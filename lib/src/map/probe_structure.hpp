@@ -67,8 +67,8 @@ private:
     /// The fastest uplink found; 0 when none limited anything.
     [[nodiscard]] double fastest_uplink() const;
     /// Host h's latency to each subnet, the median over its members pinged; NaN for a
-    /// subnet with none. Pings (ProbeOptions::ping) up to three more members of a subnet
-    /// with fewer than two pinged, for every host of `hosts` at once.
+    /// subnet with none. Pings (ProbeOptions::ping) more members of a subnet until eight
+    /// (or all) are, for every host of `hosts` at once.
     [[nodiscard]] std::vector<std::vector<double>> latency_to_subnets(const std::vector<NodeId>& hosts);
 
     const std::size_t n_;
