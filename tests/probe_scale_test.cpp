@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -158,6 +159,18 @@ TEST_CASE("probe at scale: a host slower than every uplink is placed right or na
         // A block pass over the slow hosts that finds no group faster than the uplinks ends
         // the passes: 116-144 measurements when it tested them as a group and joined them again.
         CHECK(r.measurements <= 110);
+        // The slow hosts no join placed are named, with how far their best reading fell short.
+        const auto joined = std::find_if(r.notes.begin(), r.notes.end(),
+                                         [](const std::string& x) { return x.rfind("joining: ", 0) == 0; });
+        REQUIRE(joined != r.notes.end());
+        std::size_t placed = 0, asked = 0;
+        REQUIRE(std::sscanf(joined->c_str(), "joining: %zu of %zu", &placed, &asked) == 2);
+        CHECK(placed < asked);
+        bool named = false;
+        for (NodeId h = 0; h < s.slow.size(); ++h) {
+            if (s.slow[h] && joined->find(" " + std::to_string(h) + " 0.") != std::string::npos) named = true;
+        }
+        CHECK_MESSAGE(named, *joined);
         REQUIRE(r.doubts.size() == r.subnets.size());
         for (std::size_t k = 0; k < r.subnets.size(); ++k) {
             for (NodeId h : r.subnets[k]) {

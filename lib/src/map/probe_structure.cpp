@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -476,6 +477,7 @@ double Structure::evidence(NodeId h, std::size_t k) const {
 // a flow to a member and one from another, all such hosts at once (each member takes one
 // flow each way per measurement), until a reading places it or it has met every subnet.
 void Structure::join(std::vector<NodeId> pending) {
+    const std::vector<NodeId> asked = pending;
     nic_estimates();
     std::vector<std::vector<std::size_t>> order(n_);
     std::vector<std::size_t> next(n_, 0);
@@ -526,6 +528,28 @@ void Structure::join(std::vector<NodeId> pending) {
             }
         }
         std::erase_if(pending, [&](NodeId h) { return sub_[h] != none || (was_tried[h] && next[h] >= order[h].size()); });
+    }
+    // Why a probe ran long: a join that leaves many hosts sends a block pass after them.
+    std::string left;
+    std::size_t placed = 0, named = 0;
+    for (NodeId h : asked) {
+        if (sub_[h] != none) {
+            ++placed;
+            continue;
+        }
+        double best = 0;
+        for (std::size_t k = 0; k < subs_.size(); ++k) best = std::max(best, evidence(h, k));
+        if (named++ < 6) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, " %.2f", best);
+            left += (left.empty() ? "" : ", ") + name(h) + buf;
+        }
+    }
+    if (placed < asked.size()) {
+        out_.notes.push_back("joining: " + std::to_string(placed) + " of " + std::to_string(asked.size()) +
+                             " hosts placed against uplinks up to " + mbit(fastest_uplink()) +
+                             "; left, with their best reading over what placing needs: " + left +
+                             (named > 6 ? ", ..." : ""));
     }
     for (NodeId h = 0; h < n_; ++h) {
         if (sub_[h] != none && std::find(subs_[sub_[h]].begin(), subs_[sub_[h]].end(), h) == subs_[sub_[h]].end()) {
