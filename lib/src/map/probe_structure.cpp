@@ -529,6 +529,27 @@ void Structure::join(std::vector<NodeId> pending) {
         }
         std::erase_if(pending, [&](NodeId h) { return sub_[h] != none || (was_tried[h] && next[h] >= order[h].size()); });
     }
+    // A host that tried subnet k before another host joined it can read above the uplinks
+    // with that one (their block put them together): inside k by the same rule, no
+    // measurement needed (netlab's hosts-96 left a1, f4 and h5 so, at 1.07-1.18).
+    for (bool more = true; more;) {
+        more = false;
+        for (NodeId h : asked) {
+            if (sub_[h] != none) continue;
+            std::size_t best = none;
+            double most = 1;
+            for (std::size_t k = 0; k < subs_.size(); ++k) {
+                if (const double e = evidence(h, k); e > most) {
+                    most = e;
+                    best = k;
+                }
+            }
+            if (best == none) continue;
+            sub_[h] = best;
+            subs_[best].push_back(h);
+            more = true;
+        }
+    }
     // Why a probe ran long: a join that leaves many hosts sends a block pass after them.
     std::string left;
     std::size_t placed = 0, named = 0;
