@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -133,17 +132,7 @@ ProbeResult Structure::run() {
                 return floor > 0;
             });
             if (found.empty()) {
-                uplinks();
-                // A host that read faster than any uplink with someone failed its join by a
-                // reading short of the tolerance (netlab's g11 in one 96-host run, then
-                // placed by latency into f): it joins once more.
-                std::vector<double> best(n_, 0);
-                for (const auto& [k, x] : read_) {
-                    best[k >> 32] = std::max(best[k >> 32], x);
-                    best[k & 0xffffffffu] = std::max(best[k & 0xffffffffu], x);
-                }
-                std::erase_if(pending, [&](NodeId h) { return !(best[h] > floor); });
-                if (!pending.empty()) join(pending);
+                end_passes(pending);
                 left();
                 break;
             }
@@ -168,6 +157,22 @@ ProbeResult Structure::run() {
     if (merged || up_.empty() || std::any_of(up_.begin(), up_.end(), [](double u) { return !std::isfinite(u); })) uplinks();
     finish();
     return std::move(out_);
+}
+
+// The passes end with no group left to find: the uplinks measured once more, and a host
+// that read faster than any uplink with someone, which failed its join by a reading short
+// of the tolerance, joins once more (netlab's g11 in one 96-host run, then placed by
+// latency into f).
+void Structure::end_passes(std::vector<NodeId> pending) {
+    uplinks();
+    const double floor = tol() * fastest_uplink();
+    std::vector<double> best(n_, 0);
+    for (const auto& [k, x] : read_) {
+        best[k >> 32] = std::max(best[k >> 32], x);
+        best[k & 0xffffffffu] = std::max(best[k & 0xffffffffu], x);
+    }
+    std::erase_if(pending, [&](NodeId h) { return !(best[h] > floor); });
+    if (!pending.empty()) join(pending);
 }
 
 // Blocks of neighbouring hosts (in the operator's order: a site numbers its machines by
@@ -448,6 +453,14 @@ double Structure::fastest_uplink() const {
     return fastest;
 }
 
+std::pair<std::size_t, double> Structure::best_subnet(NodeId h) const {
+    std::pair<std::size_t, double> best{none, 0.0};
+    for (std::size_t k = 0; k < subs_.size(); ++k) {
+        if (const double e = evidence(h, k); e > best.second) best = {k, e};
+    }
+    return best;
+}
+
 /// How far inside subnet k host h's best reading with its members is: its ratio to 1 +
 /// tolerance times the uplink (above 1: no flow across the uplink could have carried it).
 double Structure::evidence(NodeId h, std::size_t k) const {
@@ -471,112 +484,6 @@ double Structure::evidence(NodeId h, std::size_t k) const {
         if (y > best) best = y;
     }
     return best / (tol() * fastest);
-}
-
-// Each host not in a subnet yet against the subnets, nearest in the operator's order first:
-// a flow to a member and one from another, all such hosts at once (each member takes one
-// flow each way per measurement), until a reading places it or it has met every subnet.
-void Structure::join(std::vector<NodeId> pending) {
-    const std::vector<NodeId> asked = pending;
-    nic_estimates();
-    std::vector<std::vector<std::size_t>> order(n_);
-    std::vector<std::size_t> next(n_, 0);
-    for (NodeId h : pending) {
-        auto& o = order[h];
-        o.resize(subs_.size());
-        std::iota(o.begin(), o.end(), std::size_t{0});
-        std::vector<std::size_t> dist(subs_.size(), none);
-        for (std::size_t k = 0; k < subs_.size(); ++k) {
-            for (NodeId m : subs_[k]) dist[k] = std::min<std::size_t>(dist[k], m > h ? m - h : h - m);
-        }
-        std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return dist[a] < dist[b]; });
-    }
-    std::vector<std::vector<NodeId>> senders(subs_.size()), takers(subs_.size());
-    for (std::size_t k = 0; k < subs_.size(); ++k) {
-        senders[k] = by_rate(subs_[k], eg_);
-        takers[k] = by_rate(subs_[k], in_);
-    }
-    while (!pending.empty()) {
-        std::vector<FlowPair> flows;
-        std::vector<std::pair<NodeId, std::size_t>> tried;
-        std::vector<std::size_t> sent(subs_.size(), 0), taken(subs_.size(), 0);
-        for (NodeId h : pending) {
-            const std::size_t k = order[h][next[h]];
-            if (sent[k] >= senders[k].size() || taken[k] >= takers[k].size()) continue;  // next measurement
-            NodeId x = takers[k][taken[k]], y = senders[k][sent[k]];
-            if (x == y && senders[k].size() > sent[k] + 1) y = senders[k][sent[k] + 1], ++sent[k];
-            ++taken[k];
-            ++sent[k];
-            flows.emplace_back(h, x);
-            if (y != x) flows.emplace_back(y, h);
-            tried.emplace_back(h, k);
-        }
-        if (flows.empty()) break;
-        (void)run_flows(flows, "joining");
-        std::vector<char> was_tried(n_, 0);
-        for (const auto& [h, k] : tried) {
-            was_tried[h] = 1;
-            if (evidence(h, k) > 1) {
-                sub_[h] = k;
-                // A partner for the hosts still to test: with few members found (on a busy
-                // netlab, 48 hosts took 17 rounds two or three at a time), their number grows.
-                subs_[k].push_back(h);
-                senders[k].push_back(h);
-                takers[k].push_back(h);
-            } else {
-                ++next[h];
-            }
-        }
-        std::erase_if(pending, [&](NodeId h) { return sub_[h] != none || (was_tried[h] && next[h] >= order[h].size()); });
-    }
-    // A host that tried subnet k before another host joined it can read above the uplinks
-    // with that one (their block put them together): inside k by the same rule, no
-    // measurement needed (netlab's hosts-96 left a1, f4 and h5 so, at 1.07-1.18).
-    for (bool more = true; more;) {
-        more = false;
-        for (NodeId h : asked) {
-            if (sub_[h] != none) continue;
-            std::size_t best = none;
-            double most = 1;
-            for (std::size_t k = 0; k < subs_.size(); ++k) {
-                if (const double e = evidence(h, k); e > most) {
-                    most = e;
-                    best = k;
-                }
-            }
-            if (best == none) continue;
-            sub_[h] = best;
-            subs_[best].push_back(h);
-            more = true;
-        }
-    }
-    // Why a probe ran long: a join that leaves many hosts sends a block pass after them.
-    std::string left;
-    std::size_t placed = 0, named = 0;
-    for (NodeId h : asked) {
-        if (sub_[h] != none) {
-            ++placed;
-            continue;
-        }
-        double best = 0;
-        for (std::size_t k = 0; k < subs_.size(); ++k) best = std::max(best, evidence(h, k));
-        if (named++ < 6) {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, " %.2f", best);
-            left += (left.empty() ? "" : ", ") + name(h) + buf;
-        }
-    }
-    if (placed < asked.size()) {
-        out_.notes.push_back("joining: " + std::to_string(placed) + " of " + std::to_string(asked.size()) +
-                             " hosts placed against uplinks up to " + mbit(fastest_uplink()) +
-                             "; left, with their best reading over what placing needs: " + left +
-                             (named > 6 ? ", ..." : ""));
-    }
-    for (NodeId h = 0; h < n_; ++h) {
-        if (sub_[h] != none && std::find(subs_[sub_[h]].begin(), subs_[sub_[h]].end(), h) == subs_[sub_[h]].end()) {
-            subs_[sub_[h]].push_back(h);
-        }
-    }
 }
 
 }  // namespace hetcast::probing

@@ -55,6 +55,7 @@ private:
     void reverify();
     bool merge();
     void join(std::vector<NodeId> pending);
+    void end_passes(std::vector<NodeId> pending);
     void place_rest(const std::vector<NodeId>& rest);
     /// Per host of `rest`, the subnet a sharing test places it in, or none.
     std::vector<std::size_t> sharing(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked);
@@ -64,6 +65,8 @@ private:
     void finish();
     [[nodiscard]] std::vector<NodeId> by_rate(const std::vector<NodeId>& g, const std::vector<double>& rate) const;
     [[nodiscard]] double evidence(NodeId h, std::size_t k) const;
+    /// The subnet where h's evidence is largest, and that evidence (none, 0 without any).
+    [[nodiscard]] std::pair<std::size_t, double> best_subnet(NodeId h) const;
     /// The fastest uplink found; 0 when none limited anything.
     [[nodiscard]] double fastest_uplink() const;
     /// Host h's latency to each subnet, the median over its members pinged; NaN for a

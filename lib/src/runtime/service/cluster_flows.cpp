@@ -145,25 +145,17 @@ Matrix ping_latency(const ProbeLink& link, const std::vector<std::string>& names
 
 std::vector<double> ping_pairs(const ProbeLink& link, const std::vector<std::string>& names,
                                const std::vector<FlowPair>& pairs, int reps) {
-    constexpr std::size_t at_once = 16;
     std::vector<double> out(pairs.size(), std::nan(""));
-    for (std::size_t first = 0; first < pairs.size(); first += at_once) {
-        std::vector<std::thread> ts;
-        for (std::size_t p = first; p < std::min(pairs.size(), first + at_once); ++p) {
-            ts.emplace_back([&, p] {
-                try {
-                    const auto samples = ping_pair(link, names.at(pairs[p].first), names.at(pairs[p].second), reps);
-                    double best = std::numeric_limits<double>::infinity();
-                    for (const PingSample& x : samples) best = std::min(best, x.round_trip());
-                    if (std::isfinite(best)) out[p] = best / 2;
-                } catch (const std::exception& e) {
-                    note(link, "probe: pinging " + names.at(pairs[p].first) + " -> " + names.at(pairs[p].second) +
-                                   " failed (" + e.what() + ")");
-                }
-            });
+    at_once(pairs.size(), 16, [&](std::size_t p) {
+        const std::string &from = names.at(pairs[p].first), &to = names.at(pairs[p].second);
+        try {
+            double best = std::numeric_limits<double>::infinity();
+            for (const PingSample& x : ping_pair(link, from, to, reps)) best = std::min(best, x.round_trip());
+            if (std::isfinite(best)) out[p] = best / 2;
+        } catch (const std::exception& e) {
+            note(link, "probe: pinging " + from + " -> " + to + " failed (" + e.what() + ")");
         }
-        for (auto& t : ts) t.join();
-    }
+    });
     return out;
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "at_once.hpp"
 #include "hetcast/runtime/cluster_probe.hpp"
 #include "hetcast/runtime/measure.hpp"
 

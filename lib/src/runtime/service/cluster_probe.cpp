@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -77,28 +76,14 @@ MeasuredCluster measure_cluster(const ProbeLink& link, const std::vector<std::st
     std::vector<Overhead> send(n), recv(n);
     std::vector<NicQueue> nics(n);
     // Sixteen at a time: one after the other took 1-2 s of a 96-host probe.
-    std::vector<std::exception_ptr> failed(n);
-    for (std::size_t first = 0; first < n; first += 16) {
-        std::vector<std::thread> ts;
-        for (std::size_t i = first; i < std::min(n, first + 16); ++i) {
-            ts.emplace_back([&, i] {
-                try {
-                    const json h = link.call(names[i], {{"cmd", "hello"}, {"nic", true}}, call_timeout);
-                    const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0}, bare);
-                    const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
-                    if (s.size() == 2) send[i] = {s[0], s[1]};
-                    if (v.size() == 2) recv[i] = {v[0], v[1]};
-                    nics[i] = nic_queue_from_text(field<std::string>(h, "nic_queue", "", bare));
-                } catch (...) {
-                    failed[i] = std::current_exception();
-                }
-            });
-        }
-        for (auto& t : ts) t.join();
-    }
-    for (const auto& e : failed) {
-        if (e) std::rethrow_exception(e);
-    }
+    at_once(n, 16, [&](std::size_t i) {
+        const json h = link.call(names[i], {{"cmd", "hello"}, {"nic", true}}, call_timeout);
+        const auto s = field<std::vector<double>>(h, "send_overhead", {0, 0}, bare);
+        const auto v = field<std::vector<double>>(h, "recv_overhead", {0, 0}, bare);
+        if (s.size() == 2) send[i] = {s[0], s[1]};
+        if (v.size() == 2) recv[i] = {v[0], v[1]};
+        nics[i] = nic_queue_from_text(field<std::string>(h, "nic_queue", "", bare));
+    });
     const auto queues = queues_of(nics, names);
     options.fifo_nics = queues && queues->first == Queues::fifo;
     Ahead ahead(link, names);

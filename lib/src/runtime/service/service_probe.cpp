@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -13,7 +12,6 @@
 #include <limits>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "hetcast/error.hpp"
@@ -21,6 +19,7 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/runtime/measure.hpp"
 #include "hetcast/runtime/membership.hpp"
+#include "at_once.hpp"
 #include "service_probes.hpp"
 
 namespace hetcast {
@@ -62,26 +61,20 @@ std::vector<std::string> Probes::store_map(const std::vector<Member>& members, c
     // A few members at a time: one after the other took 3.8 s at 48 members; all at once
     // timed out at 96 (96 copies of the map through the prober's 20 Mbit/s NIC).
     std::vector<char> stored(members.size(), 0);
-    std::atomic<std::size_t> next{0};
-    const auto store = [&] {
-        for (std::size_t i; (i = next++) < members.size();) {
-            const std::string& name = members[i].name;
-            try {
-                if (name == core_.cfg.name) {
-                    core_.set_map(text);
-                    stored[i] = 1;
-                } else {
-                    stored[i] = field<bool>(
-                        core_.peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
-                }
-            } catch (const std::exception&) {
-                stored[i] = 0;
+    at_once(members.size(), map_stores_at_once, [&](std::size_t i) {
+        const std::string& name = members[i].name;
+        try {
+            if (name == core_.cfg.name) {
+                core_.set_map(text);
+                stored[i] = 1;
+            } else {
+                stored[i] = field<bool>(
+                    core_.peer->call(name, {{"cmd", "set_map"}, {"map", text}, {"order", req}}, call_timeout), "ok", false);
             }
+        } catch (const std::exception&) {
+            stored[i] = 0;
         }
-    };
-    std::vector<std::thread> storers;
-    for (std::size_t t = 0; t < std::min<std::size_t>(map_stores_at_once, members.size()); ++t) storers.emplace_back(store);
-    for (auto& t : storers) t.join();
+    });
     std::vector<std::string> not_updated;
     for (std::size_t i = 0; i < members.size(); ++i) {
         if (!stored[i]) not_updated.push_back(members[i].name);
