@@ -380,18 +380,31 @@ void Structure::groups(Subnets candidates) {
     // test carried what its (maybe crossing) flows allowed has no bound: it is kept only as
     // the one group there is.
     // Against the largest bound: one uplink's bound can be low (its tests met slower ones).
-    const double largest = *std::max_element(bound.begin(), bound.end());
+    const std::size_t widest = static_cast<std::size_t>(std::max_element(bound.begin(), bound.end()) - bound.begin());
+    const double largest = bound[widest];
     std::vector<char> kept_group(count, 0);
+    std::string dropped;
     for (std::size_t k = 0; k < count; ++k) {
         if (bound[k] <= 0) continue;
         std::vector<NodeId> members;
+        double best = 0;
         for (NodeId h : all[k]) {
-            if (inside(h, all[k]) > tol() * largest) members.push_back(h);
+            const double x = inside(h, all[k]);
+            best = std::max(best, x);
+            if (x > tol() * largest) members.push_back(h);
         }
         if (members.size() >= 2) {
             all[k] = std::move(members);
             kept_group[k] = 1;
+        } else {
+            dropped += (dropped.empty() ? "" : ", ") + name(all[k][0]) + "'s (" + std::to_string(all[k].size()) +
+                       " hosts, best inside " + mbit(best) + ", own bound " + mbit(bound[k]) + ")";
         }
+    }
+    if (!dropped.empty()) {
+        out_.notes.push_back("groups: dissolved " + dropped + ": a member must read inside more than " +
+                             mbit(tol() * largest) + ", 1 + tolerance times the largest uplink bound (" +
+                             name(all[widest][0]) + "'s group)");
     }
     // Two groups kept whose test carried what the NICs allow are one subnet. No group with
     // a bound: no uplink limits anything seen, the groups are one subnet.

@@ -59,6 +59,10 @@ private:
     void place_rest(const std::vector<NodeId>& rest);
     /// Per host of `rest`, the subnet a sharing test places it in, or none.
     std::vector<std::size_t> sharing(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked);
+    void sharing_stage(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked,
+                       const std::vector<char>& active, std::size_t start, std::size_t tries,
+                       const std::vector<double>& best_out, const std::vector<double>& best_in,
+                       std::vector<std::vector<double>>& kept);
     void nic_estimates();
     void nics();
     void uplinks();

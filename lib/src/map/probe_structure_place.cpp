@@ -202,7 +202,9 @@ std::vector<std::vector<double>> Structure::latency_to_subnets(const std::vector
 // Host h is in candidate subnet k when its flows to and from k's members keep their rate
 // while flows from the next subnet in a ring fill k's uplink both ways (each subnet's
 // uplink filled at once): from anywhere else its flows would share a filled uplink. The
-// likeliest candidates (four at most) one measurement each.
+// likeliest candidates four at a time, one measurement each; the next four only for a host
+// none of them kept (netlab's latency is mostly noise: hosts-96's b5 and g11 were in none
+// of their four nearest and were placed by latency, wrong).
 std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
                                             const std::vector<std::vector<std::size_t>>& ranked) {
     const std::size_t s = subs_.size();
@@ -218,7 +220,51 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
         if (testing[from]) best_out[from] = std::max(best_out[from], x);
         if (testing[to]) best_in[to] = std::max(best_in[to], x);
     }
-    const std::size_t tries = std::min<std::size_t>(4, s);
+    // Per host and candidate: the least share of what the host carries elsewhere that its
+    // flows kept (-1: not told).
+    std::vector<std::vector<double>> kept(rest.size(), std::vector<double>(s, -1));
+    std::vector<char> active(rest.size(), 1);
+    for (std::size_t start = 0; start < s; start += 4) {
+        // On to the next four only when every one tried told "outside": one it could not test
+        // (no uplink bound) may be the host's, and more tries would only add false hits.
+        for (std::size_t i = 0; i < rest.size() && start > 0; ++i) {
+            for (std::size_t t = 0; t < start && active[i]; ++t) {
+                const double x = kept[i][ranked[i][t]];
+                active[i] = x >= 0 && x < 0.5;
+            }
+        }
+        if (std::find(active.begin(), active.end(), 1) == active.end()) break;
+        sharing_stage(rest, ranked, active, start, std::min<std::size_t>(4, s - start), best_out, best_in, kept);
+    }
+    // Inside, both flows keep the host's rate; from outside each fell to a share of a filled
+    // uplink. Judged against each other (a busy host's readings wander by a fifth): the one
+    // kept more than 1 + tolerance times as well as any other, by half at least.
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        std::size_t found = none;
+        double first = -1, second = -1;
+        for (std::size_t k = 0; k < s; ++k) {
+            if (kept[i][k] > first) {
+                second = first;
+                first = kept[i][k];
+                found = k;
+            } else {
+                second = std::max(second, kept[i][k]);
+            }
+        }
+        if (first >= 0.5 && second >= 0 && first > tol() * second) out[i] = found;
+    }
+    return out;
+}
+
+// One measurement per candidate rank start .. start + tries - 1 of the active hosts, all
+// with every uplink filled; what each host's flows kept goes into `kept`.
+void Structure::sharing_stage(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked,
+                              const std::vector<char>& active, std::size_t start, std::size_t tries,
+                              const std::vector<double>& best_out, const std::vector<double>& best_in,
+                              std::vector<std::vector<double>>& kept) {
+    const std::size_t s = subs_.size();
+    std::vector<char> testing(n_, 0);
+    for (NodeId h : rest) testing[h] = 1;
     struct Test {
         std::size_t host, k;
         std::size_t to = none, from = none;  // indices of its flows in the set
@@ -229,8 +275,9 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
         auto& flows = sets[t];
         std::vector<char> sends(n_, 0), takes(n_, 0);
         for (std::size_t i = 0; i < rest.size(); ++i) {
+            if (!active[i]) continue;
             const NodeId h = rest[i];
-            const std::size_t k = ranked[i][t];
+            const std::size_t k = ranked[i][start + t];
             if (!std::isfinite(up_[k])) continue;  // nothing limits what crosses it: no test
             Test test{i, k};
             NodeId taker = static_cast<NodeId>(n_);
@@ -285,11 +332,6 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
         }
     }
     const auto got = run_sets(sets, "placing");
-    // Per host and candidate: the least share of what the host carries elsewhere that its
-    // flows kept (-1: not told). Inside, both keep it; from outside each fell to a share of
-    // a filled uplink. Judged against each other (a busy host's readings wander by a
-    // fifth): the one kept more than 1 + tolerance times as well as any other, by half at least.
-    std::vector<std::vector<double>> kept(rest.size(), std::vector<double>(s, -1));
     for (std::size_t t = 0; t < tries; ++t) {
         for (const Test& test : tests[t]) {
             const NodeId h = rest[test.host];
@@ -304,21 +346,6 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
             if (std::isfinite(least)) kept[test.host][test.k] = least;
         }
     }
-    for (std::size_t i = 0; i < rest.size(); ++i) {
-        std::size_t found = none;
-        double first = -1, second = -1;
-        for (std::size_t k = 0; k < s; ++k) {
-            if (kept[i][k] > first) {
-                second = first;
-                first = kept[i][k];
-                found = k;
-            } else {
-                second = std::max(second, kept[i][k]);
-            }
-        }
-        if (first >= 0.5 && second >= 0 && first > tol() * second) out[i] = found;
-    }
-    return out;
 }
 
 }  // namespace hetcast::probing
