@@ -62,15 +62,27 @@ assert r["skipped"] == ["off"], r["skipped"]
 step "push --all goes to b and names 'off' as skipped"
 
 start "$c" off
-"$hetcast" "${probe[@]}" --json > "$tmp/probe2.json" 2> "$tmp/probe2.err" || fail "probe with all up: $(cat "$tmp/probe2.err")"
+"$hetcast" "${probe[@]}" --json --trace "$tmp/trace.json" > "$tmp/probe2.json" 2> "$tmp/probe2.err" ||
+    fail "probe with all up: $(cat "$tmp/probe2.err")"
 [[ ! -s $tmp/probe2.err ]] || fail "probe with all up warned: $(cat "$tmp/probe2.err")"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["unreachable"] == [], d["unreachable"]
 assert len(d["map"]["nodes"]) == 3
-' "$tmp/probe2.json" || fail "probe with all up: $(head -c 1500 "$tmp/probe2.json")"
+t = json.load(open(sys.argv[2]))
+assert len(t) == d["measurements"] > 0, (len(t), d["measurements"])
+for m in t:
+    assert m["phase"] and m["flows"], m
+    for a, b, rate in m["flows"]:
+        assert a != b and {a, b} <= {"a", "b", "off"}, m
+        assert rate is None or rate > 0, m
+' "$tmp/probe2.json" "$tmp/trace.json" || fail "probe with all up, --trace: $(head -c 1500 "$tmp/probe2.json"; head -c 1500 "$tmp/trace.json")"
+rc=0
+"$hetcast" "${probe[@]}" --refresh b --trace "$tmp/trace2.json" > /dev/null 2> "$tmp/trace2.err" || rc=$?
+[[ $rc -ne 0 && ! -e $tmp/trace2.json ]] && grep -q "only a whole probe is traced" "$tmp/trace2.err" ||
+    fail "probe --refresh --trace: exit $rc: $(cat "$tmp/trace2.err")"
 "$hetcast" status --config "$c/a.yaml" > "$tmp/status.out" || fail "status: $(cat "$tmp/status.out")"
 grep -q "not in it" "$tmp/status.out" && fail "status after the full probe: $(cat "$tmp/status.out")"
-step "'off' back up: the next probe measures all three"
+step "'off' back up: the next probe measures all three, and --trace writes each of its measurements"
 step "passed"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -260,6 +261,50 @@ TEST_CASE("probe at scale: each hint of the next measurement's flows names the f
     CHECK(right == hints.size());
     MESSAGE(hints.size() << " of " << measured.size() << " measurements hinted");
     CHECK(2 * hints.size() >= measured.size());
+}
+
+TEST_CASE("probe at scale: the record of a probe holds every measurement as measured, in order") {
+    // What `hetcast probe --trace` writes: phase, flows and rates, a flow not rated as NaN.
+    const Site s = random_site(100, 3);
+    SiteMeasure m(s, 7);
+    ProbeOptions o;
+    std::vector<std::vector<FlowPair>> measured;
+    std::vector<std::vector<double>> returned;
+    std::vector<std::string> phases;
+    std::vector<std::pair<std::vector<FlowPair>, std::vector<double>>> recorded;
+    o.progress = [&](std::string_view phase, std::size_t) { phases.emplace_back(phase); };
+    o.record = [&](std::string_view phase, const std::vector<FlowPair>& f, const std::vector<double>& r) {
+        REQUIRE(phases.size() == recorded.size() + 1);
+        CHECK(phase == phases.back());
+        recorded.emplace_back(f, r);
+    };
+    std::mt19937_64 rng(11);
+    const std::size_t n = s.subnet_of.size();
+    const ProbeResult r = probe_capacities(Matrix(n, std::vector<double>(n, 1e-4)),
+                                           [&](const auto& f, double sec) {
+                                               auto x = m(f, sec);
+                                               for (double& v : x) v = rng() % 50 == 0 ? 0 : v;  // not rated
+                                               measured.push_back(f);
+                                               returned.push_back(x);
+                                               return x;
+                                           },
+                                           o);
+    REQUIRE(recorded.size() == r.measurements);
+    REQUIRE(recorded.size() == measured.size());
+    std::size_t unrated = 0;
+    for (std::size_t k = 0; k < recorded.size(); ++k) {
+        CHECK(recorded[k].first == measured[k]);
+        REQUIRE(recorded[k].second.size() == returned[k].size());
+        for (std::size_t f = 0; f < returned[k].size(); ++f) {
+            if (returned[k][f] == 0) {
+                CHECK(std::isnan(recorded[k].second[f]));
+                ++unrated;
+            } else {
+                CHECK(recorded[k].second[f] == returned[k][f]);
+            }
+        }
+    }
+    CHECK(unrated > 0);
 }
 
 namespace {

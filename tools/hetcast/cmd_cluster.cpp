@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include "hetcast/model/loader.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/report/json_output.hpp"
+#include "hetcast/runtime/config.hpp"
 
 namespace po = boost::program_options;
 using json = nlohmann::json;
@@ -232,7 +232,7 @@ int cmd_status(const std::vector<std::string>& args) {
 
 int cmd_probe(const std::vector<std::string>& args) {
     DaemonOptions d;
-    std::string output, sizes, refresh, refresh_uplink;
+    std::string output, sizes, refresh, refresh_uplink, trace;
     int reps = 10, repeats = 3;
     std::size_t structure_from = 25;
     double tolerance = 0.2, seconds = 0.3;
@@ -242,7 +242,7 @@ int cmd_probe(const std::vector<std::string>& args) {
         "(docs/protocol.md, \"Probing\")\n\n"
         "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
         "                [--reps 10] [--structure-from 25] [--refresh NAME,...] [--refresh-uplink NAME,...]\n"
-        "                [-o map.yaml] [--json]\n\noptions");
+        "                [-o map.yaml] [--trace FILE] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
         "seconds", po::value(&seconds), "length of each bulk transfer (uplinks: twice as long); the receiver counts after 0.1 s (default 0.3)")(
         "repeats", po::value(&repeats), "passes over every measurement; medians count (default 3)")(
@@ -258,6 +258,9 @@ int cmd_probe(const std::vector<std::string>& args) {
         "measure only the uplinks of these members' subnets again (comma-separated; a router or link changed):\n"
         "flows out of and into each at once, the rest of the map kept (a probed map with two subnets or more)")(
         "output,o", po::value(&output), "also write the map (a network file) here")(
+        "trace", po::value(&trace),
+        "write every measurement (its step, each flow's sender, receiver and rate in bytes/s; null: not rated)\n"
+        "to FILE as JSON: why the probe placed a member where it did")(
         "json", "print the map (nodes, subnets, latency, bandwidth, capacity) and the findings (notes, the median\n"
                 "goodput of every pair in the pair rounds, ...) as JSON");
     add_daemon_options(opts, d);
@@ -293,6 +296,10 @@ int cmd_probe(const std::vector<std::string>& args) {
     };
     if (vm.count("refresh")) req["refresh"] = names_of("refresh", refresh);
     if (vm.count("refresh-uplink")) req["refresh_uplinks"] = names_of("refresh-uplink", refresh_uplink);
+    if (!trace.empty()) {
+        if (vm.count("refresh") || vm.count("refresh-uplink")) throw InputError("--trace: only a whole probe is traced");
+        req["trace"] = true;
+    }
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     auto client = connect_daemon(d);
     const json a = client->call(req, [tty](const json& p) {
@@ -308,12 +315,8 @@ int cmd_probe(const std::vector<std::string>& args) {
     if (tty) std::cerr << "\r\033[K" << std::flush;
 
     const std::string map = str(a, "map");
-    if (!output.empty() && !map.empty()) {
-        std::ofstream out(output, std::ios::binary | std::ios::trunc);
-        out << map;
-        out.close();
-        if (!out) throw Error("cannot write " + output);
-    }
+    if (!output.empty() && !map.empty()) write_file_atomically(output, map);
+    if (!trace.empty()) write_file_atomically(trace, dump_json(a.value("trace", json::array())) + "\n");
     if (!a.value("ok", false)) {
         std::string err = str(a, "error", "the probe failed");
         const json missing = a.value("not_updated", json::array());

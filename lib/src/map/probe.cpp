@@ -116,6 +116,7 @@ std::vector<double> measure_once(const MeasureFlows& measure, const ProbeOptions
                         std::to_string(r[k]) + " bytes/s, not a rate (0 or NaN: not measured)");
         }
     }
+    if (opt.record) opt.record(phase, flows, r);
     return r;
 }
 

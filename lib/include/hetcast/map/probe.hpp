@@ -57,6 +57,9 @@ struct ProbeOptions {
     /// places a host by (step d) that its latency matrix leaves NaN (a site pings a sample
     /// of its pairs: all of them cost n^2/2 connections).
     std::function<std::vector<double>(const std::vector<FlowPair>& pairs)> ping;
+    /// May be empty. Called after each measurement with its phase, its flows and the rate
+    /// each was read at (bytes/s; NaN: not rated): what `hetcast probe --trace` writes.
+    std::function<void(std::string_view phase, const std::vector<FlowPair>& flows, const std::vector<double>& rates)> record;
 };
 
 struct ProbeResult {

@@ -184,6 +184,17 @@ json Probes::probe(const json& req, const Peer::Responder& respond) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     };
     const double answering = since(t0);
+    // Every measurement, for `hetcast probe --trace`: why the probe placed what where.
+    json trace = json::array();
+    if (field<bool>(req, "trace", false)) {
+        o.record = [&trace, &names](std::string_view phase, const std::vector<FlowPair>& flows, const std::vector<double>& rates) {
+            json f = json::array();
+            for (std::size_t k = 0; k < flows.size(); ++k) {
+                f.push_back({names[flows[k].first], names[flows[k].second], std::isnan(rates[k]) ? json(nullptr) : json(rates[k])});
+            }
+            trace.push_back({{"phase", phase}, {"flows", std::move(f)}});
+        };
+    }
     const MeasuredCluster measured = measure_cluster(probe_link(), names, reps, o, respond);
     const auto t_store = std::chrono::steady_clock::now();
     const ProbeResult& r = measured.result;
@@ -213,7 +224,8 @@ json Probes::probe(const json& req, const Peer::Responder& respond) {
             {"times", times},
             {"error", not_updated.empty() ? "" : "the map could not be stored on some members"},
             {"not_updated", not_updated},
-            {"unreachable", down}};
+            {"unreachable", down},
+            {"trace", std::move(trace)}};
 }
 
 std::pair<std::vector<Member>, std::vector<std::pair<std::string, std::string>>> Probes::answering_members(
