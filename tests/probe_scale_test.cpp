@@ -158,8 +158,9 @@ TEST_CASE("probe at scale: a host slower than every uplink is placed right or na
         check_found(s, r, "200 hosts with slow ones, seed " + std::to_string(seed), s.slow);
         MESSAGE("200 hosts with slow ones, seed " << seed << ": " << r.measurements << " measurements; " << r.notes.back());
         // A block pass over the slow hosts that finds no group faster than the uplinks ends
-        // the passes: 116-144 measurements when it tested them as a group and joined them again.
-        CHECK(r.measurements <= 110);
+        // the passes: 116-144 measurements when it tested them as a group and joined them again
+        // (100-112 now, a sharing test that goes on to the next four candidates included).
+        CHECK(r.measurements <= 115);
         // The slow hosts no join placed are named, with how far their best reading fell short.
         const auto joined = std::find_if(r.notes.begin(), r.notes.end(),
                                          [](const std::string& x) { return x.rfind("joining: ", 0) == 0; });

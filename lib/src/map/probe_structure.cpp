@@ -65,9 +65,13 @@ std::vector<double> Structure::run_flows(const std::vector<FlowPair>& flows, std
 std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vector<FlowPair>>& sets,
                                                      std::string_view phase, double scale,
                                                      std::vector<std::vector<double>>* pass_readings) {
-    std::vector<std::vector<double>> best(sets.size());
+    std::vector<std::vector<double>> best(sets.size()), least(sets.size());
+    std::vector<int> passes(sets.size(), 0);
     if (pass_readings) pass_readings->assign(sets.size(), {});
-    for (std::size_t s = 0; s < sets.size(); ++s) best[s].assign(sets[s].size(), std::nan(""));
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+        best[s].assign(sets[s].size(), std::nan(""));
+        least[s].assign(sets[s].size(), std::nan(""));
+    }
     // Passes one after the other, so that what disturbs the network for a while hits different sets.
     std::vector<std::size_t> order;
     for (int pass = 0; pass < std::min(opt_.repeats, 2); ++pass) {
@@ -82,14 +86,19 @@ std::vector<std::vector<double>> Structure::run_sets(const std::vector<std::vect
         if (spent_.empty() || spent_.back().first != phase) spent_.push_back({std::string(phase), {0, 0.0}});
         ++spent_.back().second.first;
         spent_.back().second.second += opt_.seconds * scale;
+        ++passes[s];
         for (std::size_t f = 0; f < r.size(); ++f) {
             if (pass_readings) (*pass_readings)[s].push_back(r[f]);
             if (std::isnan(r[f])) continue;  // not rated: no reading
             if (!(best[s][f] >= r[f])) best[s][f] = r[f];
+            if (!(least[s][f] <= r[f])) least[s][f] = r[f];
         }
     }
     for (std::size_t s = 0; s < sets.size(); ++s) {
         for (std::size_t f = 0; f < sets[s].size(); ++f) {
+            if (!std::isnan(best[s][f]) && !std::isnan(least[s][f]) && least[s][f] > 0 && passes[s] == 2) {
+                pass_ratio_.emplace_back(key(sets[s][f].first, sets[s][f].second), best[s][f] / least[s][f]);
+            }
             if (std::isnan(best[s][f])) continue;
             auto [it, fresh] = read_.emplace(key(sets[s][f].first, sets[s][f].second), best[s][f]);
             if (!fresh) it->second = std::max(it->second, best[s][f]);

@@ -84,6 +84,8 @@ private:
     const MeasureFlows& measure_;
     const ProbeOptions& opt_;
     std::unordered_map<std::uint64_t, double> read_;  ///< the largest reading per ordered pair
+    /// Per ordered pair measured in two passes of one set: the larger reading over the smaller.
+    std::vector<std::pair<std::uint64_t, double>> pass_ratio_;
     Subnets subs_;
     std::vector<double> up_;  ///< per subnet: the most a test found its uplink to carry (inf: none limited)
     std::vector<std::size_t> sub_;
