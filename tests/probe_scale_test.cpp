@@ -370,6 +370,38 @@ TEST_CASE("probe at scale: netlab's 96 hosts, slow NICs placed by sharing tests 
     }
 }
 
+TEST_CASE("probe at scale: two pieces of a subnet that the group tests kept apart are one when their uplink test carries what their NICs allow") {
+    // netlab's c5 and c6 (hosts-48): their block group's test with the rest of c went through
+    // c7, a 5 Mbit/s sender, and read a third low. Here every group-step flow out of or into
+    // c5 and c6 reads a third low; the uplink test between the pieces, at what the NICs
+    // allow both ways, must join them.
+    const Site s = hosts_48();
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        SiteMeasure m(s, seed);
+        ProbeOptions o;
+        std::string phase;
+        std::size_t split = 0;
+        o.progress = [&](std::string_view p, std::size_t) { phase = p; };
+        const ProbeResult r = probe_capacities(Matrix(48, std::vector<double>(48, 1e-4)),
+                                               [&](const auto& f, double x) {
+                                                   auto v = m(f, x);
+                                                   if (phase != "groups") return v;
+                                                   for (std::size_t k = 0; k < f.size(); ++k) {
+                                                       const bool odd = f[k].first == 28 || f[k].first == 29 ||
+                                                                        f[k].second == 28 || f[k].second == 29;
+                                                       if (odd && s.subnet_of[f[k].first] == s.subnet_of[f[k].second]) {
+                                                           v[k] *= 0.3;
+                                                           ++split;
+                                                       }
+                                                   }
+                                                   return v;
+                                               },
+                                               o);
+        CHECK(split > 0);
+        CHECK_MESSAGE(as_sets(r.subnets) == as_sets(s.subnets), "seed " << seed << ": " << r.subnets.size() << " subnets");
+    }
+}
+
 TEST_CASE("probe at scale: a sample of pings places hosts as all pairs do, pinging on demand only pairs it lacks") {
     // Sites with hosts slower than every uplink, and latency that tells (50 us inside, 300
     // us across): every pair pinged, against the first 16 round-robin rounds and the probe

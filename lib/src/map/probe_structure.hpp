@@ -66,6 +66,9 @@ private:
     void nic_estimates();
     void nics();
     void uplinks();
+    /// Joins the subnets of each pair (indices into subs_); a joined subnet's uplink is unknown
+    /// (inf). False when nothing was joined.
+    bool unite(const std::vector<std::pair<std::size_t, std::size_t>>& pairs);
     void finish();
     [[nodiscard]] std::vector<NodeId> by_rate(const std::vector<NodeId>& g, const std::vector<double>& rate) const;
     [[nodiscard]] double evidence(NodeId h, std::size_t k) const;
