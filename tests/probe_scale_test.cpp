@@ -155,7 +155,9 @@ TEST_CASE("probe at scale: a host slower than every uplink is placed right or na
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
         const Site s = random_site(200, 70 + seed, p);
         const ProbeResult r = probe_site(s, seed);
-        check_found(s, r, "200 hosts with slow ones, seed " + std::to_string(seed), s.slow);
+        // Uplinks off by more than 15%: 14-15 of 247 over seeds 1-20 (6%), so two of ten
+        // happen by the noise's draw.
+        check_found(s, r, "200 hosts with slow ones, seed " + std::to_string(seed), s.slow, 0.2);
         MESSAGE("200 hosts with slow ones, seed " << seed << ": " << r.measurements << " measurements; " << r.notes.back());
         // A block pass over the slow hosts that finds no group faster than the uplinks ends
         // the passes: 116-144 measurements when it tested them as a group and joined them again
@@ -345,6 +347,14 @@ TEST_CASE("probe at scale: netlab's 48 hosts, the slow NIC placed by a sharing t
         CHECK_MESSAGE(as_sets(r.subnets) == as_sets(s.subnets), "seed " << seed);
         for (const auto& d : r.doubts) CHECK_MESSAGE(d.find("placed by") == std::string::npos, d);
         CHECK_MESSAGE(r.measurements <= 50, "seed " << seed << ": " << r.measurements << " measurements");
+        // b5 reads 10 Mbit/s into two subnets alike, its best anywhere: no join will place it,
+        // and it stops after two (trying all four cost 8 measurements of the join's 8).
+        std::size_t joining = 0;
+        for (const auto& note : r.notes) {
+            const auto at = note.find("joining ");
+            if (note.rfind("measurements by step", 0) == 0 && at != std::string::npos) joining = std::stoul(note.substr(at + 8));
+        }
+        CHECK_MESSAGE(joining <= 4, "seed " << seed << ": " << joining << " joining measurements");
         MESSAGE("seed " << seed << ": " << r.measurements << " measurements, " << r.measured_seconds << " s; "
                         << (r.notes.empty() ? "" : r.notes.back()));
     }
