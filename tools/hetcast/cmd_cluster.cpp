@@ -234,14 +234,14 @@ int cmd_probe(const std::vector<std::string>& args) {
     DaemonOptions d;
     std::string output, sizes, refresh, refresh_uplink, trace;
     int reps = 10, repeats = 3;
-    std::size_t structure_from = 25;
+    std::size_t structure_from = 21;
     double tolerance = 0.2, seconds = 0.3;
     po::options_description opts(
         "hetcast probe: the daemons measure the cluster and store the map on every member: latency by\n"
         "64-byte pings; NIC rates, subnets and their uplinks by bulk TCP transfers run together\n"
         "(docs/protocol.md, \"Probing\")\n\n"
         "  hetcast probe [--config FILE] [--from NODE] [--seconds 0.3] [--repeats 3] [--tolerance 0.2]\n"
-        "                [--reps 10] [--structure-from 25] [--refresh NAME,...] [--refresh-uplink NAME,...]\n"
+        "                [--reps 10] [--structure-from 21] [--refresh NAME,...] [--refresh-uplink NAME,...]\n"
         "                [-o map.yaml] [--trace FILE] [--json]\n\noptions");
     opts.add_options()("help,h", "show this help")(
         "seconds", po::value(&seconds), "length of each bulk transfer (uplinks: twice as long); the receiver counts after 0.1 s (default 0.3)")(
@@ -250,7 +250,7 @@ int cmd_probe(const std::vector<std::string>& args) {
         "reps", po::value(&reps), "64-byte pings per pair; the least round trip gives the latency (default 10)")(
         "structure-from", po::value(&structure_from),
         "from this many members on, find the subnets first and measure O(n) flows instead of every pair\n"
-        "(default 25; 0: never)")(
+        "(default 21; 0: never)")(
         "refresh", po::value(&refresh),
         "measure only these members again (comma-separated; a machine replaced, a NIC changed): each against\n"
         "a member of every subnet, its place and rates in the map replaced, the rest kept (a probed map only)")(

@@ -40,7 +40,7 @@ struct ProbeOptions {
     std::function<void(std::string_view phase, std::size_t done)> progress;
     /// From this many hosts on, probe_capacities() finds the structure first
     /// (probe_structure()); below, it measures every pair. 0: never structure first.
-    std::size_t structure_hosts = 25;
+    std::size_t structure_hosts = 21;
     /// false: probe_structure() leaves goodput and bandwidth empty (at 5000 hosts the two
     /// n × n matrices are 400 MB); the subnets and capacities are the map.
     bool pair_matrices = true;
