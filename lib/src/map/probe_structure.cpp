@@ -58,14 +58,6 @@ double Structure::reading(NodeId i, NodeId j) const {
     return it == read_.end() ? std::nan("") : it->second;
 }
 
-double Structure::best_reading(NodeId h) const {
-    double best = 0;
-    for (const auto& [k, x] : read_) {
-        if (static_cast<NodeId>(k >> 32) == h || static_cast<NodeId>(k & 0xffffffffu) == h) best = std::max(best, x);
-    }
-    return best;
-}
-
 std::vector<double> Structure::run_flows(const std::vector<FlowPair>& flows, std::string_view phase, double scale) {
     return run_sets({flows}, phase, scale)[0];
 }

@@ -37,8 +37,6 @@ public:
     [[nodiscard]] double ingress(NodeId h) const { return in_[h]; }
 
 private:
-    /// The largest reading of any flow out of or into h.
-    [[nodiscard]] double best_reading(NodeId h) const;
     [[nodiscard]] std::string name(NodeId i) const {
         return i < opt_.names.size() ? opt_.names[i] : std::to_string(i);
     }

@@ -29,6 +29,11 @@ void Structure::join(std::vector<NodeId> pending) {
         std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return dist[a] < dist[b]; });
     }
     std::vector<std::vector<double>> failed(n_);  // readings of each host's tries that did not place it
+    std::vector<double> best(n_, 0);                // each host's largest reading, out or in
+    for (const auto& [key, x] : read_) {
+        best[key >> 32] = std::max(best[key >> 32], x);
+        best[key & 0xffffffffu] = std::max(best[key & 0xffffffffu], x);
+    }
     std::vector<std::vector<NodeId>> senders(subs_.size()), takers(subs_.size());
     for (std::size_t k = 0; k < subs_.size(); ++k) {
         senders[k] = by_rate(subs_[k], eg_);
@@ -51,6 +56,11 @@ void Structure::join(std::vector<NodeId> pending) {
         }
         if (flows.empty()) break;
         const std::vector<double> got = run_flows(flows, "joining");
+        for (std::size_t f = 0; f < flows.size(); ++f) {
+            if (std::isnan(got[f])) continue;
+            best[flows[f].first] = std::max(best[flows[f].first], got[f]);
+            best[flows[f].second] = std::max(best[flows[f].second], got[f]);
+        }
         std::vector<char> was_tried(n_, 0);
         for (const auto& [h, k] : tried) {
             was_tried[h] = 1;
@@ -73,7 +83,7 @@ void Structure::join(std::vector<NodeId> pending) {
                 // f3 all eight). The sharing test's.
                 if (failed[h].size() >= 4) {
                     const auto [lo, hi] = std::minmax_element(failed[h].begin(), failed[h].end());
-                    if (*hi <= *lo * tol() && *lo * tol() >= best_reading(h)) next[h] = order[h].size();
+                    if (*hi <= *lo * tol() && *lo * tol() >= best[h]) next[h] = order[h].size();
                 }
             }
         }
