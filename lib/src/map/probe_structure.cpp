@@ -19,20 +19,6 @@ constexpr std::size_t block_size = 8;
 /// third in a shuffled one.
 constexpr int block_passes = 3;
 
-struct UnionFind {
-    explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t{0}); }
-    std::size_t find(std::size_t x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-    }
-    void unite(std::size_t a, std::size_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-    }
-    std::vector<std::size_t> parent;
-};
-
 std::uint64_t key(NodeId i, NodeId j) { return (static_cast<std::uint64_t>(i) << 32) | j; }
 
 }  // namespace

@@ -243,21 +243,13 @@ void Structure::uplinks() {
 }
 
 bool Structure::unite(const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
-    std::vector<std::size_t> root(subs_.size());
-    std::iota(root.begin(), root.end(), std::size_t{0});
-    const auto find = [&](std::size_t x) {
-        while (root[x] != x) x = root[x] = root[root[x]];
-        return x;
-    };
-    for (const auto& [a, b] : pairs) {
-        const std::size_t x = find(a), y = find(b);
-        if (x != y) root[std::max(x, y)] = std::min(x, y);
-    }
+    UnionFind uf(subs_.size());
+    for (const auto& [a, b] : pairs) uf.unite(a, b);
     Subnets subs;
     std::vector<double> up;
     std::vector<std::size_t> slot(subs_.size(), none);
     for (std::size_t k = 0; k < subs_.size(); ++k) {
-        const std::size_t r = find(k);
+        const std::size_t r = uf.find(k);
         if (slot[r] == none) {
             slot[r] = subs.size();
             subs.emplace_back();
