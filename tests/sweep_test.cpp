@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "hetcast/error.hpp"
+#include "hetcast/files.hpp"
 #include "hetcast/sweep/sweep.hpp"
 #include "support.hpp"
 
@@ -376,18 +377,18 @@ TEST_CASE("sweep: gnuplot script holds the data inline and the hit-rate panel on
     CHECK(gnuplot_script(s, o).find("$hits << EOD\nn \"ecef\" \"fef\"\n2 100 0\n4 100 NaN\n") != std::string::npos);
 }
 
-TEST_CASE("sweep: files are replaced atomically and a failed write leaves nothing") {
+TEST_CASE("files: replaced atomically and a failed write leaves nothing") {
     std::string name = "hetcast-sweep-test-";
     name += std::to_string(::getpid());
     const auto dir = std::filesystem::temp_directory_path() / name;
     std::filesystem::create_directories(dir);
     const auto file = dir / "a.csv";
-    write_file_atomic(file, "one\n");
-    write_file_atomic(file, "two\n");
+    write_file_atomically(file, "one\n");
+    write_file_atomically(file, "two\n");
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(text == "two\n");
-    CHECK_THROWS_AS(write_file_atomic(dir / "missing" / "b.csv", "x"), Error);
+    CHECK_THROWS_AS(write_file_atomically(dir / "missing" / "b.csv", "x"), Error);
     std::size_t entries = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
     CHECK(entries == 1);

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "hetcast/error.hpp"
+#include "hetcast/files.hpp"
 #include "hetcast/sweep/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -190,12 +191,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (csv_path) {
         std::ostringstream out;
         sweep::write_csv(out, rows);
-        sweep::write_file_atomic(*csv_path, out.str());
+        write_file_atomically(*csv_path, out.str());
     }
     if (summary_path) {
         std::ostringstream out;
         sweep::write_summary_csv(out, summary);
-        sweep::write_file_atomic(*summary_path, out.str());
+        write_file_atomically(*summary_path, out.str());
     }
     if (svg_path) {
         sweep::PlotOptions po;

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "daemon_link.hpp"
 #include "hetcast/error.hpp"
+#include "hetcast/files.hpp"
 #include "hetcast/model/units.hpp"
 #include "hetcast/runtime/report.hpp"
 #include "hetcast/sweep/live.hpp"
@@ -124,8 +125,8 @@ int cmd_sweep_live(const std::vector<std::string>& args) {
     std::cout << table.str();
     std::ostringstream csv;
     sweep::write_live_csv(csv, rows);
-    sweep::write_file_atomic(dir / "live.csv", csv.str());
-    sweep::write_file_atomic(dir / "live-summary.txt", table.str());
+    write_file_atomically(dir / "live.csv", csv.str());
+    write_file_atomically(dir / "live-summary.txt", table.str());
     if (title.empty()) title = "hetcast sweep --live: achieved against predicted, " + std::to_string(repeat) + " runs each";
     const bool svg = sweep::render_svg(dir / "live.svg", sweep::live_gnuplot_script(rows, title, dir / "live.svg"));
     std::cout << "\nwrote " << (dir / "live.csv").string() << ", live-summary.txt and " << (svg ? "live.svg" : "live.gp")

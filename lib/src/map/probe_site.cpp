@@ -7,6 +7,7 @@
 
 #include "hetcast/error.hpp"
 #include "hetcast/sim/flow.hpp"
+#include "union_find.hpp"
 
 namespace hetcast {
 
@@ -76,24 +77,19 @@ std::vector<double> SiteMeasure::operator()(const std::vector<FlowPair>& flows, 
         }
     }
     // Flows that share no resource share nothing: solve each connected group alone.
-    std::vector<std::size_t> parent(flows.size());
-    std::iota(parent.begin(), parent.end(), std::size_t{0});
-    const auto find = [&](std::size_t x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-    };
+    probing::UnionFind linked(flows.size());
     std::vector<std::size_t> owner(2 * n + 2 * subnets, std::numeric_limits<std::size_t>::max());
     for (std::size_t f = 0; f < flows.size(); ++f) {
         for (std::size_t r : uses[f]) {
             if (owner[r] == std::numeric_limits<std::size_t>::max()) {
                 owner[r] = f;
             } else {
-                parent[find(f)] = find(owner[r]);
+                linked.unite(f, owner[r]);
             }
         }
     }
     std::vector<std::vector<std::size_t>> groups(flows.size());
-    for (std::size_t f = 0; f < flows.size(); ++f) groups[find(f)].push_back(f);
+    for (std::size_t f = 0; f < flows.size(); ++f) groups[linked.find(f)].push_back(f);
     std::vector<double> rate(flows.size(), 0);
     std::vector<std::size_t> local(owner.size(), std::numeric_limits<std::size_t>::max());
     for (const auto& g : groups) {

@@ -11,27 +11,13 @@
 
 #include "hetcast/map/probe.hpp"
 #include "probe_model.hpp"
+#include "union_find.hpp"
 
 namespace hetcast::probing {
 
 /// The largest sum over one pass of flows first..first+count of a set measured in passes of
 /// `per_pass` readings each (run_sets()' `pass_readings`).
 [[nodiscard]] double pass_sum(const std::vector<double>& passes, std::size_t per_pass, std::size_t first, std::size_t count);
-
-/// Disjoint sets of 0..n-1; a set's root is its lowest member.
-struct UnionFind {
-    explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t{0}); }
-    std::size_t find(std::size_t x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-    }
-    void unite(std::size_t a, std::size_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-    }
-    std::vector<std::size_t> parent;
-};
 
 class Structure {
 public:

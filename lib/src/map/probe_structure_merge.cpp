@@ -30,15 +30,10 @@ bool Structure::merge() {
             if (in_[h] > floor) takers[k].push_back(h);
         }
     }
-    std::vector<std::size_t> parent(count);
-    std::iota(parent.begin(), parent.end(), std::size_t{0});
-    const auto find = [&](std::size_t x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-    };
+    UnionFind pieces(count);
     const auto roots_of = [&](std::size_t a, std::size_t b) {
-        a = find(a);
-        b = find(b);
+        a = pieces.find(a);
+        b = pieces.find(b);
         return std::pair<std::size_t, std::size_t>(std::min(a, b), std::max(a, b));
     };
     struct Pair {
@@ -98,8 +93,7 @@ bool Structure::merge() {
             const auto [x, y] = flows[f];
             const double r = got[f];
             if (!std::isnan(r) && r > floor && r * tol() >= std::min(eg_[x], in_[y])) {
-                const std::size_t a = find(owner[f].from), b = find(owner[f].to);
-                if (a != b) parent[std::max(a, b)] = std::min(a, b);
+                pieces.unite(owner[f].from, owner[f].to);
             }
         }
         for (const auto& o : owner) apart.emplace_back(todo[o.pair].a, todo[o.pair].b);
@@ -109,7 +103,7 @@ bool Structure::merge() {
     Subnets subs;
     std::vector<double> up;
     for (std::size_t k = 0; k < count; ++k) {
-        const std::size_t root = find(k);
+        const std::size_t root = pieces.find(k);
         if (slot[root] == none) {
             slot[root] = subs.size();
             subs.emplace_back();

@@ -1,8 +1,6 @@
-// Sweep output: CSV, the summary table, gnuplot scripts and atomic file writes.
-#include <unistd.h>
+// Sweep output: CSV, the summary table and gnuplot scripts.
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include <sstream>
 
 #include "hetcast/error.hpp"
+#include "hetcast/files.hpp"
 #include "hetcast/report/plan_report.hpp"
 #include "hetcast/sweep/sweep.hpp"
 
@@ -197,7 +196,7 @@ bool render_svg(const std::filesystem::path& svg, const std::string& script) {
     };
     fs::path gp = svg;
     gp.replace_extension(".gp");
-    write_file_atomic(gp, script);
+    write_file_atomically(gp, script);
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
         std::cerr << "gnuplot not found: apt-get install gnuplot-nox, then run gnuplot " << gp.string() << '\n';
         return false;
@@ -212,36 +211,6 @@ bool render_svg(const std::filesystem::path& svg, const std::string& script) {
     }
     fs::rename(temp, svg);
     return true;
-}
-
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
-    static std::atomic<unsigned> counter{0};
-    const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    std::string name = ".";
-    name += path.filename().string();
-    name += ".tmp-";
-    name += std::to_string(::getpid());
-    name += '-';
-    name += std::to_string(counter++);
-    const std::filesystem::path temp = dir / name;
-    {
-        std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-        if (!f) throw Error("cannot create " + temp.string());
-        f.write(content.data(), static_cast<std::streamsize>(content.size()));
-        f.close();
-        if (!f) {
-            std::error_code ec;
-            std::filesystem::remove(temp, ec);
-            throw Error("cannot write " + temp.string());
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        throw Error("cannot rename " + temp.string() + " to " + path.string() + ": " + ec.message());
-    }
 }
 
 }  // namespace hetcast::sweep

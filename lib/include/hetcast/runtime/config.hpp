@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetcast/files.hpp"
 #include "hetcast/log.hpp"
 #include "hetcast/net/identity.hpp"
 #include "hetcast/runtime/nodeset.hpp"
@@ -100,11 +101,6 @@ struct ClusterFile {
 [[nodiscard]] std::vector<net::Revocation> parse_revoked(std::string_view yaml, std::string_view origin);
 [[nodiscard]] std::vector<net::Revocation> load_revoked(const std::filesystem::path& file);
 void save_revoked(const std::filesystem::path& file, const std::vector<net::Revocation>& revoked);
-/// Writes `text` to `file` whole or not at all: a temporary file beside it created with
-/// `mode`, fsync, then rename over `file` (or, when not `replace`, a link that fails with
-/// "File exists" if `file` is there). Throws Error naming the file and the step.
-void write_file_atomically(const std::filesystem::path& file, const std::string& text, unsigned mode = 0644,
-                           bool replace = true);
 /// Writes `members` in the same form, atomically (temporary file, then rename).
 void save_cluster(const std::filesystem::path& file, const std::vector<Member>& members);
 

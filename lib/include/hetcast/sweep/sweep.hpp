@@ -151,10 +151,6 @@ struct PlotOptions {
 /// algorithm, and the mean lower bound dashed.
 [[nodiscard]] std::string gnuplot_script(const std::vector<Summary>& summary, const PlotOptions& options);
 
-/// Writes `content` to a temporary file next to `path`, then renames it into place.
-/// Throws hetcast::Error on failure, leaving `path` untouched.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
-
 /// Writes `script` as the .gp next to `svg` and runs gnuplot on it, which writes `svg`
 /// (through a temporary, renamed into place). Without gnuplot it says so on stderr (how to
 /// install it, and the command to run later) and returns false. Throws Error when gnuplot fails.

@@ -147,7 +147,7 @@ void save_revoked(const fs::path& file, const std::vector<net::Revocation>& revo
     if (!out.good()) throw Error("cannot write " + file.string() + ": " + out.GetLastError());
     std::string text = std::string(out.c_str()) + "\n";
     (void)parse_revoked(text, file.string());
-    write_atomically(file, text);
+    write_file_atomically(file, text);
 }
 
 void save_cluster(const fs::path& file, const std::vector<Member>& members) {
@@ -166,7 +166,7 @@ void save_cluster(const fs::path& file, const std::vector<Member>& members) {
     text += '\n';
     // Refuse to write what load_cluster would refuse to read.
     (void)parse_cluster(text, file.string());
-    write_atomically(file, text);
+    write_file_atomically(file, text);
 }
 
 }  // namespace hetcast

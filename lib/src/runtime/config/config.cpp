@@ -1,10 +1,7 @@
-// The daemon's config file, identity files, and writing files atomically (the cluster
-// file: cluster_file.cpp).
+// The daemon's config file and identity files (the cluster file: cluster_file.cpp).
 #include "hetcast/runtime/config.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <yaml-cpp/yaml.h>
 
@@ -18,7 +15,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -178,64 +174,9 @@ std::string read_text(const fs::path& file, std::size_t limit) {
     return read_text_file(file, origin, limit, std::to_string(limit >> 10) + " KiB");
 }
 
-void write_atomically(const fs::path& file, const std::string& text, unsigned mode, bool replace) {
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    std::random_device rd;
-    const fs::path temp = dir / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()) +
-                                 "-" + std::to_string(rd()));
-    const auto failed = [&](const std::string& what, int err) {
-        return Error("cannot write " + file.string() + ": " + what + ": " +
-                     std::generic_category().message(err));
-    };
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
-    if (fd < 0) throw failed("create " + temp.string(), errno);
-    const auto discard = [&] {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-    };
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            const int err = errno;
-            ::close(fd);
-            discard();
-            throw failed("write", err);
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0) {
-        const int err = errno;
-        ::close(fd);
-        discard();
-        throw failed("fsync", err);
-    }
-    if (::close(fd) != 0) {
-        const int err = errno;
-        discard();
-        throw failed("close", err);
-    }
-    if (replace ? ::rename(temp.c_str(), file.c_str()) != 0 : ::link(temp.c_str(), file.c_str()) != 0) {
-        const int err = errno;
-        discard();
-        throw failed(replace ? "rename" : "link", err);
-    }
-    if (!replace) discard();
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
 }  // namespace detail::config_file
 
 using namespace detail::config_file;
-
-void write_file_atomically(const fs::path& file, const std::string& text, unsigned mode, bool replace) {
-    write_atomically(file, text, mode, replace);
-}
 
 DaemonConfig parse_daemon_config(std::string_view yaml, std::string_view origin, const fs::path& base_dir) {
     const Reader reader(origin);

@@ -202,9 +202,4 @@ auto parse_document(std::string_view yaml_text, const Reader& reader, const char
 /// A file's text, refusing more than `limit` bytes. Throws InputError("file: cannot read: why").
 std::string read_text(const std::filesystem::path& file, std::size_t limit);
 
-/// Writes `text` to `file` atomically: a temporary file beside it (`mode`), fsync, rename
-/// (or, when not `replace`, a link that fails if `file` exists), fsync of the folder.
-/// Throws Error on failure and leaves `file` untouched.
-void write_atomically(const std::filesystem::path& file, const std::string& text, unsigned mode = 0644, bool replace = true);
-
 }  // namespace hetcast::detail::config_file
