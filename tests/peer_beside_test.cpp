@@ -84,7 +84,8 @@ TEST_CASE("peer: a push planned while another is planned but not started plans a
     CHECK(first.flows.empty());
     REQUIRE(!first.planning.empty());
     // p2's push, announced before p0's starts, sees its three flows, once each: from p0
-    // itself, or from the members p0 announced it to when p0 is not asked.
+    // itself, or, when p0 is not asked, from p0 all the same: the members p0 announced it
+    // to name its key, and p0 is asked for its flows.
     JobSpec b = broadcast(net, 2, 256 << 10, 2);
     const Peer::Beside second = peers[2]->beside(net, all, &b.schedule);
     CHECK(second.jobs == 1);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,9 @@ using json = nlohmann::json;
 
 namespace {
 
-json answer_of(PlanBoard& b, double now, const std::map<std::string, double>& set_up = {}) {
+json answer_of(PlanBoard& b, double now, const std::map<std::string, double>& set_up = {}, const std::string& asker = "q") {
     json a{{"ok", true}, {"flows", json::array()}};
-    b.answer(a, "m", now, set_up);
+    b.answer(a, "m", now, set_up, asker);
     return a["flows"];
 }
 
@@ -72,6 +73,33 @@ TEST_CASE("plan board: a member reports announced flows until their coordinator 
     REQUIRE(flows.size() == 1);
     CHECK(flows[0]["job"] == "k2");
     CHECK(answer_of(m, 1.1 + PlanBoard::seen_life).empty());
+}
+
+TEST_CASE("plan board: an asker is not told the flows it announced, and is told everyone else's") {
+    PlanBoard m;
+    const json planned = json::array({json{{"from", "a"}, {"to", "m"}, {"left", 10}, {"rate", 0}}});
+    m.note({{"cmd", "flows"}, {"planning", "k1"}, {"planned", planned}}, "a", 1.0);
+    m.note({{"cmd", "flows"}, {"planning", "k2"}, {"planned", planned}}, "b", 1.0);
+    m.planned(m.key("m", 1000), {{"m", "a", 7, 0}}, 1.0);
+    const auto coordinators = [&](const std::string& asker) {
+        std::multiset<std::string> out;
+        for (const json& f : answer_of(m, 1.5, {}, asker)) out.insert(f["coordinator"].get<std::string>());
+        return out;
+    };
+    CHECK(coordinators("a") == std::multiset<std::string>{"b", "m"});
+    CHECK(coordinators("b") == std::multiset<std::string>{"a", "m"});
+    CHECK(coordinators("q") == std::multiset<std::string>{"a", "b", "m"});
+    CHECK(coordinators("m") == std::multiset<std::string>{"a", "b", "m"});  // its own always: it asks itself
+}
+
+TEST_CASE("plan board: a push announced by its key alone is listed by key and coordinator, for as long") {
+    PlanBoard m;
+    m.note({{"cmd", "flows"}, {"planning", "k1"}}, "a", 1.0);
+    CHECK(answer_of(m, 1.5) == json::array({json{{"job", "k1"}, {"coordinator", "a"}}}));
+    CHECK(answer_of(m, 1.5, {}, "a").empty());
+    CHECK(answer_of(m, 1.6, {{"a", 1.2}}).empty());  // a set a job up here since
+    m.note({{"cmd", "flows"}, {"planning", "k2"}}, "a", 2.0);
+    CHECK(answer_of(m, 2.1 + PlanBoard::seen_life).empty());
 }
 
 TEST_CASE("plan board: planned flows in a request are read as far as they are flows") {

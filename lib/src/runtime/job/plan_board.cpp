@@ -71,7 +71,8 @@ void PlanBoard::note(const json& request, const std::string& asker, double now) 
     seen_[key->get<std::string>()] = Seen{asker, now, std::move(flows)};
 }
 
-void PlanBoard::answer(json& out, const std::string& self, double now, const std::map<std::string, double>& set_up) {
+void PlanBoard::answer(json& out, const std::string& self, double now, const std::map<std::string, double>& set_up,
+                       const std::string& asker) {
     std::lock_guard lock(mu_);
     json& list = out["flows"];
     const auto add = [&](const std::string& key, const std::string& coordinator, const std::vector<PlannedFlow>& flows) {
@@ -96,7 +97,13 @@ void PlanBoard::answer(json& out, const std::string& self, double now, const std
             it = seen_.erase(it);
             continue;
         }
-        add(it->first, s.coordinator, s.flows);
+        if (s.coordinator != asker) {
+            if (s.flows.empty()) {
+                list.push_back({{"job", it->first}, {"coordinator", s.coordinator}});  // announced by its key alone
+            } else {
+                add(it->first, s.coordinator, s.flows);  // an older coordinator sent its flows along
+            }
+        }
         ++it;
     }
 }

@@ -59,10 +59,14 @@ public:
     /// What a {"cmd": "flows"} request from `asker` announces ("planning", "planned").
     void note(const nlohmann::json& request, const std::string& asker, double now);
     /// Adds to a flows answer's "flows" the planned pushes' flows, each with its key as
-    /// "job" and its "coordinator": this member's own (`self`), and those announced to it,
+    /// "job" and its "coordinator": this member's own (`self`), and those announced to it
+    /// (by their key alone, {"job", "coordinator"}, unless the announcement carried flows),
     /// except the ones whose coordinator has set a job up here since (`set_up`: per
-    /// coordinator, the latest time one of its jobs was set up here).
-    void answer(nlohmann::json& out, const std::string& self, double now, const std::map<std::string, double>& set_up);
+    /// coordinator, the latest time one of its jobs was set up here). Those `asker` announced
+    /// are left out: it knows them (its own board), and at a hundred members echoing a push's
+    /// flows back from each doubled the bytes of every ask (O(members²) at the coordinator).
+    void answer(nlohmann::json& out, const std::string& self, double now, const std::map<std::string, double>& set_up,
+                const std::string& asker);
 
 private:
     struct Own {

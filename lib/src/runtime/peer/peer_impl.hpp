@@ -53,7 +53,7 @@ struct Peer::Impl : detail::PeerCore {
     detail::Origins origins{cfg, admission.revocations()};
     detail::Bulk bulk{*this, connections.directory()};
     detail::Calls calls{*this, connections};
-    detail::Requests requests{*this, connections, calls, admission, origins, [this] { return participant.flows_answer(); }};
+    detail::Requests requests{*this, connections, calls, admission, origins, [this](const std::string& asker) { return participant.flows_answer(asker); }};
     /// Streams that are no job: an operator's upload arrives as data frames of an id the
     /// service gave it, on the operator's own connection (Service push, runtime/upload.hpp).
     detail::StreamTable streams;

@@ -73,7 +73,7 @@ void Participant::abort(Job& job, const std::string& why) {
     job.cv.notify_all();
 }
 
-json Participant::flows_answer() const {
+json Participant::flows_answer(const std::string& asker) const {
     json out = json::array();
     std::size_t running = 0;
     std::map<std::string, double> set_up;  // per coordinator, its latest job set up here
@@ -97,7 +97,7 @@ json Participant::flows_answer() const {
         }
     }
     json a{{"ok", true}, {"flows", std::move(out)}, {"running", running}, {"max_jobs", core_.cfg.max_jobs}};
-    core_.board.answer(a, core_.cfg.name, now_s(), set_up);
+    core_.board.answer(a, core_.cfg.name, now_s(), set_up, asker);
     return a;
 }
 

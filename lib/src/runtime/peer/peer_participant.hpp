@@ -44,7 +44,7 @@ public:
     /// message of a started job this member still receives, who sends it, the bytes left
     /// and the job's --bwlimit; and how many jobs it takes part in, of max_jobs. Answered
     /// on the I/O thread: it only reads the job table.
-    nlohmann::json flows_answer() const;
+    nlohmann::json flows_answer(const std::string& asker) const;
     /// Peer::jobs: the jobs another member coordinates.
     void info(std::vector<JobInfo>& out, double now) const;
     /// Whether a job not finished here has `c` as its coordinator's connection or its peer

@@ -44,7 +44,7 @@ void Requests::on_request(const ConnectionPtr& c, const Frame& f) {
     }
     if (req.value("cmd", "") == "flows") {
         core_.board.note(req, c->peer(), now_s());
-        respond(flows_());
+        respond(flows_(c->peer()));
         return;
     }
     if (req.value("cmd", "") == "hellos") {
@@ -100,7 +100,7 @@ std::vector<json> Requests::ask_flows(const std::vector<std::string>& members, c
     std::vector<json> out;
     for (const std::string& p : members) {
         if (p == core_.cfg.name) {
-            out.push_back(flows_());
+            out.push_back(flows_(core_.cfg.name));
             if (by_member) (*by_member)[p] = out.back();
         } else {
             others.push_back(p);
@@ -109,12 +109,35 @@ std::vector<json> Requests::ask_flows(const std::vector<std::string>& members, c
     if (others.empty()) return out;
     // Not worth a stall: a member slow to answer counts as running nothing.
     const auto patience = std::min<std::chrono::milliseconds>(core_.cfg.connect_timeout, std::chrono::seconds(1));
+    const auto good = [](const json& r) { return r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array(); };
     const PeerAnswers a = calls_.call_all(others, request, patience);
     for (std::size_t i = 0; i < a.responses.size() && i < others.size(); ++i) {
         const json& r = a.responses[i];
-        const bool good = r.is_object() && r.value("ok", false) && r.contains("flows") && r["flows"].is_array();
-        if (good) out.push_back(r);
-        if (by_member) (*by_member)[others[i]] = good ? r : json::object();
+        if (good(r)) out.push_back(r);
+        if (by_member) (*by_member)[others[i]] = good(r) ? r : json::object();
+    }
+    if (!by_member) return out;
+    // Pushes announced by a member not asked here are listed by key alone: their flows are
+    // its coordinator's to tell, asked once whoever listed them.
+    std::set<std::string> coordinators;
+    for (const auto& [member, r] : *by_member) {
+        for (const json& f : r.value("flows", json::array())) {
+            if (!f.is_object() || f.contains("from") || !f.contains("coordinator") || !f["coordinator"].is_string()) continue;
+            const auto c = f["coordinator"].get<std::string>();
+            if (!by_member->count(c) && connections_.address(c, nullptr)) coordinators.insert(c);
+        }
+    }
+    if (coordinators.empty()) return out;
+    const std::vector<std::string> asked(coordinators.begin(), coordinators.end());
+    const PeerAnswers more = calls_.call_all(asked, {{"cmd", "flows"}}, patience);
+    for (std::size_t i = 0; i < more.responses.size() && i < asked.size(); ++i) {
+        const json& r = more.responses[i];
+        if (!good(r)) continue;
+        json own = json::array();  // its announcements only: it takes no part in the job asking
+        for (const json& f : r["flows"]) {
+            if (f.is_object() && f.value("coordinator", "") == asked[i]) own.push_back(f);
+        }
+        (*by_member)[asked[i]] = {{"ok", true}, {"flows", std::move(own)}};
     }
     return out;
 }
@@ -129,10 +152,10 @@ PeerBeside Requests::beside(const Network& net, const std::vector<std::string>& 
         const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::system_clock::now().time_since_epoch());
         planning = core_.board.key(core_.cfg.name, static_cast<std::uint64_t>(wall.count()));
-        std::vector<PlannedFlow> flows = planned_flows(net, *plan, rate);
+        // The key alone: its flows stay here, asked of this member by whoever needs them
+        // (sent to every participant they made O(members²) bytes per push).
         request["planning"] = planning;
-        request["planned"] = to_json(flows);
-        core_.board.planned(planning, std::move(flows), now_s());
+        core_.board.planned(planning, planned_flows(net, *plan, rate), now_s());
     }
     std::map<std::string, json> answers;
     (void)ask_flows(participants, request, &answers);

@@ -27,9 +27,9 @@ class Requests {
 public:
     using Handler = std::function<void(const net::PeerIdentity&, const nlohmann::json&, Responder)>;
     /// The parts outlive this (Peer::Impl holds them all). `flows` answers {"cmd": "flows"}
-    /// on the I/O thread (docs/protocol.md, "Running jobs' flows").
+    /// on the I/O thread, given who asks (docs/protocol.md, "Running jobs' flows").
     Requests(PeerCore& core, Connections& connections, Calls& calls, Admission& admission, Origins& origins,
-             std::function<nlohmann::json()> flows)
+             std::function<nlohmann::json(const std::string& asker)> flows)
         : core_(core), connections_(connections), calls_(calls), admission_(admission), origins_(origins),
           flows_(std::move(flows)) {}
 
@@ -60,7 +60,7 @@ private:
     Calls& calls_;
     Admission& admission_;
     Origins& origins_;
-    std::function<nlohmann::json()> flows_;
+    std::function<nlohmann::json(const std::string& asker)> flows_;
     std::mutex mu_;
     Handler handler_;
 };
