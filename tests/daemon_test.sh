@@ -490,6 +490,15 @@ for i in 1 2 3 4; do rm -f "$tmp/n$i/dest/payload.bin"; done
 "$hetcast" push "$tmp/payload.bin" --config "$tmp/n0.yaml" --all --algo ecef --json > "$tmp/push-join.json" \
     || fail "push after the join failed: $(cat "$tmp/push-join.json")"
 for i in 1 2 3 4; do cmp -s "$tmp/payload.bin" "$tmp/n$i/dest/payload.bin" || fail "after the join, n$i's copy"; done
+# The map has capacities: the report's bounds (computed while the push runs) include the
+# steady-state throughput, and the lower bound is at least what it forces.
+python3 - "$tmp/push-join.json" <<'PY' || fail "push after the join: bounds: $(cat "$tmp/push-join.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["reports"][0]
+assert r["throughput_bound"] > 0, r["throughput_bound"]
+assert r["lower_bound"] >= r["bytes"] / r["throughput_bound"] * (1 - 1e-9), (r["lower_bound"], r["bytes"], r["throughput_bound"])
+assert r["lower_bound"] <= r["achieved"] * (1 + 1e-9), r
+PY
 out=$("$hetcast" status --config "$tmp/n0.yaml" --from n4 --json) || fail "status --from n4 (joined, not in the cluster file): $out"
 python3 -c 'import json,sys; assert json.load(sys.stdin)["asked"]["name"]=="n4"' <<< "$out" || fail "status --from n4 asked another: $out"
 rc=0

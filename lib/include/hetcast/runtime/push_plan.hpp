@@ -2,6 +2,7 @@
 /// A single-source push planned for the runtime: the schedule, the bound it is reported
 /// against (by relay mode), what `auto` weighed, and the steady-state throughput bound.
 #include <cstdint>
+#include <future>
 #include <string>
 
 #include "hetcast/runtime/job.hpp"
@@ -16,5 +17,19 @@ namespace hetcast {
 /// out of [min_piece, max_piece] or that cuts the message into more than max_pieces.
 [[nodiscard]] JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo,
                                 std::uint64_t piece = 0);
+
+/// plan_push() without the bounds it is reported against (lower_bound and throughput_bound
+/// 0): for a caller that computes push_throughput() beside other work, then set_bounds().
+[[nodiscard]] JobSpec plan_push_only(const Network& net, const PlanRequest& req, const std::string& algo,
+                                     std::uint64_t piece = 0);
+/// The steady-state throughput no schedule of `req` beats (0: unknown, without capacities or
+/// destinations). An LP: a quarter of a second at 96 hosts, the longest part of planning a push.
+[[nodiscard]] double push_throughput(const Network& net, const PlanRequest& req);
+/// push_throughput() on a thread of its own (at get() when no thread can be started); `net`
+/// must outlive the future.
+[[nodiscard]] std::future<double> push_throughput_async(const Network& net, PlanRequest req);
+/// Sets spec's throughput_bound to `throughput` and its lower_bound from it and the relay mode
+/// of its schedule.
+void set_bounds(const Network& net, const PlanRequest& req, double throughput, JobSpec& spec);
 
 }  // namespace hetcast

@@ -1,5 +1,8 @@
 #include "hetcast/runtime/push_plan.hpp"
 
+#include <system_error>
+#include <utility>
+
 #include "hetcast/error.hpp"
 #include "hetcast/runtime/job.hpp"
 #include "hetcast/sched/auto.hpp"
@@ -9,6 +12,30 @@
 namespace hetcast {
 
 JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string& algo, std::uint64_t piece) {
+    JobSpec spec = plan_push_only(net, req, algo, piece);
+    set_bounds(net, req, push_throughput(net, req), spec);
+    return spec;
+}
+
+double push_throughput(const Network& net, const PlanRequest& req) {
+    return net.capacities() && !req.dests.empty() ? steady_state_throughput(net, req.root, req.dests) : 0;
+}
+
+std::future<double> push_throughput_async(const Network& net, PlanRequest req) {
+    auto run = [&net, req = std::move(req)] { return push_throughput(net, req); };
+    try {
+        return std::async(std::launch::async, run);
+    } catch (const std::system_error&) {
+        return std::async(std::launch::deferred, std::move(run));
+    }
+}
+
+void set_bounds(const Network& net, const PlanRequest& req, double throughput, JobSpec& spec) {
+    spec.throughput_bound = throughput;
+    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay, throughput);
+}
+
+JobSpec plan_push_only(const Network& net, const PlanRequest& req, const std::string& algo, std::uint64_t piece) {
     if (piece != 0 && (piece < min_piece || piece > max_piece)) {
         throw InputError("piece: must be between 4KiB and 8MiB, got " + std::to_string(piece) + " bytes");
     }
@@ -30,12 +57,10 @@ JobSpec plan_push(const Network& net, const PlanRequest& req, const std::string&
         spec.schedule = find_algorithm(algo).plan(net, asked);
     }
     if (piece != 0 && spec.schedule.relay == Relay::cut_through) spec.schedule.piece = piece;
-    if (net.capacities() && !req.dests.empty()) spec.throughput_bound = steady_state_throughput(net, req.root, req.dests);
-    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay, spec.throughput_bound);
     spec.replan = [&net, req, algo, piece](const std::vector<NodeId>& dests, const std::vector<NodeId>& avoid) {
         PlanOptions options = req.options;
         options.avoid.insert(options.avoid.end(), avoid.begin(), avoid.end());
-        return plan_push(net, make_request(net, req.root, dests, req.size, req.model, options), algo, piece).schedule;
+        return plan_push_only(net, make_request(net, req.root, dests, req.size, req.model, options), algo, piece).schedule;
     };
     return spec;
 }

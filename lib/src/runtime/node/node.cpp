@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <atomic>
+#include <future>
 #include <list>
 #include <thread>
 
@@ -182,15 +183,20 @@ JobHandle Node::Impl::launch(JobSpec spec, std::shared_ptr<const Network> net, S
 }
 
 JobSpec Node::Impl::plan_beside(const Network& net, PlanRequest req, const PushOptions& options) {
-    JobSpec spec = plan_push(net, req, options.algo, options.piece);
-    if (!net.capacities() || req.model != ExecModel::nonblocking) return spec;
+    std::future<double> throughput = push_throughput_async(net, req);  // beside the planning and the asking
+    JobSpec spec = plan_push_only(net, req, options.algo, options.piece);
+    if (!net.capacities() || req.model != ExecModel::nonblocking) {
+        set_bounds(net, req, throughput.get(), spec);
+        return spec;
+    }
     std::vector<std::string> members{net.name(req.root)};
     for (NodeId v : req.dests) members.push_back(net.name(v));
     Peer::Beside others = peer.beside(net, members, &spec.schedule, options.bwlimit);
     if (!others.flows.empty() && options.algo == "auto") {
         req.beside = std::move(others.flows);
-        spec = plan_push(net, req, options.algo, options.piece);
+        spec = plan_push_only(net, req, options.algo, options.piece);
     }
+    set_bounds(net, req, throughput.get(), spec);
     spec.planning = std::move(others.planning);
     return spec;
 }

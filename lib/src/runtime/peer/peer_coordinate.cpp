@@ -149,6 +149,7 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
             }
         }
     }
+    const auto plans_out = Clock::now();
     for (NodeId n : participants) {
         if (n != *self_id) control.send_plan(net, s, n, paces);
     }
@@ -208,6 +209,9 @@ JobReport Coordinator::run_try(const JobSpec& spec, std::uint64_t push, Clock::t
         k->started = t0;
     }
     control.start(own);
+    core_.log(LogLevel::debug, "job " + std::to_string(common.job) + ": " + std::to_string(participants.size()) +
+                                   " participants had their plans and were ready in " +
+                                   std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - plans_out).count()) + " ms");
     if (own) participant_.start_runner(own);
     // Pushes started at once plan at once, each before it hears of the others: what runs
     // beside it is asked again as it starts, and its prediction made again from that. Its

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
+#include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
 #include "service_push_input.hpp"
 #include "service_push_plan.hpp"
@@ -157,12 +159,14 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
     const Algorithm& algo = find_algorithm(options.algo);
     const auto net = map_for_push(core_.current_map(), bwlimit);
     const NodeId root = net->id(core_.cfg.name);
+    const auto asked_at = std::chrono::steady_clock::now();
     std::vector<std::string> warnings;
     const auto [wanted, everyone, self] = push_destinations(req, *net, root, req.contains("upload"), [&](const std::string& line) {
         core_.say(LogLevel::warn, "push: " + line);
         warnings.push_back(line);
     });
     const auto [dests, down] = answering(*net, wanted);
+    const auto answered_at = std::chrono::steady_clock::now();
     if (dests.empty() && !self) return nobody_answers(req, files, down, everyone, options.algo, who);
     const std::vector<std::string> unmapped = everyone ? unmapped_members(*net) : std::vector<std::string>{};
 
@@ -178,13 +182,26 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
     const std::string started = utc_now();
     JobReport r;
     if (!dests.empty()) {
+        // The bounds only the report gives (an LP: a third of a second at 96 hosts) are
+        // computed while the push is planned and runs.
+        std::future<double> throughput = push_throughput_async(*net, make_request(*net, root, dests, size, model));
         JobSpec spec = plan(*net, root, dests, size, model, algo.name, piece, bwlimit);
+        const Relay relay = spec.schedule.relay;
+        const auto ms = [](auto a, auto b) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count()) + " ms"; };
+        core_.say(LogLevel::debug, "push: " + std::to_string(wanted.size()) + " members asked whether they are up in " + ms(asked_at, answered_at) +
+            ", the input checked in " + ms(answered_at, began) + ", planned (and the running flows asked) in " + ms(began, std::chrono::steady_clock::now()));
         spec.timeout = options.timeout;
         spec.order = req.dump();  // every participant checks the plan against it
         spec.inputs.push_back(std::move(in.input));
         core_.say(LogLevel::info, "push " + in.what + " (" + std::to_string(static_cast<std::uint64_t>(size)) + " bytes) with " +
             spec.schedule.algorithm + ", by '" + who + "'");
         r = run_job(std::move(spec), respond, tree.empty() ? files[0] : std::string(), field<bool>(req, "verbose", false));
+        try {
+            r.throughput_bound = throughput.get();
+        } catch (const std::exception& e) {
+            core_.say(LogLevel::warn, std::string("push: no steady-state bound: ") + e.what());
+        }
+        r.lower_bound = broadcast_lower_bound(*net, root, dests, size, relay, r.throughput_bound);
     } else {
         core_.say(LogLevel::info, "push " + in.what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
             " bytes) here only, by '" + who + "'");

@@ -31,7 +31,7 @@ std::vector<NodeId> outside_relays(const Schedule& s, NodeId root, const std::ve
 JobSpec plan_around_down(const Network& net, PlanRequest pr, const std::string& algo, std::uint64_t piece,
                          const std::function<std::vector<std::string>(const std::vector<std::string>&)>& ask,
                          const std::function<void(const std::string&)>& warn) {
-    JobSpec spec = plan_push(net, pr, algo, piece);
+    JobSpec spec = plan_push_only(net, pr, algo, piece);
     const auto avoided = [&](NodeId v) { return std::find(pr.options.avoid.begin(), pr.options.avoid.end(), v) != pr.options.avoid.end(); };
     std::vector<NodeId> asked_already;
     for (std::vector<NodeId> relays = outside_relays(spec.schedule, pr.root, pr.dests, {}); !relays.empty();
@@ -47,7 +47,7 @@ JobSpec plan_around_down(const Network& net, PlanRequest pr, const std::string& 
             pr.options.avoid.push_back(relays[i]);
         }
         if (pr.options.avoid.size() == before) break;
-        spec = plan_push(net, pr, algo, piece);
+        spec = plan_push_only(net, pr, algo, piece);
         for (NodeId v : outside_relays(spec.schedule, pr.root, pr.dests, {})) {
             if (avoided(v)) {
                 throw Error("push: " + spec.schedule.algorithm + " relays through '" + net.name(v) +

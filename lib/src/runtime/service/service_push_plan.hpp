@@ -19,7 +19,7 @@ std::optional<Network> map_for_push(std::optional<Network> net, std::uint64_t bw
 
 /// A plan may relay through members that are not destinations (ecef-relay, or auto choosing
 /// it): those must answer too (`ask`: per name, empty or why not), else it is planned again
-/// without them (`warn` says which).
+/// without them (`warn` says which). Without its bounds (plan_push_only()).
 JobSpec plan_around_down(const Network& net, PlanRequest pr, const std::string& algo, std::uint64_t piece,
                          const std::function<std::vector<std::string>(const std::vector<std::string>&)>& ask,
                          const std::function<void(const std::string&)>& warn);
