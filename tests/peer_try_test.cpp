@@ -1,14 +1,18 @@
 // A try of a job as data (lib/src/runtime/peer/peer_try.hpp, internal): the flows of other
-// jobs it runs beside, whether busy members have room, and the tally of how it ended.
+// jobs it runs beside, whether busy members have room, the tally of how it ended, and the
+// plans its participants get.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "../lib/src/runtime/peer/peer_try.hpp"
+#include "../lib/src/runtime/peer/peer_try_control.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sim/simulate.hpp"
 #include "support.hpp"
@@ -136,4 +140,53 @@ TEST_CASE("peer try: a try predicted again at its start counts the jobs that cam
     CHECK(back.predicted_at_plan == doctest::Approx(r2.predicted_at_plan));
     CHECK(back.beside_at_plan == 1);
     CHECK(hetcast::to_json(fresh(none)).count("predicted_at_plan") == 0);
+}
+
+TEST_CASE("plan texts, random plans: each participant's plan is its tasks and the participants it needs, as to_json writes it") {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 200; ++round) {
+        const std::size_t n = 2 + rng() % 40;
+        hetcast::JobPlan common;
+        common.job = rng();
+        common.algorithm = round % 2 ? "eco" : "pipeline";
+        common.coordinator = "m" + std::to_string(rng() % n);
+        // The order is the operator's request, an object in the plan: the key the texts are
+        // cut at may be in it.
+        common.order = round % 2 ? R"({"cmd":"push","participants":[],"x":")" + std::to_string(round) + "\"}"
+                                 : R"({"cmd":"push","all":true})";
+        common.relay = round % 3 ? hetcast::Relay::store_and_forward : hetcast::Relay::cut_through;
+        for (std::size_t i = 0; i < n; ++i) {
+            common.participants.push_back({"m" + std::to_string(i), "198.18.0." + std::to_string(i), static_cast<std::uint16_t>(7000 + i)});
+        }
+        hetcast::JobMessage msg;
+        msg.source = common.coordinator;
+        msg.size = 1 + rng() % 100000;
+        msg.name = "f.bin";
+        for (std::size_t i = 0; i < n; ++i) {
+            if (rng() % 4) msg.dests.push_back("m" + std::to_string(i));
+        }
+        common.piece = 64 << 10;
+        if (common.relay == hetcast::Relay::cut_through) msg.pieces.resize((msg.size + common.piece - 1) / common.piece);
+        common.messages.push_back(msg);
+        const hetcast::detail::PlanTexts texts(common);
+        const std::string member = "m" + std::to_string(rng() % n);
+        std::vector<hetcast::JobTask> tasks;
+        for (std::size_t k = rng() % 5; k > 0; --k) {
+            const std::string peer = "m" + std::to_string(rng() % n);
+            if (peer != member) tasks.push_back({rng() % 2 ? hetcast::Op::send : hetcast::Op::recv, 0, peer, 0});
+        }
+        hetcast::JobPlan want = common;
+        want.tasks = tasks;
+        want.participants.clear();
+        for (const auto& m : common.participants) {
+            const bool peer = std::any_of(tasks.begin(), tasks.end(), [&](const hetcast::JobTask& t) { return t.peer == m.name; });
+            if (m.name == member || m.name == common.coordinator || m.name == msg.source || peer) want.participants.push_back(m);
+        }
+        const json got = json::parse(texts.of(member, tasks));
+        CHECK(got == hetcast::to_json(want));
+        CHECK(got["participants"].size() <= 3 + tasks.size());
+        CHECK(got["messages"][0]["dests"] == json(msg.dests));
+        CHECK_NOTHROW((void)hetcast::job_plan_from_json(got, 1ull << 40));
+        CHECK(got["order"] == json::parse(common.order));
+    }
 }

@@ -193,7 +193,9 @@ JobPlan job_plan_from_json(const json& j, std::uint64_t max_message) {
         }
         for (const json& d : array(m, "dests")) {
             if (!d.is_string()) throw InputError("job: dests must be names");
-            msg.dests.push_back(known(d.get<std::string>()));
+            // A member's plan lists only the participants it deals with: a destination is a name.
+            if (d.get_ref<const std::string&>().empty()) throw InputError("job: a dest has no name");
+            msg.dests.push_back(d.get<std::string>());
         }
         p.messages.push_back(std::move(msg));
     }

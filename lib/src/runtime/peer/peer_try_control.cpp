@@ -1,6 +1,7 @@
 // What the coordinator of one try sends its participants (peer_try_control.hpp).
 #include "peer_try_control.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -34,19 +35,42 @@ std::map<std::string, std::vector<std::string>> routes_of(const PeerCore& core, 
 PlanTexts::PlanTexts(const JobPlan& common) : common_(common) {
     JobPlan p = common;
     p.tasks.clear();
+    p.participants.clear();
     json j = to_json(p);
     spliced_ = !j.empty() && std::prev(j.end()).key() == "tasks";
     j.erase("tasks");
-    head_ = dump(j);
-    head_.pop_back();  // its '}'
+    std::string text = dump(j);
+    text.pop_back();  // its '}'
+    // The order (an object in the plan) may hold the same text: then every plan is written whole.
+    static const std::string empty = "\"participants\":[]";
+    const auto at = text.find(empty);
+    spliced_ = spliced_ && at != std::string::npos && text.find(empty, at + 1) == std::string::npos;
+    if (spliced_) {
+        head_ = text.substr(0, at);
+        tail_ = text.substr(at + empty.size());
+    }
 }
 
-std::string PlanTexts::of(std::vector<JobTask> tasks) const {
+std::vector<Member> PlanTexts::needed_by(const std::string& member, const std::vector<JobTask>& tasks) const {
+    std::vector<Member> out;
+    for (const Member& m : common_.participants) {
+        const bool needed =
+            m.name == member || m.name == common_.coordinator ||
+            std::any_of(tasks.begin(), tasks.end(), [&](const JobTask& t) { return t.peer == m.name; }) ||
+            std::any_of(common_.messages.begin(), common_.messages.end(), [&](const JobMessage& j) { return j.source == m.name; });
+        if (needed) out.push_back(m);
+    }
+    return out;
+}
+
+std::string PlanTexts::of(const std::string& member, std::vector<JobTask> tasks) const {
     JobPlan p = spliced_ ? JobPlan{} : common_;
+    p.participants = needed_by(member, tasks);
     p.tasks = std::move(tasks);
     const json j = to_json(p);
     if (!spliced_) return dump(j);
-    return head_ + (head_.size() > 1 ? ",\"tasks\":" : "\"tasks\":") + dump(j.at("tasks")) + "}";
+    return head_ + "\"participants\":" + dump(j.at("participants")) + tail_ + ",\"tasks\":" +
+           dump(j.at("tasks")) + "}";
 }
 
 TryControl::TryControl(PeerCore& core, Connections& connections, const JobPlan& common, Coord& k,
@@ -81,7 +105,7 @@ void TryControl::send_plan(const Network& net, const Schedule& s, NodeId n, cons
             k_.nodes[name].hop = first == name ? std::string() : first;
             k_.nodes[name].sent = now_s();
         }
-        const std::string text = texts_.of(tasks_of(s, net.names(), n, paces));
+        const std::string text = texts_.of(name, tasks_of(s, net.names(), n, paces));
         if (first == name) {
             c->send(make_frame(FrameType::job_plan, common_.job, 0, text));
             remote_.push_back(name);
