@@ -33,6 +33,7 @@ std::map<std::string, std::vector<std::string>> routes_of(const PeerCore& core, 
 }  // namespace
 
 PlanTexts::PlanTexts(const JobPlan& common) : common_(common) {
+    for (const JobMessage& m : common.messages) sources_.insert(m.source);
     JobPlan p = common;
     p.tasks.clear();
     p.participants.clear();
@@ -54,10 +55,8 @@ PlanTexts::PlanTexts(const JobPlan& common) : common_(common) {
 std::vector<Member> PlanTexts::needed_by(const std::string& member, const std::vector<JobTask>& tasks) const {
     std::vector<Member> out;
     for (const Member& m : common_.participants) {
-        const bool needed =
-            m.name == member || m.name == common_.coordinator ||
-            std::any_of(tasks.begin(), tasks.end(), [&](const JobTask& t) { return t.peer == m.name; }) ||
-            std::any_of(common_.messages.begin(), common_.messages.end(), [&](const JobMessage& j) { return j.source == m.name; });
+        const bool needed = m.name == member || m.name == common_.coordinator || sources_.count(m.name) ||
+                            std::any_of(tasks.begin(), tasks.end(), [&](const JobTask& t) { return t.peer == m.name; });
         if (needed) out.push_back(m);
     }
     return out;

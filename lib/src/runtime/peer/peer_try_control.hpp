@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ private:
     [[nodiscard]] std::vector<Member> needed_by(const std::string& member, const std::vector<JobTask>& tasks) const;
 
     const JobPlan& common_;
+    std::set<std::string> sources_;  ///< the messages' sources
     std::string head_;  ///< common_ without tasks nor participants, to the participants' place
     std::string tail_;  ///< from after the participants to before its closing '}'
     bool spliced_ = false;
