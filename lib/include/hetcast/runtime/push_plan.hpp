@@ -28,8 +28,10 @@ namespace hetcast {
 /// push_throughput() on a thread of its own (at get() when no thread can be started); `net`
 /// must outlive the future.
 [[nodiscard]] std::future<double> push_throughput_async(const Network& net, PlanRequest req);
-/// Sets spec's throughput_bound to `throughput` and its lower_bound from it and the relay mode
-/// of its schedule.
+/// The bound a push of `req` is reported against: Bhat's for its relay mode, or what the
+/// steady-state `throughput` forces when larger.
+[[nodiscard]] double push_lower_bound(const Network& net, const PlanRequest& req, Relay relay, double throughput);
+/// Sets spec's throughput_bound to `throughput` and its lower_bound (push_lower_bound()).
 void set_bounds(const Network& net, const PlanRequest& req, double throughput, JobSpec& spec);
 
 }  // namespace hetcast

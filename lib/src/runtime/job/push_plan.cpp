@@ -30,9 +30,13 @@ std::future<double> push_throughput_async(const Network& net, PlanRequest req) {
     }
 }
 
+double push_lower_bound(const Network& net, const PlanRequest& req, Relay relay, double throughput) {
+    return broadcast_lower_bound(net, req.root, req.dests, req.size, relay, throughput);
+}
+
 void set_bounds(const Network& net, const PlanRequest& req, double throughput, JobSpec& spec) {
     spec.throughput_bound = throughput;
-    spec.lower_bound = broadcast_lower_bound(net, req.root, req.dests, req.size, spec.schedule.relay, throughput);
+    spec.lower_bound = push_lower_bound(net, req, spec.schedule.relay, throughput);
 }
 
 JobSpec plan_push_only(const Network& net, const PlanRequest& req, const std::string& algo, std::uint64_t piece) {

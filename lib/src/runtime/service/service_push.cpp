@@ -23,7 +23,6 @@
 #include "hetcast/sched/pattern.hpp"
 #include "hetcast/sched/plan.hpp"
 #include "hetcast/sched/wu.hpp"
-#include "hetcast/sim/lower_bound.hpp"
 #include "hetcast/sim/pattern_bound.hpp"
 #include "service_push_input.hpp"
 #include "service_push_plan.hpp"
@@ -184,7 +183,8 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
     if (!dests.empty()) {
         // The bounds only the report gives (an LP: a third of a second at 96 hosts) are
         // computed while the push is planned and runs.
-        std::future<double> throughput = push_throughput_async(*net, make_request(*net, root, dests, size, model));
+        const PlanRequest bounded = make_request(*net, root, dests, size, model);
+        std::future<double> throughput = push_throughput_async(*net, bounded);
         JobSpec spec = plan(*net, root, dests, size, model, algo.name, piece, bwlimit);
         const Relay relay = spec.schedule.relay;
         const auto ms = [](auto a, auto b) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count()) + " ms"; };
@@ -201,7 +201,7 @@ json Pushes::push(const json& req, const Peer::Responder& respond, const std::st
         } catch (const std::exception& e) {
             core_.say(LogLevel::warn, std::string("push: no steady-state bound: ") + e.what());
         }
-        r.lower_bound = broadcast_lower_bound(*net, root, dests, size, relay, r.throughput_bound);
+        r.lower_bound = push_lower_bound(*net, bounded, relay, r.throughput_bound);
     } else {
         core_.say(LogLevel::info, "push " + in.what + " (" + std::to_string(static_cast<std::uint64_t>(size)) +
             " bytes) here only, by '" + who + "'");
