@@ -137,8 +137,10 @@ TEST_CASE("lottery: netlab random --seed 1, all-FIFO, as measured: a thin feed a
     };
     CHECK(printed(net, thin).find("with their lottery: 17.1") != std::string::npos);
     CHECK(printed(random_seed_1(Queues::realistic), thin).find("lottery") == std::string::npos);
-    // Planned for fair NICs, the lottery is not weighed, and the tree's feeds are thinner.
+    // Planned for fair NICs the lottery is not weighed; the tree kept then had thin feeds
+    // (1.1x the bound and more with the lottery), and now, the near-tie with the most slack,
+    // does not.
     const Network fair_nics = random_seed_1(Queues::realistic);
     const Schedule unaware = plan_pipeline(fair_nics, req);
-    CHECK(lottery_completion(net, unaware, simulate_flows(net, unaware)) >= 1.1 * bound);
+    CHECK(lottery_completion(net, unaware, simulate_flows(net, unaware)) <= 1.06 * bound);
 }

@@ -155,8 +155,9 @@ TEST_CASE("pipeline: its tree carries at least what the rank chain carries, on n
         const PlanRequest req = make_request(net, static_cast<NodeId>(rng() % n), {}, 256 * mib, ExecModel::nonblocking);
         const Schedule pipeline = plan_pipeline(net, req), chain = plan_chain(net, req);
         CHECK(tree_throughput(net, edges_of(pipeline)) >= tree_throughput(net, edges_of(chain)) * (1 - 1e-9));
-        // Both weighed with the piece each chose, as plan_pipeline() weighs its trees.
-        CHECK(weighed_completion(net, pipeline, req.model) <= weighed_completion(net, chain, req.model) * (1 + 1e-9));
+        // Both weighed with the piece each chose, as plan_pipeline() weighs its trees; a tree
+        // with more slack may be kept within tree_tie.
+        CHECK(weighed_completion(net, pipeline, req.model) <= weighed_completion(net, chain, req.model) * (1 + tree_tie + 1e-9));
     }
 }
 
@@ -384,11 +385,11 @@ TEST_CASE("netlab random --seed 1, all-FIFO: where host NICs are FIFO the source
     CHECK_FALSE(sends_across(apart));
     CHECK(simulate_flows(fifo, apart).completion <= 1.05 * bound);
     CHECK(simulate_flows(fair, apart).completion <= 1.05 * bound);
-    // Planned for fair NICs, the tree the flow model likes best sends across from the source,
-    // which FIFO NICs punish: the model sees the difference the wire showed.
-    const Schedule mixed = plan_pipeline(fair, req);
-    CHECK(sends_across(mixed));
-    CHECK(simulate_flows(fifo, mixed).completion >= 1.2 * bound);
+    // Planned for fair NICs, the tree the flow model liked best sent across from the source,
+    // which FIFO NICs punish (predicted 1.2x the bound and more on them); of the near-ties
+    // the tree with the most slack is kept now, and it holds on FIFO NICs too.
+    const Schedule fair_plan = plan_pipeline(fair, req);
+    CHECK(simulate_flows(fifo, fair_plan).completion <= 1.05 * bound);
 }
 
 TEST_CASE("pipeline, FIFO host NICs: on random LANs with slow senders, trees with senders apart keep it near the bound") {
@@ -417,4 +418,33 @@ TEST_CASE("pipeline, FIFO host NICs: on random LANs with slow senders, trees wit
     MESSAGE("x bound: median " << ratio[ratio.size() / 2] << ", 90th " << ratio[ratio.size() * 9 / 10] << ", worst " << ratio.back());
     CHECK(ratio[ratio.size() / 2] <= 1.05);
     CHECK(ratio[ratio.size() * 9 / 10] <= 1.35);
+}
+
+TEST_CASE("pipeline: where a slow host holds every tree to its rate, the tree kept has slack for the others") {
+    // Trees grown tight to a slow host's rate tie with trees grown for a multiple of it; the
+    // tight ones run every flow at the edge of its share of a NIC, and on netlab's seed 14 of
+    // issue 23 (one switch, a 25 Mbit/s host among 110s) took 1.12-1.21x the bound. The one
+    // kept among near-ties lands the other copies early on average.
+    std::mt19937_64 rng(14);
+    std::uniform_int_distribution<int> count(8, 20), nic(50, 300), slower(3, 6);
+    for (int i = 0; i < 40; ++i) {
+        const double rate = nic(rng);
+        auto h = hosts('a', static_cast<std::size_t>(count(rng)));
+        for (auto& x : h) x.in_mbit = x.out_mbit = rate;
+        const std::size_t slow = 1 + rng() % (h.size() - 1);
+        h[slow].in_mbit = h[slow].out_mbit = rate / slower(rng);
+        const Network net = netlab({{rate * 2, h}});
+        const PlanRequest req = broadcast(net, 32 * mib);
+        const Timeline tl = simulate_flows(net, plan_pipeline(net, req));
+        double sum = 0;
+        std::size_t others = 0;
+        for (const Transfer& t : tl.transfers) {
+            if (t.to == slow) continue;
+            sum += t.complete;
+            ++others;
+        }
+        CAPTURE(i);
+        CHECK(tl.completion <= capacity_lower_bound(net, req.root, req.dests, req.size) * 1.02);
+        CHECK(sum / static_cast<double>(others) <= 0.75 * tl.completion);
+    }
 }

@@ -70,8 +70,12 @@ inline constexpr double piece_tie = 0.002;
 /// Above pipeline_flat_max participants on a network with subnets, the tree is grown among
 /// one entry host per subnet and then inside each subnet (O(s³ + n·k²), not O(n³)), and the
 /// trees are compared by throughput and depth instead of simulated.
+///
+/// Up to pipeline_flat_max, or on one subnet, of the trees within tree_tie of the least
+/// predicted completion the one whose copies land earliest on average (the most slack).
 [[nodiscard]] Schedule plan_pipeline(const Network& net, const PlanRequest& req);
 inline constexpr std::size_t pipeline_flat_max = 150;
+inline constexpr double tree_tie = 0.01;
 
 /// `chain`: the blind pipeline in rank order, root → first destination → … → last (what a
 /// chain of `socat`s does). Cut-through when cuts_through().
