@@ -171,6 +171,22 @@ std::vector<TreeEdge> grow_by_subnet(const Network& net, const PlanRequest& req,
     return edges;
 }
 
+/// Edges reordered so that every parent is attached before its children.
+std::vector<TreeEdge> parents_first(const Network& net, NodeId root, const std::vector<TreeEdge>& edges) {
+    std::vector<char> placed(net.size(), 0);
+    placed[root] = 1;
+    std::vector<TreeEdge> out;
+    while (out.size() < edges.size()) {
+        for (const auto& [u, v] : edges) {
+            if (placed[u] && !placed[v]) {
+                placed[v] = 1;
+                out.emplace_back(u, v);
+            }
+        }
+    }
+    return out;
+}
+
 /// The same tree with a sender's children outside its subnet moved under one of its
 /// children inside it (the one with the fewest children, then the widest NIC out), where it
 /// has both: the source (`every` false), or every such sender. The source has the whole
@@ -203,19 +219,32 @@ std::vector<TreeEdge> senders_apart(const Network& net, NodeId root, const std::
         any = any || move;
         moved.emplace_back(move ? *relay[u] : u, v);
     }
-    if (!any) return edges;
-    std::vector<char> placed(net.size(), 0);
-    placed[root] = 1;
-    std::vector<TreeEdge> out;
-    while (out.size() < moved.size()) {
-        for (const auto& [u, v] : moved) {
-            if (placed[u] && !placed[v]) {
-                placed[v] = 1;
-                out.emplace_back(u, v);
-            }
+    return any ? parents_first(net, root, moved) : edges;
+}
+
+/// The same tree entering each subnet once: every flow into a subnet after the first one
+/// into it (in attach order) comes from that first one's receiver instead. Flows through an
+/// uplink whose bottlenecks differ (one held by a slow host beyond it, one not) share a FIFO
+/// uplink unevenly (docs/model.md, "Sharing on FIFO links"): on netlab random --seed 4,
+/// pipeline sent two flows into b across its 55 Mbit/s uplink, one to a 25 Mbit/s host,
+/// predicted 1.21x the bound where a tree entering b once reaches it.
+std::vector<TreeEdge> one_way_in(const Network& net, NodeId root, const std::vector<TreeEdge>& edges) {
+    const auto sub = net.subnet_of();
+    std::vector<std::optional<NodeId>> entry(net.subnets() ? net.subnets()->size() : 0);
+    std::vector<TreeEdge> moved;
+    bool any = false;
+    for (const auto& [u, v] : edges) {
+        if (sub[u] == sub[v]) {
+            moved.emplace_back(u, v);
+            continue;
         }
+        auto& e = entry[sub[v]];
+        const bool move = e.has_value();
+        if (!e) e = v;
+        any = any || move;
+        moved.emplace_back(move ? *e : u, v);
     }
-    return out;
+    return any ? parents_first(net, root, moved) : edges;
 }
 
 std::vector<TreeEdge> rank_chain(const PlanRequest& req) {
@@ -407,6 +436,7 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
             const double reached = tree_throughput(net, e);
             add(senders_apart(net, req.root, e, false));
             add(senders_apart(net, req.root, e, true));
+            add(one_way_in(net, req.root, e));
             add(std::move(e));
             if (compare(reached, target) >= 0) break;
             target = reached;
@@ -414,6 +444,7 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
         for (const double slack : {2.5, 4.0}) {
             auto e = grow_tree(net, req, bound * slack, pick);
             add(senders_apart(net, req.root, e, true));
+            add(one_way_in(net, req.root, e));
             add(std::move(e));
         }
     }
