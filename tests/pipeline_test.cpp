@@ -392,23 +392,36 @@ TEST_CASE("netlab random --seed 1, all-FIFO: where host NICs are FIFO the source
     CHECK(simulate_flows(fifo, fair_plan).completion <= 1.05 * bound);
 }
 
+namespace {
+
+/// A random LAN of 2-4 subnets of 2 to `most` hosts, each subnet's NICs at 50 to `fastest`
+/// Mbit/s: `shape(host, rate)` sets each host's rates, `uplink(rate)` the subnet's uplink.
+template <class Shape, class Uplink>
+std::vector<test::LabSubnet> random_lab(std::mt19937_64& rng, int most, int fastest, Shape shape, Uplink uplink) {
+    std::uniform_int_distribution<int> subnets(2, 4), size(2, most), nic(50, fastest);
+    std::vector<test::LabSubnet> lab;
+    for (int k = 0, s = subnets(rng); k < s; ++k) {
+        const double rate = nic(rng);
+        auto h = hosts(static_cast<char>('a' + k), static_cast<std::size_t>(size(rng)));
+        for (auto& x : h) shape(x, rate);
+        lab.push_back({uplink(rate), h});
+    }
+    return lab;
+}
+
+}  // namespace
+
 TEST_CASE("pipeline, FIFO host NICs: on random LANs with slow senders, trees with senders apart keep it near the bound") {
     // Without senders_apart()'s trees: median 1.12x, 90th percentile 1.39x (the flow model's
     // FIFO rule); a subnet of slow senders alone may keep any tree from the bound.
     std::mt19937_64 rng(23);
-    std::uniform_int_distribution<int> subnets(2, 4), size(2, 10), nic(50, 200), up(20, 150);
+    std::uniform_int_distribution<int> up(20, 150);
     std::vector<double> ratio;
     for (int i = 0; i < 60; ++i) {
-        std::vector<test::LabSubnet> lab;
-        for (int k = 0, s = subnets(rng); k < s; ++k) {
-            const double rate = nic(rng);
-            auto h = hosts(static_cast<char>('a' + k), static_cast<std::size_t>(size(rng)));
-            for (auto& x : h) {
-                x.in_mbit = rate;
-                x.out_mbit = rng() % 6 == 0 ? rate / 8 : rate;  // a slow sender, as netlab random draws them
-            }
-            lab.push_back({static_cast<double>(up(rng)), h});
-        }
+        const auto lab = random_lab(rng, 10, 200, [&](Host& x, double rate) {
+            x.in_mbit = rate;
+            x.out_mbit = rng() % 6 == 0 ? rate / 8 : rate;  // a slow sender, as netlab random draws them
+        }, [&](double) { return static_cast<double>(up(rng)); });
         const Network net = with_queues(netlab(lab), Queues::fifo);
         const PlanRequest req = make_request(net, static_cast<NodeId>(rng() % net.size()), {}, 32 * mib, ExecModel::nonblocking);
         const double t = simulate_flows(net, plan_pipeline(net, req)).completion;
@@ -468,23 +481,16 @@ TEST_CASE("netlab random --seed 4: pipeline enters b once, and reaches the bound
 }
 
 TEST_CASE("pipeline, FIFO uplinks: on random LANs with slow hosts and uplinks just above their NICs, near the bound") {
-    // 90th percentile 1.13x, worst 1.69x.
+    // 90th percentile 1.15x, worst 1.69x.
     std::mt19937_64 rng(4);
-    std::uniform_int_distribution<int> subnets(2, 4), size(2, 8), nic(50, 300);
     std::uniform_real_distribution<double> above(1.0, 1.6);  // the uplink over the subnet's NICs
     std::vector<double> ratio;
     for (int i = 0; i < 60; ++i) {
-        std::vector<test::LabSubnet> lab;
-        for (int k = 0, s = subnets(rng); k < s; ++k) {
-            const double rate = nic(rng);
-            auto h = hosts(static_cast<char>('a' + k), static_cast<std::size_t>(size(rng)));
-            for (auto& x : h) {
-                x.in_mbit = x.out_mbit = rate;
-                if (rng() % 5 == 0) x.in_mbit = x.out_mbit = rate / 2;  // a slow NIC
-                if (rng() % 6 == 0) x.out_mbit = rate / 4;              // a slow sender
-            }
-            lab.push_back({rate * above(rng), h});
-        }
+        const auto lab = random_lab(rng, 8, 300, [&](Host& x, double rate) {
+            x.in_mbit = x.out_mbit = rate;
+            if (rng() % 5 == 0) x.in_mbit = x.out_mbit = rate / 2;  // a slow NIC
+            if (rng() % 6 == 0) x.out_mbit = rate / 4;              // a slow sender
+        }, [&](double rate) { return rate * above(rng); });
         const Network net = netlab(lab);
         const PlanRequest req = make_request(net, 0, {}, 32 * mib, ExecModel::nonblocking);
         ratio.push_back(simulate_flows(net, plan_pipeline(net, req)).completion /
