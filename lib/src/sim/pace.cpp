@@ -76,9 +76,11 @@ std::vector<Pace> paces(const Links& u, const std::vector<Transfer>& own, const 
             const std::size_t k = std::max<std::size_t>(most_of(i, r), 1) + beside_on[r];
             if (!u.paceable(r, k)) continue;
             listed = true;
-            // Paced at all, it keeps under every link it may be paced on, the idle ones too.
             shared = shared || busy[r] != 0;
-            rate = std::min(rate, u.caps[r] * headroom / static_cast<double>(k));
+            // A link it alone uses, one way, sets no pace: TCP finds its rate there, and a pace
+            // from the map's reading would hold the flow to it (a probe that read a 20 Mbit/s
+            // uplink as 17 held netlab random --seed 11's chain to 16.2 of 19.1 Mbit/s).
+            if (k > 1 || busy[r] != 0) rate = std::min(rate, u.caps[r] * headroom / static_cast<double>(k));
         }
         if (!listed || !shared) rate = idle;
         // Listed as idle too when it might be paced (its pace is lifted once it is alone).
@@ -194,6 +196,8 @@ std::vector<Pace> current_paces(const Network& net, const std::vector<Transfer>&
         crossed[i] = u.on(running[i].from, running[i].to);
         for (std::size_t r : crossed[i]) ++most[r];
         flows.push_back(flow_path(net, u.subnet_of, running[i].from, running[i].to));
+        // Nor the pair's bandwidth, a reading of what one flow between them carried.
+        flows.back().cap = inf;
     }
     for (const auto& f : beside) {
         flows.push_back(flow_path(net, u.subnet_of, f.from, f.to));
@@ -204,8 +208,17 @@ std::vector<Pace> current_paces(const Network& net, const std::vector<Transfer>&
         if (r < 2 * u.n || r >= 3 * u.n) two_way[r] = most[r] > 0 && most[u.reverse(r)] > 0;
     }
     // Flows held back elsewhere leave their part of a link to the others: each is paced at
-    // its max-min rate rather than an equal share.
-    const std::vector<double> fair = max_min_rates(u.caps, flows);
+    // its max-min rate rather than an equal share. A link that one flow alone uses, one way,
+    // does not hold it back here (as in paces()).
+    std::vector<std::size_t> users = most;
+    for (const auto& f : beside) {
+        for (std::size_t r : u.on(f.from, f.to)) ++users[r];
+    }
+    std::vector<double> caps = u.caps;
+    for (std::size_t r = 0; r < caps.size(); ++r) {
+        if (users[r] <= 1 && !two_way[r]) caps[r] = inf;
+    }
+    const std::vector<double> fair = max_min_rates(caps, flows);
     std::map<std::tuple<MessageId, NodeId, NodeId>, double> fair_of;
     for (std::size_t i = 0; i < running.size(); ++i) fair_of[{running[i].message, running[i].from, running[i].to}] = fair[i];
     std::vector<Pace> out = paces(u, running, crossed, [&](std::size_t, std::size_t r) { return most[r]; }, std::move(two_way), beside, headroom, 0, true);
