@@ -297,6 +297,8 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
         const std::size_t sup = state[f.transfer].supply;
         return sup == none ? none : state[sup].slot;
     };
+    // Bytes a relayed flow has left beyond the piece it must stay behind its supply `sup`.
+    const auto ahead = [&](const Flow& f, std::size_t sup) { return f.left - (active[sup].left + lag(f)); };
     const auto remove = [&](std::size_t i) {
         if (incremental) sharing.leave(active[i].transfer, active[i].path);
         state[active[i].transfer].slot = none;
@@ -322,8 +324,8 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
             next = std::min(next, now + f.left / f.rate);
             if (!state[f.transfer].head_in) next = std::min(next, now + (f.left - (f.size - f.head)) / f.rate);
             const std::size_t sup = supply_slot(f);
-            if (sup != none && f.rate > active[sup].rate && f.left - (active[sup].left + lag(f)) > f.rate * 1e-9) {
-                next = std::min(next, now + (f.left - lag(f) - active[sup].left) / (f.rate - active[sup].rate));
+            if (sup != none && f.rate > active[sup].rate && ahead(f, sup) > f.rate * 1e-9) {
+                next = std::min(next, now + ahead(f, sup) / (f.rate - active[sup].rate));
             }
         }
         // A model that cannot move on must say so, never spin: every flow stuck at rate 0
@@ -345,7 +347,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
         // its supply it has caught up.
         for (Flow& f : active) {
             const std::size_t sup = supply_slot(f);
-            if (sup != none && f.left - (active[sup].left + lag(f)) <= f.rate * 1e-9) f.left = active[sup].left + lag(f);
+            if (sup != none && ahead(f, sup) <= f.rate * 1e-9) f.left -= ahead(f, sup);
         }
         // A flow is done when what is left would take less than a nanosecond, and not
         // before its supply is done.
@@ -406,8 +408,7 @@ Timeline run(const Network& net, const Schedule& s, const std::vector<Background
             const std::size_t sup = supply_slot(active[i]);
             // Within the nanosecond the catching up is rounded to: clamped one after the other,
             // a supply that is itself relayed moves after its flow was clamped to it.
-            if (sup != none && active[i].left - (active[sup].left + lag(active[i])) <=
-                                   std::max(active[i].rate, active[sup].rate) * 1e-9) {
+            if (sup != none && ahead(active[i], sup) <= std::max(active[i].rate, active[sup].rate) * 1e-9) {
                 follows[i] = sup;
             }
         }
