@@ -375,11 +375,17 @@ goodput "$lab" 30 0.10 c1:a1           # a's 30 Mbit/s uplink
 "$netlab" daemons "$lab" --hetcastd "$hetcastd" --hetcast "$hetcast" --serve "$tmp" > "$tmp/daemons.out" 2>&1 || fail "daemons: $(cat "$tmp/daemons.out")"
 "$netlab" info "$lab" --json > "$tmp/info.json"
 pids=$(python3 -c 'import json,sys; print(" ".join(str(h["pid"]) for h in json.load(open(sys.argv[1]))["hosts"]))' "$tmp/info.json")
-for p in $pids; do hetcastd_runs "$p" || fail "no hetcastd with pid $p before the crash"; done
+declare -A started=()   # a pid taken again later by another test's hetcastd is not this one
+for p in $pids; do
+    hetcastd_runs "$p" || fail "no hetcastd with pid $p before the crash"
+    started[$p]=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f20)
+done
 rm -rf "/run/hetcast-netlab/$lab"
 up uneven "$lab"
 grep -q "taking it down first" "$tmp/up.err" || fail "second up after a crash did not say it cleaned: $(cat "$tmp/up.err")"
-for p in $pids; do ! hetcastd_runs "$p" || fail "hetcastd $p of the crashed lab still runs"; done
+for p in $pids; do
+    ! { hetcastd_runs "$p" && [[ $(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f20) == "${started[$p]}" ]]; } || fail "hetcastd $p of the crashed lab still runs: $(cut -d' ' -f1-4 "/proc/$p/stat" 2>&1), netns $(readlink "/proc/$p/ns/net" 2>&1), $(tr '\0' ' ' < "/proc/$p/cmdline" 2>&1); up said: $(cat "$tmp/up.err")"
+done
 [[ ! -e /var/tmp/hetcast-netlab/$lab ]] || fail "the crashed lab's daemon files are left"
 goodput "$lab" 20 0.10 b2:a1           # the new lab works
 "$netlab" down "$lab" > /dev/null
