@@ -203,6 +203,7 @@ TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplin
         }
         // At every transfer's start, the paced transfers on each link they are paced on take
         // at most their part of it: the active ones' share beside one per other job's flow.
+        // A link a transfer alone uses, one way, sets no pace (TCP finds its rate there).
         for (const Transfer& at : tl.transfers) {
             // Per link, the pairs active and each pair's highest pace (one lane, one send at a time).
             std::vector<std::map<std::pair<NodeId, NodeId>, double>> lane(caps.size());
@@ -211,7 +212,7 @@ TEST_CASE("paces, random networks and plans: only crossings of shared FIFO uplin
                 const Pace* p = pace_of(paces, t);
                 for (std::size_t r : links(net, t.from, t.to)) {
                     double& pace = lane[r][{t.from, t.to}];
-                    if (p && paceable(net, r, k_of(t, r))) pace = std::max(pace, p->rate);
+                    if (p && paceable(net, r, k_of(t, r)) && (k_of(t, r) > 1 || busy[r])) pace = std::max(pace, p->rate);
                 }
             }
             std::vector<double> sum(caps.size(), 0);
@@ -448,4 +449,31 @@ TEST_CASE("crossing pacer: a run behind its prediction is not held to shares of 
     for (const auto& [sender, list] : pacer.update({}, 1e9, done)) {
         for (const SendPace& p : list) CHECK(p.rate == 0);
     }
+}
+
+TEST_CASE("paces: a crossing is not held to a link it alone uses one way (a low reading of it would hold the flow there)") {
+    // netlab random --seed 11: the probe read a's 20 Mbit/s uplink as 17; a chain's a4 -> b1,
+    // paced because b's uplink also carried the chain's way out of b, was held to the map's
+    // 17 Mbit/s and ran at 16.2 of the 19.1 the uplink carries.
+    const Network net = test::lab_network({{17, test::lab_hosts("a", 2)}, {80, test::lab_hosts("b", 2)}, {25, test::lab_hosts("c", 1)}});
+    const double a_uplink = 0.956 * 17e6 / 8, b_uplink = 0.956 * 80e6 / 8;
+    const NodeId a1 = net.id("a1"), b1 = net.id("b1"), b2 = net.id("b2"), c1 = net.id("c1");
+    Schedule s("chain", net.size(), {Message{a1, 32 * 1048576.0, {net.id("a2"), b1, b2, c1}}});
+    s.add_transfer(0, a1, net.id("a2"));
+    s.add_transfer(0, a1, b1);
+    s.add_transfer(0, b1, b2);
+    s.add_transfer(0, b2, c1);
+    s = with_cut_through(s, 256 << 10);
+    const auto planned = crossing_paces(net, simulate_flows(net, s), {}, headroom);
+    const auto rate_of = [&](const std::vector<Pace>& paces, NodeId from, NodeId to) {
+        for (const Pace& p : paces) {
+            if (p.from == from && p.to == to) return p.rate;
+        }
+        return -1.0;
+    };
+    // Paced (b's uplink carries the chain both ways), at b's uplink, not at a's.
+    CHECK(rate_of(planned, a1, b1) == doctest::Approx(b_uplink * headroom));
+    CHECK(rate_of(planned, a1, b1) > a_uplink);
+    const auto now = current_paces(net, {{0, a1, b1, 0, 0, 0, 0}, {0, b2, c1, 0, 0, 0, 0}}, {}, headroom);
+    CHECK(rate_of(now, a1, b1) > a_uplink);
 }

@@ -42,6 +42,11 @@ struct Links {
     /// (its qdisc, fair or not, is the sender's) and, for a host's ingress port, only with
     /// `k` ≥ 2 of them at once: one flow into a port is a chain's hop, which runs as
     /// predicted unpaced (README, "Cut-through"); several keep its FIFO full.
+    /// Whether a link with `k` flows at once, busy or not both ways, sets a pace: not one a
+    /// flow alone uses one way, where TCP finds its rate and a pace from the map's reading
+    /// would hold the flow to it (a probe that read a 20 Mbit/s uplink as 17 held netlab
+    /// random --seed 11's chain to 16.2 of 19.1 Mbit/s).
+    [[nodiscard]] static bool sets_pace(std::size_t k, bool busy) { return k > 1 || busy; }
     [[nodiscard]] bool paceable(std::size_t r, std::size_t k) const {
         if (r < n || !fifo[r] || !(caps[r] < inf)) return false;
         return r >= 3 * n || k >= 2;
@@ -76,9 +81,8 @@ std::vector<Pace> paces(const Links& u, const std::vector<Transfer>& own, const 
             const std::size_t k = std::max<std::size_t>(most_of(i, r), 1) + beside_on[r];
             if (!u.paceable(r, k)) continue;
             listed = true;
-            // Paced at all, it keeps under every link it may be paced on, the idle ones too.
             shared = shared || busy[r] != 0;
-            rate = std::min(rate, u.caps[r] * headroom / static_cast<double>(k));
+            if (Links::sets_pace(k, busy[r] != 0)) rate = std::min(rate, u.caps[r] * headroom / static_cast<double>(k));
         }
         if (!listed || !shared) rate = idle;
         // Listed as idle too when it might be paced (its pace is lifted once it is alone).
@@ -194,6 +198,8 @@ std::vector<Pace> current_paces(const Network& net, const std::vector<Transfer>&
         crossed[i] = u.on(running[i].from, running[i].to);
         for (std::size_t r : crossed[i]) ++most[r];
         flows.push_back(flow_path(net, u.subnet_of, running[i].from, running[i].to));
+        // Nor the pair's bandwidth, a reading of what one flow between them carried.
+        flows.back().cap = inf;
     }
     for (const auto& f : beside) {
         flows.push_back(flow_path(net, u.subnet_of, f.from, f.to));
@@ -204,8 +210,16 @@ std::vector<Pace> current_paces(const Network& net, const std::vector<Transfer>&
         if (r < 2 * u.n || r >= 3 * u.n) two_way[r] = most[r] > 0 && most[u.reverse(r)] > 0;
     }
     // Flows held back elsewhere leave their part of a link to the others: each is paced at
-    // its max-min rate rather than an equal share.
-    const std::vector<double> fair = max_min_rates(u.caps, flows);
+    // its max-min rate rather than an equal share, held back only by links that set paces.
+    std::vector<std::size_t> users = most;
+    for (const auto& f : beside) {
+        for (std::size_t r : u.on(f.from, f.to)) ++users[r];
+    }
+    std::vector<double> caps = u.caps;
+    for (std::size_t r = 0; r < caps.size(); ++r) {
+        if (!Links::sets_pace(users[r], two_way[r] != 0)) caps[r] = inf;
+    }
+    const std::vector<double> fair = max_min_rates(caps, flows);
     std::map<std::tuple<MessageId, NodeId, NodeId>, double> fair_of;
     for (std::size_t i = 0; i < running.size(); ++i) fair_of[{running[i].message, running[i].from, running[i].to}] = fair[i];
     std::vector<Pace> out = paces(u, running, crossed, [&](std::size_t, std::size_t r) { return most[r]; }, std::move(two_way), beside, headroom, 0, true);
