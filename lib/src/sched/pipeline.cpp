@@ -73,7 +73,7 @@ enum class Pick {
 /// `ranks`: the participants, the tree's root first; `users` counts the edges already
 /// crossing each resource (of trees grown before), and this tree's are added.
 std::vector<TreeEdge> grow_tree(const Network& net, const std::vector<NodeId>& ranks, double target, Pick pick,
-                                std::vector<std::size_t>& users) {
+                                std::vector<std::size_t>& users, double spare_up_to = headroom) {
     const std::size_t p = ranks.size();
     const auto caps = resource_capacities(net);
     const auto sub = net.subnet_of();
@@ -118,7 +118,7 @@ std::vector<TreeEdge> grow_tree(const Network& net, const std::vector<NodeId>& r
                 // edge with barely the target's share is bottlenecked twice over when the
                 // target is set elsewhere on its path (an uplink), and TCP then gets ~12% less
                 // than the fair share (measured on netlab slow-sender).
-                const int spare = compare(std::min(room, target * headroom), std::min(here.room, target * headroom));
+                const int spare = compare(std::min(room, target * spare_up_to), std::min(here.room, target * spare_up_to));
                 if (here.capped < 0 || (compare(c.capped, here.capped) == 0 && spare != 0 ? spare > 0 : better(c, here, false))) {
                     here = c;
                 }
@@ -135,9 +135,10 @@ std::vector<TreeEdge> grow_tree(const Network& net, const std::vector<NodeId>& r
     return edges;
 }
 
-std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, double target, Pick pick) {
+std::vector<TreeEdge> grow_tree(const Network& net, const PlanRequest& req, double target, Pick pick,
+                                double spare_up_to = headroom) {
     std::vector<std::size_t> users(resource_capacities(net).size(), 0);
-    return grow_tree(net, req.ranked(), target, pick, users);
+    return grow_tree(net, req.ranked(), target, pick, users, spare_up_to);
 }
 
 /// grow_tree() among the root and one entry host per other subnet (its widest NIC), then
@@ -440,6 +441,14 @@ Schedule plan_pipeline(const Network& net, const PlanRequest& req) {
             add(std::move(e));
             if (compare(reached, target) >= 0) break;
             target = reached;
+        }
+        // Without the headroom: a relay fed at the bound feeds as many children as its NIC
+        // has room for at the bound, so subnets get trees instead of chains. On hosts-96 (12
+        // per subnet, 20 Mbit/s NICs, the bound 10) the chains cost a piece per hop on 19 hops.
+        {
+            auto e = grow_tree(net, req, bound, pick, 1.0);
+            add(one_way_in(net, req.root, e));
+            add(std::move(e));
         }
         for (const double slack : {2.5, 4.0}) {
             auto e = grow_tree(net, req, bound * slack, pick);
