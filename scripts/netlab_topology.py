@@ -70,6 +70,14 @@ def check_keys(d, allowed, where):
         raise Fail(f"{where}: unknown key '{extra[0]}' (known: {', '.join(sorted(allowed))})")
 
 
+def entry_name(d, allowed, where):
+    """A subnet's or host's entry: only `allowed` keys, and its name, checked."""
+    check_keys(d, allowed, where)
+    if "name" not in d:
+        raise Fail(f"{where}: 'name' missing")
+    return check_name(d["name"], f"{where}.name", NODE_NAME_MAX)
+
+
 def load_topology(path, name=None, overrides=None):
     """The topology file as a resolved dict (addresses, namespaces, rates in bit/s); name, when
     given, replaces the file's; overrides (queues, buffer, cc from the command line) replace the
@@ -143,11 +151,7 @@ def resolve(doc, overrides=None):
            "cc": cc}
     seen_hosts, seen_subnets = set(), set()
     for i, s in enumerate(subnets):
-        w = f"subnets[{i}]"
-        check_keys(s, SUBNET_KEYS, w)
-        if "name" not in s:
-            raise Fail(f"{w}: 'name' missing")
-        sname = check_name(s["name"], f"{w}.name", NODE_NAME_MAX)
+        sname = entry_name(s, SUBNET_KEYS, f"subnets[{i}]")
         w = f"subnet '{sname}'"
         if sname in seen_subnets:
             raise Fail(f"{w}: a second subnet of that name")
@@ -170,11 +174,7 @@ def resolve(doc, overrides=None):
                "namespace": ns_name(lab, "sw." + sname), "latency": delay, "hosts": [],
                "queues": squeues, "buffer": sbuffer}
         for j, h in enumerate(hosts):
-            hw = f"{w}.hosts[{j}]"
-            check_keys(h, HOST_KEYS, hw)
-            if "name" not in h:
-                raise Fail(f"{hw}: 'name' missing")
-            hname = check_name(h["name"], f"{hw}.name", NODE_NAME_MAX)
+            hname = entry_name(h, HOST_KEYS, f"{w}.hosts[{j}]")
             hw = f"host '{hname}'"
             if hname in RESERVED:
                 raise Fail(f"{hw}: '{hname}' is reserved")
