@@ -126,13 +126,6 @@ TEST_CASE("probe: a host that receives at 200 but sends at 20 Mbit/s lands in it
                                                                                    << describe(t, r));
             CHECK(within(r.capacities.egress[where], 20 * mbit, 0.1));
             CHECK(within(r.capacities.ingress[where], 200 * mbit, 0.1));
-            // Its subnet's pairs into it are as fast as their NICs, though every reading in
-            // the pairs step was held to 1.5 times its send rate by its own flow out (ACKs
-            // behind it in a FIFO): the map gave pipeline 30 Mbit/s caps there (netlab
-            // random --seed 20, all-FIFO: 1.35x the bound where 1.01x was there).
-            for (NodeId i = 0; i < 4; ++i) {
-                if (i != where) CHECK(r.bandwidth[i][where] >= 0.9 * 200 * mbit);
-            }
             ++cases;
         }
     }

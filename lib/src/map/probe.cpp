@@ -447,13 +447,8 @@ void Prober::finish(Subnets& found) {
     for (NodeId i = 0; i < n_; ++i) {
         for (NodeId j = 0; j < n_; ++j) {
             if (i == j) continue;
-            // The model's view, as structure first gives it: a pair across an uplink may have
-            // shared it in its round, and one inside a subnet may have waited for its ACKs
-            // behind the receiver's own flow out. Behind FIFO host NICs (netlab random --seed
-            // 20, all-FIFO) the 100 Mbit/s a5, sending at 13 in every round, read 12-18 from
-            // three of its subnet, and pipeline, taking those as the pairs' caps, fed it from
-            // a host with another child: 1.35x the bound where the capacities allow 1.01x.
-            out_.bandwidth[i][j] = sub[i] == sub[j] ? std::min(eg_[i], in_[j])
+            // A pair across an uplink may have shared it in its round: the model's view.
+            out_.bandwidth[i][j] = sub[i] == sub[j] ? g_[i][j]
                                                     : std::min({eg_[i], in_[j], uplink[sub[i]], uplink[sub[j]]});
         }
     }

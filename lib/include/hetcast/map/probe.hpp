@@ -64,7 +64,7 @@ struct ProbeOptions {
 
 struct ProbeResult {
     Matrix goodput;          ///< median per ordered pair, measured in rounds of disjoint pairs
-    Matrix bandwidth;        ///< B_ij: what one stream i→j gets alone, by the capacities found
+    Matrix bandwidth;        ///< B_ij: what one stream i→j gets alone
     Subnets subnets;         ///< ordered by lowest member, members ascending (like ECO's)
     Capacities capacities;   ///< egress, ingress per node; disk infinite; uplink per subnet
     /// Per subnet (same order): empty when the measurements place every host of it, else why
