@@ -360,6 +360,55 @@ TEST_CASE("probe at scale: netlab's 48 hosts, the slow NIC placed by a sharing t
     }
 }
 
+Site hosts_24() {
+    Site s;
+    const double mbit = 1e6 / 8, uplinks[4] = {45, 35, 30, 40};
+    for (std::size_t k = 0; k < 4; ++k) {
+        auto& g = s.subnets.emplace_back();
+        for (std::size_t i = 0; i < 6; ++i) {
+            g.push_back(static_cast<NodeId>(k * 6 + i));
+            s.subnet_of.push_back(k);
+            s.slow.push_back(0);
+            const bool b3 = k == 1 && i == 2, c4 = k == 2 && i == 3;
+            s.capacities.egress.push_back((b3 ? 25 : c4 ? 12 : 60) * mbit);
+            s.capacities.ingress.push_back((b3 ? 25 : 60) * mbit);
+            s.capacities.disk.push_back(std::numeric_limits<double>::infinity());
+        }
+        s.capacities.uplink.push_back(uplinks[k] * mbit);
+    }
+    return s;
+}
+
+std::size_t spent_on(const ProbeResult& r, const std::string& step) {
+    for (const auto& note : r.notes) {
+        const auto at = note.find(" " + step + " ");
+        if (note.rfind("measurements by step", 0) == 0 && at != std::string::npos) return std::stoul(note.substr(at + step.size() + 2));
+    }
+    return 0;
+}
+
+TEST_CASE("probe at scale: netlab's 24 hosts, a NIC slower than every uplink tried only where an uplink could have limited it") {
+    // b3 (25 Mbit/s) reads 25 with b, its own, and with a, c and d across uplinks of 30-45:
+    // its own NIC limited the first try, so only c (30, within the tolerance of 25) could
+    // still hold it. It tried all four subnets and the sharing test four (12-16 of 44
+    // measurements on netlab). Latency ranks b last, as netlab's noise can.
+    const Site s = hosts_24();
+    Matrix lat(24, std::vector<double>(24, 1e-4));
+    for (NodeId o : s.subnets[1]) {
+        if (o != 8) lat[8][o] = lat[o][8] = 3e-4;
+    }
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        SiteMeasure m(s, seed);
+        const ProbeResult r = probe_capacities(lat, [&m](const auto& f, double x) { return m(f, x); });
+        CHECK_MESSAGE(as_sets(r.subnets) == as_sets(s.subnets), "seed " << seed);
+        for (const auto& d : r.doubts) CHECK_MESSAGE(d.find("placed by") == std::string::npos, d);
+        const std::size_t joining = spent_on(r, "joining"), placing = spent_on(r, "placing");
+        CHECK_MESSAGE(joining <= 4, "seed " << seed << ": " << joining << " joining measurements");
+        CHECK_MESSAGE(placing <= 4, "seed " << seed << ": " << placing << " placing measurements");
+        MESSAGE("seed " << seed << ": " << r.measurements << " measurements; " << r.notes.back());
+    }
+}
+
 TEST_CASE("probe at scale: netlab's 96 hosts, slow NICs placed by sharing tests when latency points elsewhere") {
     // b5 and f3 read alike from anywhere. Latency ranks each one's own subnet last (on
     // netlab it is noise): four candidates tried left them to latency, wrong, on netlab.
@@ -419,7 +468,7 @@ TEST_CASE("probe at scale: a sample of pings places hosts as all pairs do, pingi
     SiteParams p;
     p.slow_share = 0.05;
     std::size_t latency_told = 0;
-    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 9; ++seed) {
         const Site s = seed == 4 ? hosts_48() : random_site(200, 70 + seed, p);
         const std::size_t n = s.subnet_of.size();
         const auto truth = [&](NodeId a, NodeId b) { return s.subnet_of[a] == s.subnet_of[b] ? 50e-6 : 300e-6; };
@@ -466,7 +515,10 @@ TEST_CASE("probe at scale: a sample of pings places hosts as all pairs do, pingi
         }
         MESSAGE("seed " << seed << ": " << asked.size() << " (host, subnet) pairs pinged on demand");
     }
-    CHECK(latency_told > 0);  // latency told somewhere: the sample had to do as well as all pairs
+    // Latency told somewhere: the sample had to do as well as all pairs. (Since the joins
+    // narrow a slow host's candidates by the uplinks, it tells on fewer sites: of seeds
+    // 1-16, only 9's doubts.)
+    CHECK(latency_told > 0);
     Matrix bad(30, std::vector<double>(30, std::nan("")));
     bad[0][1] = -1;
     CHECK_THROWS_AS((void)probe_capacities(bad, [](const auto& f, double) { return std::vector<double>(f.size(), 1e6); }),

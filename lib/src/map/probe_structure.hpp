@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "hetcast/map/probe.hpp"
@@ -22,7 +23,8 @@ namespace hetcast::probing {
 class Structure {
 public:
     Structure(std::size_t n, const Matrix& latency, const MeasureFlows& measure, const ProbeOptions& opt)
-        : n_(n), lat_(latency), measure_(measure), opt_(opt), sub_(n, none), eg_(n, 0), in_(n, 0), why_(n) {}
+        : n_(n), lat_(latency), measure_(measure), opt_(opt), sub_(n, none), eg_(n, 0), in_(n, 0), why_(n),
+          limit_(n, 0), tried_with_(n) {}
 
     ProbeResult run();
 
@@ -60,12 +62,18 @@ private:
     void join(std::vector<NodeId> pending);
     void end_passes(std::vector<NodeId> pending);
     void place_rest(const std::vector<NodeId>& rest);
-    /// Per host of `rest`, the subnet a sharing test places it in, or none.
-    std::vector<std::size_t> sharing(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked);
+    [[nodiscard]] double own_limit(std::size_t k, std::pair<NodeId, double> to, std::pair<NodeId, double> from,
+                                   double best, std::size_t hosts) const;
+    /// Whether subnet k may hold h by what h's joins showed (limit_, tried_with_).
+    [[nodiscard]] bool may_hold(NodeId h, std::size_t k) const;
+    /// Per host of `rest`, the subnet a sharing test places it in, or none; host i's first
+    /// `first[i]` candidates of `ranked[i]` are tested first, then four at a time.
+    std::vector<std::size_t> sharing(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked,
+                                     const std::vector<std::size_t>& first);
     void sharing_stage(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked,
-                       const std::vector<char>& active, std::size_t start, std::size_t tries,
-                       const std::vector<double>& best_out, const std::vector<double>& best_in,
-                       std::vector<std::vector<double>>& kept);
+                       const std::vector<char>& active, const std::vector<std::size_t>& lo,
+                       const std::vector<std::size_t>& hi, const std::vector<double>& best_out,
+                       const std::vector<double>& best_in, std::vector<std::vector<double>>& kept);
     void nic_estimates();
     void nics();
     void uplinks();
@@ -97,6 +105,9 @@ private:
     std::vector<std::size_t> sub_;
     std::vector<double> eg_, in_;
     std::vector<std::string> why_;  ///< per host: why its place is in doubt
+    /// Per host: a bound its joins showed its own NIC, or its own subnet's uplink, under (0: none).
+    std::vector<double> limit_;
+    std::vector<std::vector<NodeId>> tried_with_;  ///< per host: a member of each subnet it tried to join
     std::vector<std::string> uplink_doubt_;
     /// Per phase, in the order first met: measurements and their windows' seconds (a note).
     std::vector<std::pair<std::string, std::pair<std::size_t, double>>> spent_;

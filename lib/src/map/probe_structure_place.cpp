@@ -39,9 +39,13 @@ void Structure::join(std::vector<NodeId> pending) {
         senders[k] = by_rate(subs_[k], eg_);
         takers[k] = by_rate(subs_[k], in_);
     }
+    struct Try {
+        NodeId h;
+        std::size_t k, out, in;  // its flows' indices (in: none when the taker sends too)
+    };
     while (!pending.empty()) {
         std::vector<FlowPair> flows;
-        std::vector<std::pair<NodeId, std::size_t>> tried;
+        std::vector<Try> tried;
         std::vector<std::size_t> sent(subs_.size(), 0), taken(subs_.size(), 0);
         for (NodeId h : pending) {
             const std::size_t k = order[h][next[h]];
@@ -52,7 +56,8 @@ void Structure::join(std::vector<NodeId> pending) {
             ++sent[k];
             flows.emplace_back(h, x);
             if (y != x) flows.emplace_back(y, h);
-            tried.emplace_back(h, k);
+            tried.push_back({h, k, flows.size() - (y != x ? 2 : 1), y != x ? flows.size() - 1 : none});
+            tried_with_[h].push_back(x);
         }
         if (flows.empty()) break;
         const std::vector<double> got = run_flows(flows, "joining");
@@ -62,7 +67,7 @@ void Structure::join(std::vector<NodeId> pending) {
             best[flows[f].second] = std::max(best[flows[f].second], got[f]);
         }
         std::vector<char> was_tried(n_, 0);
-        for (const auto& [h, k] : tried) {
+        for (const auto& [h, k, out, in] : tried) {
             was_tried[h] = 1;
             for (std::size_t f = 0; f < flows.size(); ++f) {
                 if ((flows[f].first == h || flows[f].second == h) && !std::isnan(got[f])) failed[h].push_back(got[f]);
@@ -84,6 +89,17 @@ void Structure::join(std::vector<NodeId> pending) {
                 if (failed[h].size() >= 4) {
                     const auto [lo, hi] = std::minmax_element(failed[h].begin(), failed[h].end());
                     if (*hi <= *lo * tol() && *lo * tol() >= best[h]) next[h] = order[h].size();
+                }
+                if (in != none && next[h] < order[h].size()) {
+                    const double cap = own_limit(k, {flows[out].second, got[out]}, {flows[in].first, got[in]},
+                                                 best[h], tried.size());
+                    if (cap > 0) {
+                        limit_[h] = limit_[h] > 0 ? std::min(limit_[h], cap) : cap;
+                        auto& o = order[h];
+                        o.erase(std::remove_if(o.begin() + static_cast<std::ptrdiff_t>(next[h]), o.end(),
+                                               [&](std::size_t j) { return !may_hold(h, j); }),
+                                o.end());
+                    }
                 }
             }
         }
@@ -130,6 +146,27 @@ void Structure::join(std::vector<NodeId> pending) {
     }
 }
 
+// A failed try of h into subnet k, its flow out to `to` and in from `from` (partner,
+// reading), `hosts` hosts tried at once: when both readings were alike, no faster than h
+// ever read, and below what k's uplink and the partners carry (each uplink shared by all
+// tried), h's own NIC limited them, or its own subnet's uplink if that carries less than
+// the bound returned (0: no such conclusion). Only a subnet behind such an uplink, or one
+// it tried, can hold h: hosts-24's b3 (25 Mbit/s behind uplinks of 30-45) read 24 with
+// every subnet and tried all four, then the sharing test tried four (16 measurements).
+double Structure::own_limit(std::size_t k, std::pair<NodeId, double> to, std::pair<NodeId, double> from, double best,
+                            std::size_t hosts) const {
+    const double lo = std::min(to.second, from.second), hi = std::max(to.second, from.second);
+    if (!(lo > 0) || hi > lo * tol() || hi * tol() < best) return 0;
+    const double cap = hi * tol() * static_cast<double>(hosts);
+    if (!std::isfinite(up_[k]) || cap >= up_[k] || hi * tol() >= in_[to.first] || hi * tol() >= eg_[from.first]) return 0;
+    return cap;
+}
+
+bool Structure::may_hold(NodeId h, std::size_t k) const {
+    if (!(limit_[h] > 0) || !std::isfinite(up_[k]) || up_[k] <= limit_[h]) return true;
+    return std::any_of(tried_with_[h].begin(), tried_with_[h].end(), [&](NodeId x) { return sub_[x] == k; });
+}
+
 // Hosts no reading places (a host slower than the uplinks both ways reads the same inside
 // and across; a host alone in its subnet has no partner): a sharing test first, else the
 // subnet nearest by latency, else the one its readings came closest to placing it in; its
@@ -147,6 +184,7 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
     const auto lat = latency_to_subnets(rest);
     std::vector<char> pinged(rest.size(), 0);
     std::vector<std::vector<std::size_t>> ranked(rest.size());
+    std::vector<std::size_t> first(rest.size(), 4);
     for (std::size_t i = 0; i < rest.size(); ++i) {
         const NodeId h = rest[i];
         // By latency when every subnet has some; else by the readings.
@@ -163,8 +201,11 @@ void Structure::place_rest(const std::vector<NodeId>& rest) {
         r.resize(subs_.size());
         std::iota(r.begin(), r.end(), std::size_t{0});
         std::stable_sort(r.begin(), r.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+        // The subnets its joins left possible first, tested alone unless none keeps it.
+        const auto held = std::stable_partition(r.begin(), r.end(), [&](std::size_t k) { return may_hold(h, k); });
+        if (held != r.end()) first[i] = std::max<std::size_t>(2, static_cast<std::size_t>(held - r.begin()));
     }
-    const std::vector<std::size_t> shared = sharing(rest, ranked);
+    const std::vector<std::size_t> shared = sharing(rest, ranked, first);
     for (std::size_t i = 0; i < rest.size(); ++i) {
         const NodeId h = rest[i];
         const std::size_t k = shared[i] != none ? shared[i] : ranked[i][0];
@@ -225,11 +266,12 @@ std::vector<std::vector<double>> Structure::latency_to_subnets(const std::vector
 // Host h is in candidate subnet k when its flows to and from k's members keep their rate
 // while flows from the next subnet in a ring fill k's uplink both ways (each subnet's
 // uplink filled at once): from anywhere else its flows would share a filled uplink. The
-// likeliest candidates four at a time, one measurement each; the next four only for a host
-// none of them kept (netlab's latency is mostly noise: hosts-96's b5 and g11 were in none
-// of their four nearest and were placed by latency, wrong).
+// candidates its joins left (two at least), else the likeliest four, one measurement each;
+// the next four only for a host none of them kept (netlab's latency is mostly noise:
+// hosts-96's b5 and g11 were in none of their four nearest and were placed by latency, wrong).
 std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
-                                            const std::vector<std::vector<std::size_t>>& ranked) {
+                                            const std::vector<std::vector<std::size_t>>& ranked,
+                                            const std::vector<std::size_t>& first) {
     const std::size_t s = subs_.size();
     std::vector<std::size_t> out(rest.size(), none);
     if (s < 2) return out;
@@ -247,17 +289,23 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
     // flows kept (-1: not told).
     std::vector<std::vector<double>> kept(rest.size(), std::vector<double>(s, -1));
     std::vector<char> active(rest.size(), 1);
-    for (std::size_t start = 0; start < s; start += 4) {
+    // Per host, the ranks of this stage: its first `first[i]`, then four at a time.
+    std::vector<std::size_t> lo(rest.size(), 0), hi(rest.size());
+    for (std::size_t i = 0; i < rest.size(); ++i) hi[i] = std::min(s, first[i]);
+    for (bool more = true; more;) {
+        sharing_stage(rest, ranked, active, lo, hi, best_out, best_in, kept);
         // On to the next four only when every one tried told "outside": one it could not test
         // (no uplink bound) may be the host's, and more tries would only add false hits.
-        for (std::size_t i = 0; i < rest.size() && start > 0; ++i) {
-            for (std::size_t t = 0; t < start && active[i]; ++t) {
+        more = false;
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            for (std::size_t t = 0; t < hi[i] && active[i]; ++t) {
                 const double x = kept[i][ranked[i][t]];
                 active[i] = x >= 0 && x < 0.5;
             }
+            lo[i] = hi[i];
+            hi[i] = std::min(s, hi[i] + 4);
+            if (active[i] && lo[i] < hi[i]) more = true;
         }
-        if (std::find(active.begin(), active.end(), 1) == active.end()) break;
-        sharing_stage(rest, ranked, active, start, std::min<std::size_t>(4, s - start), best_out, best_in, kept);
     }
     // Inside, both flows keep the host's rate; from outside each fell to a share of a filled
     // uplink. Judged against each other (a busy host's readings wander by a fifth): the one
@@ -279,13 +327,17 @@ std::vector<std::size_t> Structure::sharing(const std::vector<NodeId>& rest,
     return out;
 }
 
-// One measurement per candidate rank start .. start + tries - 1 of the active hosts, all
-// with every uplink filled; what each host's flows kept goes into `kept`.
+// One measurement per candidate rank lo[i] .. hi[i] - 1 of each active host i, all with
+// every uplink filled; what each host's flows kept goes into `kept`.
 void Structure::sharing_stage(const std::vector<NodeId>& rest, const std::vector<std::vector<std::size_t>>& ranked,
-                              const std::vector<char>& active, std::size_t start, std::size_t tries,
-                              const std::vector<double>& best_out, const std::vector<double>& best_in,
-                              std::vector<std::vector<double>>& kept) {
+                              const std::vector<char>& active, const std::vector<std::size_t>& lo,
+                              const std::vector<std::size_t>& hi, const std::vector<double>& best_out,
+                              const std::vector<double>& best_in, std::vector<std::vector<double>>& kept) {
     const std::size_t s = subs_.size();
+    std::size_t tries = 0;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        if (active[i] && hi[i] > lo[i]) tries = std::max(tries, hi[i] - lo[i]);
+    }
     std::vector<char> testing(n_, 0);
     for (NodeId h : rest) testing[h] = 1;
     struct Test {
@@ -298,9 +350,9 @@ void Structure::sharing_stage(const std::vector<NodeId>& rest, const std::vector
         auto& flows = sets[t];
         std::vector<char> sends(n_, 0), takes(n_, 0);
         for (std::size_t i = 0; i < rest.size(); ++i) {
-            if (!active[i]) continue;
+            if (!active[i] || lo[i] + t >= hi[i]) continue;
             const NodeId h = rest[i];
-            const std::size_t k = ranked[i][start + t];
+            const std::size_t k = ranked[i][lo[i] + t];
             if (!std::isfinite(up_[k])) continue;  // nothing limits what crosses it: no test
             Test test{i, k};
             NodeId taker = static_cast<NodeId>(n_);
