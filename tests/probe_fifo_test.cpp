@@ -96,6 +96,53 @@ TEST_CASE("probe on FIFO links: netlab's random --seed 20 (70 and 110 Mbit/s upl
     }
 }
 
+TEST_CASE("probe on FIFO links: a slow sender read slow while it sent gets its subnet's pairs at what the NICs allow") {
+    // netlab's random --seed 20, all-FIFO: a5 (13 Mbit/s out, 100 in) sent in every round,
+    // and what it received read 12-18 Mbit/s: its ACKs waited behind its own data in its
+    // NIC's FIFO. The map kept those readings as the pairs' bandwidths, and pipeline fed a5
+    // from a relay at half that relay's NIC (1.41x the bound). Here the model's receiving
+    // while sending is that slow for a5 alone; its ingress, measured receiving only, is 100.
+    const std::pair<double, double> a{100 * mbit, 100 * mbit}, b{200 * mbit, 200 * mbit};
+    const NodeId a5 = 4;
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+        std::mt19937_64 rng(seed);
+        const Truth t = make_truth(rng, {{a, a, a, a, {13 * mbit, 100 * mbit}, a}, {b, {70 * mbit, 70 * mbit}, b, b}},
+                                   {70 * mbit, 110 * mbit});
+        Fifo s(t.net, seed, true);
+        std::uniform_real_distribution<double> held(1.0, 1.4);
+        std::size_t slowed = 0;
+        const auto measure = [&](const std::vector<FlowPair>& flows, double seconds) {
+            auto r = s(flows, seconds);
+            const bool sends = std::any_of(flows.begin(), flows.end(), [&](const FlowPair& f) { return f.first == a5; });
+            for (std::size_t f = 0; f < flows.size(); ++f) {
+                if (sends && flows[f].second == a5) {
+                    r[f] = std::min(r[f], 13 * mbit * held(rng));
+                    ++slowed;
+                }
+            }
+            return r;
+        };
+        ProbeOptions o;
+        o.names = t.net.names();
+        o.fifo_nics = true;
+        const ProbeResult r = probe_capacities(t.latency, measure, o);
+        CHECK(slowed > 0);
+        REQUIRE_MESSAGE(as_sets(r.subnets) == as_sets(*t.net.subnets()), "seed " << seed << "\n" << describe(t, r));
+        CHECK(r.capacities.ingress[a5] >= 80 * mbit);
+        for (NodeId i = 0; i < 6; ++i) {
+            if (i == a5) continue;
+            CHECK_MESSAGE(r.bandwidth[i][a5] >= 80 * mbit, "seed " << seed << ": " << t.net.name(i) << " -> a5 at "
+                                                                   << r.bandwidth[i][a5] / mbit << " Mbit/s");
+        }
+        // Pairs that did not run into a5 while it sent keep their readings.
+        for (NodeId i = 0; i < 6; ++i) {
+            for (NodeId j = 0; j < 6; ++j) {
+                if (i != j && j != a5) CHECK(r.bandwidth[i][j] == r.goodput[i][j]);
+            }
+        }
+    }
+}
+
 TEST_CASE("probe on FIFO links: behind FIFO host NICs no host sends and receives at once in the tests between rate classes") {
     // Behind a FIFO a host's ACKs wait behind the data it sends, and the data it receives
     // delays the ACKs of what it sends: a class tested sending and receiving at once reads
