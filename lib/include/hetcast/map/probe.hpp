@@ -142,6 +142,10 @@ struct ProbeResult {
 ///    reading like a slow host anywhere) the watched flow drops: the host becomes a subnet
 ///    of its own, which 6b keeps. No drop once, or a drop not seen twice: it stays.
 /// 8. B_ij: the median for pairs inside a subnet; min(eg_i, in_j, uplinks on the way) across.
+///    Inside a subnet, a pair into a host whose ingress 7a measured receiving only, read
+///    while that host sent, is at least min(eg_i, in_j): behind a FIFO NIC the host's ACKs
+///    waited behind its own data. Other pairs keep their readings (behind FIFO NICs they
+///    carry what the capacities do not).
 /// 9. Uplinks no single flow fills (faster than any one host's flow through them, slower
 ///    than their hosts together), which ECO joins to their neighbours: per subnet of three
 ///    hosts or more, its hosts grouped into rate classes by what they receive (cut where the
@@ -188,11 +192,15 @@ struct ProbeResult {
 /// c. Joins: each host left tests the subnets, nearest in the order first: a flow to a
 ///    member and one from another, all such hosts at once (a member takes one flow each way
 ///    per measurement), until a reading above 1 + tolerance times the subnet's uplink (no
-///    uplink found: within tolerance of the member's NIC) places it. a–c again on the hosts
-///    left, in their order, then shuffled.
+///    uplink found: within tolerance of the member's NIC) places it. A failed try whose two
+///    readings were alike, no faster than the host ever read, and below what the tried
+///    uplink (shared by the hosts tried at once) and the partners carry was limited by the
+///    host's own NIC or its own subnet's uplink: only subnets behind an uplink that could
+///    have limited it are tried further, and d tries those (and the ones tried) first. a–c
+///    again on the hosts left, in their order, then shuffled.
 /// d. Hosts still left (slower than the uplinks both ways, or alone in their subnet): a
-///    sharing test against the four likeliest subnets (by latency, else by their best
-///    reading), one measurement each: a flow to a member and one from another while flows
+///    sharing test against the subnets c left possible (two at least), else the four
+///    likeliest (by latency, else by their best reading), one measurement each: a flow to a member and one from another while flows
 ///    from the next subnet in a ring fill every uplink both ways; the one subnet in which
 ///    both keep their rate takes the host. None or several: the subnet nearest by latency
 ///    (without latency: their best reading); its doubt says so. Latency to a subnet is the
