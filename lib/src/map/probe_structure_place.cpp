@@ -155,8 +155,9 @@ void Structure::join(std::vector<NodeId> pending) {
 // every subnet and tried all four, then the sharing test tried four (16 measurements).
 double Structure::own_limit(std::size_t k, std::pair<NodeId, double> to, std::pair<NodeId, double> from, double best,
                             std::size_t hosts) const {
+    if (!(to.second > 0 && from.second > 0)) return 0;  // a flow not rated
     const double lo = std::min(to.second, from.second), hi = std::max(to.second, from.second);
-    if (!(lo > 0) || hi > lo * tol() || hi * tol() < best) return 0;
+    if (hi > lo * tol() || hi * tol() < best) return 0;
     const double cap = hi * tol() * static_cast<double>(hosts);
     if (!std::isfinite(up_[k]) || cap >= up_[k] || hi * tol() >= in_[to.first] || hi * tol() >= eg_[from.first]) return 0;
     return cap;

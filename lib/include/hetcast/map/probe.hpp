@@ -200,12 +200,12 @@ struct ProbeResult {
 ///    again on the hosts left, in their order, then shuffled.
 /// d. Hosts still left (slower than the uplinks both ways, or alone in their subnet): a
 ///    sharing test against the subnets c left possible (two at least), else the four
-///    likeliest (by latency, else by their best reading), one measurement each: a flow to a member and one from another while flows
-///    from the next subnet in a ring fill every uplink both ways; the one subnet in which
-///    both keep their rate takes the host. None or several: the subnet nearest by latency
-///    (without latency: their best reading); its doubt says so. Latency to a subnet is the
-///    median over its members pinged; with fewer than eight of them pinged, more are
-///    pinged (ProbeOptions::ping).
+///    likeliest (by latency, else by their best reading), one measurement each: a flow to a
+///    member and one from another while flows from the next subnet in a ring fill every
+///    uplink both ways; the one subnet in which both keep their rate takes the host. None
+///    or several: the subnet nearest by latency (without latency: their best reading); its
+///    doubt says so. Latency to a subnet is the median over its members pinged; with fewer
+///    than eight of them pinged, more are pinged (ProbeOptions::ping).
 /// e. NICs: per subnet, a host whose best flow out (in) a faster partner has not yet tried
 ///    sends to (receives from) the fastest such partner, all subnets at once, up to eight
 ///    rounds; each NIC rate is the most a flow inside carried. Hosts that read alike with
